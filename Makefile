@@ -1,0 +1,56 @@
+# skill-router: `make run` serves the bundled demo catalog, `make test` runs the suite.
+# Both set up .venv/ first when needed.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+CLI := $(VENV)/bin/skill-router
+STAMP := $(VENV)/.installed
+INDEX ?= index_data
+HOST ?= 127.0.0.1
+PORT ?= 50051
+DEMO := examples/skills
+
+.PHONY: setup run index serve test test-fast lint proto proto-check bench eval clean
+
+setup: $(STAMP)
+
+# torch is pinned first so pip takes the CPU build instead of a multi-GB CUDA one.
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet torch==2.13.0
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+index: setup
+	$(CLI) index --no-project --no-home --bundled $(DEMO) --out $(INDEX)
+
+serve: setup
+	$(CLI) serve --index $(INDEX) --host $(HOST) --port $(PORT)
+
+run: index serve
+
+test: setup
+	$(PY) -m pytest -q
+
+test-fast: setup
+	$(PY) -m pytest -q -m "not slow"
+
+lint: setup
+	$(VENV)/bin/ruff check router tests examples
+	$(VENV)/bin/mypy
+
+proto: setup
+	$(PY) scripts/gen_proto.py .
+
+proto-check: setup
+	$(PY) -m pytest -q tests/service/test_proto_fresh.py
+
+bench: setup
+	$(CLI) bench
+
+eval: setup
+	$(CLI) eval --suite all
+
+clean:
+	rm -rf $(INDEX)/versions $(INDEX)/CURRENT $(INDEX)/.tmp-* .pytest_cache .mypy_cache .ruff_cache

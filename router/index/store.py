@@ -1,0 +1,279 @@
+"""Build, save and load an index directory, atomically.
+
+Layout under an index root (default ``index_data/``)::
+
+    CURRENT                      one line: the version being served (replaced by one rename)
+    versions/<version>/
+        manifest.json            format, model, dimension, counts, build time, file checksums
+        skills.json              the skill records (Skill.to_dict) and discovery diagnostics
+        vectors.npy              normalised float32 embeddings, row i = skill i
+        dense.faiss              FAISS inner-product index over vectors.npy
+        lexical/                 the BM25 index (router.index.lexical)
+
+A build writes into ``.tmp-*`` beside ``versions/``, renames it into place, then replaces
+``CURRENT``; a half-written build is never pointed at. Loading verifies every checksum.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from router.errors import IndexCorrupt, IndexUnavailable
+from router.index import dense
+from router.index.embed import Embedder
+from router.index.lexical import LexicalIndex, skill_document
+from router.skills.model import Diagnostic, Level, Skill
+
+log = logging.getLogger(__name__)
+
+FORMAT_VERSION = 1
+CURRENT = "CURRENT"
+VERSIONS = "versions"
+
+
+@dataclass(frozen=True)
+class IndexInfo:
+    version: str
+    model: str
+    dimension: int
+    skill_count: int
+    built_at: str
+    format_version: int
+    path: str
+    reused_embeddings: int = 0
+    build_seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class IndexSnapshot:
+    """An immutable loaded index: everything a route needs, nothing that changes."""
+
+    info: IndexInfo
+    skills: tuple[Skill, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    vectors: np.ndarray
+    dense: Any  # a faiss.Index
+    lexical: LexicalIndex
+
+    def position(self, name: str) -> int | None:
+        return self._positions().get(name)
+
+    def _positions(self) -> dict[str, int]:
+        cached: dict[str, int] | None = self.__dict__.get("_pos")
+        if cached is None:
+            cached = {s.name: i for i, s in enumerate(self.skills)}
+            object.__setattr__(self, "_pos", cached)
+        return cached
+
+
+def embedding_text(skill: Skill) -> str:
+    """The text embedded for a skill: its name as words, then its description."""
+    return f"{skill.name.replace('-', ' ')}: {skill.description}"
+
+
+def _text_key(model_id: str, text: str) -> str:
+    return hashlib.sha256(f"{model_id}\x00{text}".encode()).hexdigest()
+
+
+def _sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _checksums(folder: Path) -> dict[str, str]:
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.name != "manifest.json")
+    return {p.relative_to(folder).as_posix(): _sha256_file(p) for p in files}
+
+
+def _previous_vectors(root: Path, model_id: str) -> dict[str, np.ndarray]:
+    """Embeddings of the current index keyed by (model, text), for incremental builds."""
+    try:
+        snap = load_index(root, verify=False)
+    except IndexUnavailable:
+        return {}
+    if snap.info.model != model_id:
+        return {}
+    return {_text_key(model_id, embedding_text(s)): snap.vectors[i]
+            for i, s in enumerate(snap.skills)}
+
+
+def _embed(skills: Sequence[Skill], embedder: Embedder, cache: dict[str, np.ndarray],
+           progress: bool) -> tuple[np.ndarray, int]:
+    texts = [embedding_text(s) for s in skills]
+    keys = [_text_key(embedder.model_id, t) for t in texts]
+    missing = [i for i, k in enumerate(keys) if k not in cache]
+    vectors = np.zeros((len(skills), embedder.dimension), dtype=np.float32)
+    if missing:
+        fresh = _encode_with_progress(embedder, [texts[i] for i in missing], progress)
+        for row, i in enumerate(missing):
+            vectors[i] = fresh[row]
+    for i, key in enumerate(keys):
+        if key in cache:
+            vectors[i] = cache[key]
+    return vectors, len(skills) - len(missing)
+
+
+def _encode_with_progress(embedder: Embedder, texts: list[str], progress: bool) -> np.ndarray:
+    if not progress:
+        return embedder.encode(texts)
+    from tqdm import tqdm
+
+    chunk = 256
+    parts = []
+    with tqdm(total=len(texts), unit="skill", desc="embedding") as bar:
+        for start in range(0, len(texts), chunk):
+            parts.append(embedder.encode(texts[start:start + chunk]))
+            bar.update(min(chunk, len(texts) - start))
+    return np.concatenate(parts) if parts else np.zeros((0, embedder.dimension), np.float32)
+
+
+def _library_versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {}
+    for pkg in ("skill-router", "faiss-cpu", "bm25s", "numpy", "sentence-transformers"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            continue
+    return out
+
+
+def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
+                embedder: Embedder, root: str | Path, *, progress: bool = False,
+                settings: dict[str, Any] | None = None) -> IndexInfo:
+    """Embed ``skills`` and write a new version under ``root``; make it current atomically."""
+    started = time.perf_counter()
+    root = Path(root)
+    (root / VERSIONS).mkdir(parents=True, exist_ok=True)
+    ordered = sorted(skills, key=lambda s: s.name)
+    vectors, reused = _embed(ordered, embedder, _previous_vectors(root, embedder.model_id),
+                             progress)
+    built_at = datetime.now(UTC)
+    version = built_at.strftime("%Y%m%dT%H%M%S%fZ") + "-" + uuid.uuid4().hex[:6]
+    tmp = root / f".tmp-{version}"
+    tmp.mkdir()
+    try:
+        _write_files(tmp, ordered, diagnostics, vectors)
+        manifest = {
+            "format_version": FORMAT_VERSION, "version": version,
+            "model": embedder.model_id, "dimension": int(embedder.dimension),
+            "skill_count": len(ordered), "built_at": built_at.isoformat(),
+            "content_hashes": {s.name: s.content_hash for s in ordered},
+            "libraries": _library_versions(), "settings": settings or {},
+            "files": _checksums(tmp),
+        }
+        _write_json(tmp / "manifest.json", manifest)
+        final = root / VERSIONS / version
+        os.rename(tmp, final)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    _point_current(root, version)
+    seconds = time.perf_counter() - started
+    log.info("built index %s: %d skills (%d embeddings reused) in %.2fs",
+             version, len(ordered), reused, seconds)
+    return IndexInfo(version=version, model=embedder.model_id, dimension=int(embedder.dimension),
+                     skill_count=len(ordered), built_at=manifest["built_at"],
+                     format_version=FORMAT_VERSION, path=str(final),
+                     reused_embeddings=reused, build_seconds=seconds)
+
+
+def _write_files(folder: Path, skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
+                 vectors: np.ndarray) -> None:
+    _write_json(folder / "skills.json", {
+        "skills": [s.to_dict() for s in skills],
+        "diagnostics": [d.to_dict() for d in diagnostics],
+    })
+    np.save(folder / "vectors.npy", vectors)
+    dense.save(dense.build(vectors), folder / "dense.faiss")
+    lexical = LexicalIndex.build([skill_document(s.name, s.description) for s in skills])
+    (folder / "lexical").mkdir()
+    lexical.save(folder / "lexical")
+
+
+def _write_json(path: Path, data: Any) -> None:
+    with path.open("w", encoding="utf-8") as handle:
+        json.dump(data, handle, ensure_ascii=False, indent=1)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _point_current(root: Path, version: str) -> None:
+    tmp = root / f".{CURRENT}.{uuid.uuid4().hex[:8]}"
+    tmp.write_text(version + "\n", encoding="utf-8")
+    os.replace(tmp, root / CURRENT)
+
+
+def current_version(root: str | Path) -> str:
+    path = Path(root) / CURRENT
+    try:
+        version = path.read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        raise IndexUnavailable(
+            f"no index at {root} (missing {CURRENT}); build one with `skill-router index`"
+        ) from exc
+    if not version or "/" in version or version.startswith("."):
+        raise IndexCorrupt(f"{path}: invalid version {version!r}")
+    return version
+
+
+def load_index(root: str | Path, version: str | None = None, *,
+               verify: bool = True) -> IndexSnapshot:
+    """Load ``version`` (default: the current one). Raises IndexCorrupt on any mismatch."""
+    root = Path(root)
+    version = version or current_version(root)
+    folder = root / VERSIONS / version
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        if manifest.get("format_version") != FORMAT_VERSION:
+            raise IndexCorrupt(f"{folder}: index format {manifest.get('format_version')!r}, "
+                               f"this build reads {FORMAT_VERSION}; rebuild the index")
+        if verify:
+            _verify(folder, manifest)
+        records = json.loads((folder / "skills.json").read_text(encoding="utf-8"))
+        skills = tuple(Skill.from_dict(d) for d in records["skills"])
+        diagnostics = tuple(Diagnostic(Level(d["level"]), d["path"], d["message"])
+                            for d in records["diagnostics"])
+        vectors = np.load(folder / "vectors.npy")
+        index = dense.load(folder / "dense.faiss")
+        lexical = LexicalIndex.load(folder / "lexical")
+    except IndexCorrupt:
+        raise
+    except (OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
+        raise IndexCorrupt(f"{folder}: cannot load index: {exc}") from exc
+    if len(skills) != vectors.shape[0] or index.ntotal != len(skills):
+        raise IndexCorrupt(f"{folder}: {len(skills)} skills but {vectors.shape[0]} vectors")
+    info = IndexInfo(version=version, model=str(manifest["model"]),
+                     dimension=int(manifest["dimension"]), skill_count=len(skills),
+                     built_at=str(manifest["built_at"]), format_version=FORMAT_VERSION,
+                     path=str(folder))
+    return IndexSnapshot(info=info, skills=skills, diagnostics=diagnostics, vectors=vectors,
+                         dense=index, lexical=lexical)
+
+
+def _verify(folder: Path, manifest: dict[str, Any]) -> None:
+    expected = manifest.get("files")
+    if not isinstance(expected, dict) or not expected:
+        raise IndexCorrupt(f"{folder}: manifest lists no file checksums")
+    actual = _checksums(folder)
+    if actual != expected:
+        bad = sorted(set(actual.items()) ^ set(expected.items()))
+        names = sorted({name for name, _ in bad})
+        raise IndexCorrupt(f"{folder}: checksum mismatch in {', '.join(names)}")

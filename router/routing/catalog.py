@@ -1,0 +1,84 @@
+"""Render a narrowed catalog as the exact text an agent injects (pure, no I/O).
+
+Formats follow the Agent Skills client guide: an ``<available_skills>`` XML block, JSON, or a
+Markdown list, each followed by the short behavioural instruction for the activation mode.
+No skills -> the empty string: no block and no instruction.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from xml.sax.saxutils import escape
+
+from router.routing.model import CatalogFormat
+
+TOOL_INSTRUCTION = (
+    "The following skills provide specialized instructions for specific tasks.\n"
+    "When a task matches a skill's description, call the activate_skill tool\n"
+    "with the skill's name to load its full instructions."
+)
+FILE_INSTRUCTION = (
+    "The following skills provide specialized instructions for specific tasks.\n"
+    "When a task matches a skill's description, use your file-read tool to load\n"
+    "the SKILL.md at the listed location before proceeding.\n"
+    "When a skill references relative paths, resolve them against the skill's\n"
+    "directory (the parent of SKILL.md) and use absolute paths in tool calls."
+)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One catalog line: what the model sees of a skill."""
+
+    name: str
+    description: str
+    location: str = ""
+
+
+def instruction(activation_mode: str) -> str:
+    return FILE_INSTRUCTION if activation_mode == "file" else TOOL_INSTRUCTION
+
+
+def render_entry(entry: Entry, fmt: CatalogFormat) -> str:
+    """One entry in ``fmt``; the unit a character budget counts (never cut in half)."""
+    if fmt is CatalogFormat.XML:
+        location = f"    <location>{escape(entry.location)}</location>\n" if entry.location else ""
+        return (f"  <skill>\n    <name>{escape(entry.name)}</name>\n"
+                f"    <description>{escape(entry.description)}</description>\n"
+                f"{location}  </skill>\n")
+    if fmt is CatalogFormat.JSON:
+        data = {"name": entry.name, "description": entry.description}
+        if entry.location:
+            data["location"] = entry.location
+        return json.dumps(data, ensure_ascii=False)
+    location = f" (`{entry.location}`)" if entry.location else ""
+    return f"- **{entry.name}**: {entry.description}{location}\n"
+
+
+def render(entries: Sequence[Entry], fmt: CatalogFormat, activation_mode: str = "tool") -> str:
+    """The whole block plus instruction, or ``""`` when there is nothing to show."""
+    if not entries:
+        return ""
+    parts = [render_entry(e, fmt) for e in entries]
+    if fmt is CatalogFormat.XML:
+        block = "<available_skills>\n" + "".join(parts) + "</available_skills>"
+    elif fmt is CatalogFormat.JSON:
+        block = '{"available_skills": [' + ", ".join(parts) + "]}"
+    else:
+        block = "## Available skills\n\n" + "".join(parts).rstrip("\n")
+    return f"{instruction(activation_mode)}\n\n{block}\n"
+
+
+def fit_budget(entries: Sequence[Entry], fmt: CatalogFormat, activation_mode: str,
+               max_chars: int) -> int:
+    """How many leading entries fit in ``max_chars`` of rendered text (0 = no budget)."""
+    if max_chars <= 0:
+        return len(entries)
+    count = 0
+    for n in range(1, len(entries) + 1):
+        if len(render(entries[:n], fmt, activation_mode)) > max_chars:
+            break
+        count = n
+    return count

@@ -1,0 +1,81 @@
+"""Request and result records for routing (no I/O). The servicer maps these to protobuf."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class CatalogFormat(str, Enum):
+    XML = "xml"
+    JSON = "json"
+    MARKDOWN = "markdown"
+
+
+class Reason(str, Enum):
+    """Why a skill is in the narrowed catalog."""
+
+    ALWAYS_ON = "always_on"
+    RETRIEVED = "retrieved"
+    EXPLICIT = "explicit"
+    ACTIVE = "active"
+
+
+class DropReason(str, Enum):
+    """Why a candidate is not in the narrowed catalog (Explain)."""
+
+    KEPT = "kept"
+    BELOW_THRESHOLD = "below_threshold"
+    SCORE_GAP = "score_gap"
+    OUTSIDE_TOP_K = "outside_top_k"
+    DISABLED = "filtered_disabled"
+    DEPRECATED = "filtered_deprecated"
+    NOT_MODEL_INVOCABLE = "filtered_not_model_invocable"
+    OVER_BUDGET = "over_budget"
+    DUPLICATE = "duplicate"
+
+
+@dataclass(frozen=True)
+class RouteQuery:
+    """One turn. ``top_k`` 0 means the configured default."""
+
+    message: str
+    history: tuple[str, ...] = ()
+    session_id: str = ""
+    top_k: int = 0
+    format: CatalogFormat = CatalogFormat.XML
+    active_skills: tuple[str, ...] = ()
+    max_catalog_chars: int = 0  # 0 = no budget
+
+
+@dataclass(frozen=True)
+class RoutedSkill:
+    name: str
+    description: str
+    location: str
+    score: float
+    reason: Reason
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One skill considered for a turn, with its scores (for Explain)."""
+
+    name: str
+    dense_score: float
+    lexical_score: float
+    fused_score: float
+    kept: bool
+    reason: DropReason
+
+
+@dataclass(frozen=True)
+class RouteResult:
+    skills: tuple[RoutedSkill, ...]
+    catalog_text: str
+    index_version: str
+    full_catalog_chars: int
+    catalog_chars: int
+    routed_count: int = 0  # before a character budget was applied
+    unknown_explicit: tuple[str, ...] = ()  # /names in the message that match no skill
+    candidates: tuple[Candidate, ...] = field(default=())  # filled only when explaining

@@ -1,0 +1,202 @@
+"""The SkillRouter gRPC servicer: protobuf <-> routing records, and error mapping.
+
+Nothing here routes, renders or reads the disk; every call hands off to the Engine. The only
+request checks made here are protobuf concerns (an enum number this server does not know);
+everything semantic (empty message, ``top_k`` range, ...) is the Engine's to reject.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TypeVar
+
+import grpc
+
+from router.engine import Engine
+from router.errors import (
+    IndexUnavailable,
+    InvalidRequest,
+    NotFound,
+    PermissionDenied,
+    TooLarge,
+)
+from router.index.store import IndexInfo
+from router.routing.model import CatalogFormat, Reason, RouteQuery, RouteResult
+from router.skills.model import Diagnostic, Level, Scope, Skill, SkillKind
+from router.v1 import router_pb2 as pb
+from router.v1 import router_pb2_grpc as pb_grpc
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+# The one table from error class to status code. First match wins, so subclasses
+# (e.g. IndexCorrupt, an IndexUnavailable) follow their parent unless listed earlier.
+STATUS_BY_ERROR: tuple[tuple[type[Exception], grpc.StatusCode], ...] = (
+    (InvalidRequest, grpc.StatusCode.INVALID_ARGUMENT),
+    (NotFound, grpc.StatusCode.NOT_FOUND),
+    (TooLarge, grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (PermissionDenied, grpc.StatusCode.PERMISSION_DENIED),
+    (IndexUnavailable, grpc.StatusCode.UNAVAILABLE),
+)
+
+_FORMATS: dict[int, CatalogFormat] = {
+    pb.CATALOG_FORMAT_XML: CatalogFormat.XML,
+    pb.CATALOG_FORMAT_JSON: CatalogFormat.JSON,
+    pb.CATALOG_FORMAT_MARKDOWN: CatalogFormat.MARKDOWN,
+}
+_REASONS: dict[Reason, pb.RouteReason.ValueType] = {
+    Reason.ALWAYS_ON: pb.ROUTE_REASON_ALWAYS_ON,
+    Reason.RETRIEVED: pb.ROUTE_REASON_RETRIEVED,
+    Reason.EXPLICIT: pb.ROUTE_REASON_EXPLICIT,
+    Reason.ACTIVE: pb.ROUTE_REASON_ACTIVE,
+}
+_SCOPES: dict[Scope, pb.SkillScope.ValueType] = {
+    Scope.PROJECT: pb.SKILL_SCOPE_PROJECT,
+    Scope.USER: pb.SKILL_SCOPE_USER,
+    Scope.ORG: pb.SKILL_SCOPE_ORG,
+    Scope.BUNDLED: pb.SKILL_SCOPE_BUNDLED,
+}
+_KINDS: dict[SkillKind, pb.SkillKind.ValueType] = {
+    SkillKind.SKILL_MD: pb.SKILL_KIND_SKILL_MD,
+    SkillKind.MANIFEST: pb.SKILL_KIND_MANIFEST,
+}
+_LEVELS: dict[Level, pb.DiagnosticLevel.ValueType] = {
+    Level.WARNING: pb.DIAGNOSTIC_LEVEL_WARNING,
+    Level.ERROR: pb.DIAGNOSTIC_LEVEL_ERROR,
+}
+
+
+def status_for(exc: Exception) -> tuple[grpc.StatusCode, str]:
+    """The status code and caller-facing message for an exception raised by the Engine."""
+    for error_type, code in STATUS_BY_ERROR:
+        if isinstance(exc, error_type):
+            return code, str(exc) or error_type.__name__
+    return grpc.StatusCode.INTERNAL, f"internal error ({type(exc).__name__}); see the server log"
+
+
+def query_from_proto(request: pb.RouteRequest) -> RouteQuery:
+    """Convert a RouteRequest; an unknown ``format`` number is rejected here."""
+    fmt = _FORMATS.get(request.format)
+    if fmt is None:
+        known = ", ".join(f"{pb.CatalogFormat.Name(n)} ({n})" for n in sorted(_FORMATS))
+        raise InvalidRequest(f"unknown format {request.format}; use one of {known}")
+    return RouteQuery(
+        message=request.message,
+        history=tuple(request.history),
+        session_id=request.session_id,
+        top_k=request.top_k,
+        format=fmt,
+        active_skills=tuple(request.active_skills),
+        max_catalog_chars=request.max_catalog_chars,
+    )
+
+
+def route_to_proto(result: RouteResult) -> pb.RouteResponse:
+    """Convert a RouteResult (its candidates are not part of a RouteResponse)."""
+    return pb.RouteResponse(
+        skills=[
+            pb.RoutedSkill(name=s.name, description=s.description, location=s.location,
+                           score=s.score, reason=_REASONS.get(s.reason,
+                                                               pb.ROUTE_REASON_UNSPECIFIED))
+            for s in result.skills
+        ],
+        catalog_text=result.catalog_text,
+        index_version=result.index_version,
+        full_catalog_chars=result.full_catalog_chars,
+        catalog_chars=result.catalog_chars,
+        routed_count=max(result.routed_count, len(result.skills)),
+        shown_count=len(result.skills),
+        unknown_explicit=list(result.unknown_explicit),
+    )
+
+
+def explain_to_proto(result: RouteResult) -> pb.ExplainResponse:
+    """Convert a RouteResult with its candidates."""
+    return pb.ExplainResponse(
+        route=route_to_proto(result),
+        candidates=[
+            pb.Candidate(name=c.name, dense_score=c.dense_score, lexical_score=c.lexical_score,
+                         fused_score=c.fused_score, kept=c.kept, reason=c.reason.value)
+            for c in result.candidates
+        ],
+    )
+
+
+def skill_to_proto(skill: Skill) -> pb.SkillInfo:
+    return pb.SkillInfo(
+        name=skill.name, description=skill.description, location=skill.location,
+        scope=_SCOPES.get(skill.scope, pb.SKILL_SCOPE_UNSPECIFIED),
+        kind=_KINDS.get(skill.kind, pb.SKILL_KIND_UNSPECIFIED),
+        model_invocable=skill.model_invocable, user_invocable=skill.user_invocable,
+        enabled=skill.enabled, deprecated=skill.deprecated, always_on=skill.always_on,
+    )
+
+
+def diagnostic_to_proto(diagnostic: Diagnostic) -> pb.Diagnostic:
+    return pb.Diagnostic(level=_LEVELS.get(diagnostic.level, pb.DIAGNOSTIC_LEVEL_UNSPECIFIED),
+                         path=diagnostic.path, message=diagnostic.message)
+
+
+def info_to_proto(info: IndexInfo) -> pb.GetIndexInfoResponse:
+    return pb.GetIndexInfoResponse(
+        version=info.version, model=info.model, dimension=info.dimension,
+        skill_count=info.skill_count, built_at=info.built_at,
+        format_version=info.format_version, path=info.path,
+    )
+
+
+class SkillRouterServicer(pb_grpc.SkillRouterServicer):
+    """Serves one Engine. Thread-safe because the Engine is."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    def Route(self, request: pb.RouteRequest,
+              context: grpc.ServicerContext) -> pb.RouteResponse:
+        return _guarded(context, "Route",
+                        lambda: route_to_proto(self._engine.route(query_from_proto(request))))
+
+    def Explain(self, request: pb.RouteRequest,
+                context: grpc.ServicerContext) -> pb.ExplainResponse:
+        return _guarded(context, "Explain",
+                        lambda: explain_to_proto(self._engine.explain(query_from_proto(request))))
+
+    def ListSkills(self, request: pb.ListSkillsRequest,
+                   context: grpc.ServicerContext) -> pb.ListSkillsResponse:
+        def run() -> pb.ListSkillsResponse:
+            return pb.ListSkillsResponse(
+                skills=[skill_to_proto(s) for s in self._engine.skills()],
+                diagnostics=[diagnostic_to_proto(d) for d in self._engine.diagnostics()],
+                index_version=self._engine.info().version,
+            )
+
+        return _guarded(context, "ListSkills", run)
+
+    def GetIndexInfo(self, request: pb.GetIndexInfoRequest,
+                     context: grpc.ServicerContext) -> pb.GetIndexInfoResponse:
+        return _guarded(context, "GetIndexInfo", lambda: info_to_proto(self._engine.info()))
+
+
+def _guarded(context: grpc.ServicerContext, method: str, call: Callable[[], T]) -> T:
+    """Run ``call``; turn any exception into a status (never into a crashed worker)."""
+    try:
+        return call()
+    except Exception as exc:  # mapped below; unexpected ones are logged with a traceback
+        code, message = status_for(exc)
+        if code is grpc.StatusCode.INTERNAL:
+            log.exception("%s failed unexpectedly", method)
+        else:
+            log.debug("%s rejected: %s %s", method, code.name, message)
+    context.abort(code, message)
+
+
+def add_to_server(engine: Engine, server: grpc.Server) -> SkillRouterServicer:
+    """Register a servicer for ``engine`` on ``server`` and return it."""
+    servicer = SkillRouterServicer(engine)
+    pb_grpc.add_SkillRouterServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
+    return servicer
+
+
+SERVICE_NAME: str = pb.DESCRIPTOR.services_by_name["SkillRouter"].full_name

@@ -1,0 +1,207 @@
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class CatalogFormat(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    CATALOG_FORMAT_XML: _ClassVar[CatalogFormat]
+    CATALOG_FORMAT_JSON: _ClassVar[CatalogFormat]
+    CATALOG_FORMAT_MARKDOWN: _ClassVar[CatalogFormat]
+
+class RouteReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ROUTE_REASON_UNSPECIFIED: _ClassVar[RouteReason]
+    ROUTE_REASON_ALWAYS_ON: _ClassVar[RouteReason]
+    ROUTE_REASON_RETRIEVED: _ClassVar[RouteReason]
+    ROUTE_REASON_EXPLICIT: _ClassVar[RouteReason]
+    ROUTE_REASON_ACTIVE: _ClassVar[RouteReason]
+
+class SkillScope(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SKILL_SCOPE_UNSPECIFIED: _ClassVar[SkillScope]
+    SKILL_SCOPE_PROJECT: _ClassVar[SkillScope]
+    SKILL_SCOPE_USER: _ClassVar[SkillScope]
+    SKILL_SCOPE_ORG: _ClassVar[SkillScope]
+    SKILL_SCOPE_BUNDLED: _ClassVar[SkillScope]
+
+class SkillKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SKILL_KIND_UNSPECIFIED: _ClassVar[SkillKind]
+    SKILL_KIND_SKILL_MD: _ClassVar[SkillKind]
+    SKILL_KIND_MANIFEST: _ClassVar[SkillKind]
+
+class DiagnosticLevel(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    DIAGNOSTIC_LEVEL_UNSPECIFIED: _ClassVar[DiagnosticLevel]
+    DIAGNOSTIC_LEVEL_WARNING: _ClassVar[DiagnosticLevel]
+    DIAGNOSTIC_LEVEL_ERROR: _ClassVar[DiagnosticLevel]
+CATALOG_FORMAT_XML: CatalogFormat
+CATALOG_FORMAT_JSON: CatalogFormat
+CATALOG_FORMAT_MARKDOWN: CatalogFormat
+ROUTE_REASON_UNSPECIFIED: RouteReason
+ROUTE_REASON_ALWAYS_ON: RouteReason
+ROUTE_REASON_RETRIEVED: RouteReason
+ROUTE_REASON_EXPLICIT: RouteReason
+ROUTE_REASON_ACTIVE: RouteReason
+SKILL_SCOPE_UNSPECIFIED: SkillScope
+SKILL_SCOPE_PROJECT: SkillScope
+SKILL_SCOPE_USER: SkillScope
+SKILL_SCOPE_ORG: SkillScope
+SKILL_SCOPE_BUNDLED: SkillScope
+SKILL_KIND_UNSPECIFIED: SkillKind
+SKILL_KIND_SKILL_MD: SkillKind
+SKILL_KIND_MANIFEST: SkillKind
+DIAGNOSTIC_LEVEL_UNSPECIFIED: DiagnosticLevel
+DIAGNOSTIC_LEVEL_WARNING: DiagnosticLevel
+DIAGNOSTIC_LEVEL_ERROR: DiagnosticLevel
+
+class RouteRequest(_message.Message):
+    __slots__ = ("message", "history", "session_id", "top_k", "format", "active_skills", "max_catalog_chars")
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    HISTORY_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    TOP_K_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    ACTIVE_SKILLS_FIELD_NUMBER: _ClassVar[int]
+    MAX_CATALOG_CHARS_FIELD_NUMBER: _ClassVar[int]
+    message: str
+    history: _containers.RepeatedScalarFieldContainer[str]
+    session_id: str
+    top_k: int
+    format: CatalogFormat
+    active_skills: _containers.RepeatedScalarFieldContainer[str]
+    max_catalog_chars: int
+    def __init__(self, message: _Optional[str] = ..., history: _Optional[_Iterable[str]] = ..., session_id: _Optional[str] = ..., top_k: _Optional[int] = ..., format: _Optional[_Union[CatalogFormat, str]] = ..., active_skills: _Optional[_Iterable[str]] = ..., max_catalog_chars: _Optional[int] = ...) -> None: ...
+
+class RoutedSkill(_message.Message):
+    __slots__ = ("name", "description", "location", "score", "reason")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    LOCATION_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    description: str
+    location: str
+    score: float
+    reason: RouteReason
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., location: _Optional[str] = ..., score: _Optional[float] = ..., reason: _Optional[_Union[RouteReason, str]] = ...) -> None: ...
+
+class RouteResponse(_message.Message):
+    __slots__ = ("skills", "catalog_text", "index_version", "full_catalog_chars", "catalog_chars", "routed_count", "shown_count", "unknown_explicit")
+    SKILLS_FIELD_NUMBER: _ClassVar[int]
+    CATALOG_TEXT_FIELD_NUMBER: _ClassVar[int]
+    INDEX_VERSION_FIELD_NUMBER: _ClassVar[int]
+    FULL_CATALOG_CHARS_FIELD_NUMBER: _ClassVar[int]
+    CATALOG_CHARS_FIELD_NUMBER: _ClassVar[int]
+    ROUTED_COUNT_FIELD_NUMBER: _ClassVar[int]
+    SHOWN_COUNT_FIELD_NUMBER: _ClassVar[int]
+    UNKNOWN_EXPLICIT_FIELD_NUMBER: _ClassVar[int]
+    skills: _containers.RepeatedCompositeFieldContainer[RoutedSkill]
+    catalog_text: str
+    index_version: str
+    full_catalog_chars: int
+    catalog_chars: int
+    routed_count: int
+    shown_count: int
+    unknown_explicit: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, skills: _Optional[_Iterable[_Union[RoutedSkill, _Mapping]]] = ..., catalog_text: _Optional[str] = ..., index_version: _Optional[str] = ..., full_catalog_chars: _Optional[int] = ..., catalog_chars: _Optional[int] = ..., routed_count: _Optional[int] = ..., shown_count: _Optional[int] = ..., unknown_explicit: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ListSkillsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class SkillInfo(_message.Message):
+    __slots__ = ("name", "description", "location", "scope", "kind", "model_invocable", "user_invocable", "enabled", "deprecated", "always_on")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    LOCATION_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    MODEL_INVOCABLE_FIELD_NUMBER: _ClassVar[int]
+    USER_INVOCABLE_FIELD_NUMBER: _ClassVar[int]
+    ENABLED_FIELD_NUMBER: _ClassVar[int]
+    DEPRECATED_FIELD_NUMBER: _ClassVar[int]
+    ALWAYS_ON_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    description: str
+    location: str
+    scope: SkillScope
+    kind: SkillKind
+    model_invocable: bool
+    user_invocable: bool
+    enabled: bool
+    deprecated: bool
+    always_on: bool
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., location: _Optional[str] = ..., scope: _Optional[_Union[SkillScope, str]] = ..., kind: _Optional[_Union[SkillKind, str]] = ..., model_invocable: _Optional[bool] = ..., user_invocable: _Optional[bool] = ..., enabled: _Optional[bool] = ..., deprecated: _Optional[bool] = ..., always_on: _Optional[bool] = ...) -> None: ...
+
+class Diagnostic(_message.Message):
+    __slots__ = ("level", "path", "message")
+    LEVEL_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    level: DiagnosticLevel
+    path: str
+    message: str
+    def __init__(self, level: _Optional[_Union[DiagnosticLevel, str]] = ..., path: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
+
+class ListSkillsResponse(_message.Message):
+    __slots__ = ("skills", "diagnostics", "index_version")
+    SKILLS_FIELD_NUMBER: _ClassVar[int]
+    DIAGNOSTICS_FIELD_NUMBER: _ClassVar[int]
+    INDEX_VERSION_FIELD_NUMBER: _ClassVar[int]
+    skills: _containers.RepeatedCompositeFieldContainer[SkillInfo]
+    diagnostics: _containers.RepeatedCompositeFieldContainer[Diagnostic]
+    index_version: str
+    def __init__(self, skills: _Optional[_Iterable[_Union[SkillInfo, _Mapping]]] = ..., diagnostics: _Optional[_Iterable[_Union[Diagnostic, _Mapping]]] = ..., index_version: _Optional[str] = ...) -> None: ...
+
+class GetIndexInfoRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GetIndexInfoResponse(_message.Message):
+    __slots__ = ("version", "model", "dimension", "skill_count", "built_at", "format_version", "path")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    DIMENSION_FIELD_NUMBER: _ClassVar[int]
+    SKILL_COUNT_FIELD_NUMBER: _ClassVar[int]
+    BUILT_AT_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    version: str
+    model: str
+    dimension: int
+    skill_count: int
+    built_at: str
+    format_version: int
+    path: str
+    def __init__(self, version: _Optional[str] = ..., model: _Optional[str] = ..., dimension: _Optional[int] = ..., skill_count: _Optional[int] = ..., built_at: _Optional[str] = ..., format_version: _Optional[int] = ..., path: _Optional[str] = ...) -> None: ...
+
+class Candidate(_message.Message):
+    __slots__ = ("name", "dense_score", "lexical_score", "fused_score", "kept", "reason")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DENSE_SCORE_FIELD_NUMBER: _ClassVar[int]
+    LEXICAL_SCORE_FIELD_NUMBER: _ClassVar[int]
+    FUSED_SCORE_FIELD_NUMBER: _ClassVar[int]
+    KEPT_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    dense_score: float
+    lexical_score: float
+    fused_score: float
+    kept: bool
+    reason: str
+    def __init__(self, name: _Optional[str] = ..., dense_score: _Optional[float] = ..., lexical_score: _Optional[float] = ..., fused_score: _Optional[float] = ..., kept: _Optional[bool] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class ExplainResponse(_message.Message):
+    __slots__ = ("route", "candidates")
+    ROUTE_FIELD_NUMBER: _ClassVar[int]
+    CANDIDATES_FIELD_NUMBER: _ClassVar[int]
+    route: RouteResponse
+    candidates: _containers.RepeatedCompositeFieldContainer[Candidate]
+    def __init__(self, route: _Optional[_Union[RouteResponse, _Mapping]] = ..., candidates: _Optional[_Iterable[_Union[Candidate, _Mapping]]] = ...) -> None: ...
