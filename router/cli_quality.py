@@ -1,0 +1,107 @@
+"""``skill-router explain`` and ``skill-router eval``: routing quality for operators and authors."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from router.config import Config, load_config
+from router.engine import Engine
+from router.evaluation import metrics, runner
+from router.routing.model import CatalogFormat, RouteQuery
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("explain", help="show every candidate's scores and why it was kept "
+                                        "or dropped")
+    p.add_argument("message")
+    p.add_argument("--index", help="index directory (default: config index.index_dir)")
+    p.add_argument("--history", nargs="*", default=[], help="earlier user turns, oldest first")
+    p.add_argument("--active", nargs="*", default=[], help="skills already in the context")
+    p.add_argument("--top-k", type=int, default=0)
+    p.add_argument("--max-chars", type=int, default=0, help="catalog character budget")
+    p.add_argument("--limit", type=int, default=20, help="rows to print (default 20)")
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    p.set_defaults(handler=cmd_explain)
+
+    e = sub.add_parser("eval", help="measure routing quality on labelled requests")
+    e.add_argument("--queries", required=True, help="JSON lines: id, query, expected[, history]")
+    src = e.add_mutually_exclusive_group(required=True)
+    src.add_argument("--index", help="an index directory to evaluate")
+    src.add_argument("--root", help="a skills folder: index it (cached) and evaluate")
+    e.add_argument("--cache", default="index_data/eval", help="where --root indexes are kept")
+    e.add_argument("--top-k", type=int, default=0, help="catalog size (0 = server default)")
+    e.add_argument("--split", action="store_true", help="report train and validation splits")
+    e.add_argument("--per-skill", type=int, default=0, metavar="N",
+                   help="list the N worst-found skills and what took their place")
+    e.add_argument("--tags", action="store_true", help="report per request tag")
+    e.add_argument("--format", choices=["table", "json"], default="table")
+    e.add_argument("--baseline", help="JSON of minimum figures; exit 1 if any is not met")
+    e.set_defaults(handler=cmd_eval)
+
+
+def _engine(args: argparse.Namespace, config: Config) -> Engine:
+    return Engine.open(args.index or config.index.index_dir, config)
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    engine = _engine(args, config)
+    result = engine.explain(RouteQuery(message=args.message, history=tuple(args.history),
+                                       active_skills=tuple(args.active), top_k=args.top_k,
+                                       max_catalog_chars=args.max_chars,
+                                       format=CatalogFormat.XML))
+    rows = result.candidates[: args.limit]
+    if args.format == "json":
+        print(json.dumps({"index_version": result.index_version,
+                          "skills": [s.name for s in result.skills],
+                          "candidates": [{**asdict(c), "reason": c.reason.value}
+                                         for c in rows]}, indent=1))
+        return 0
+    print(f"index {result.index_version}: routed {[s.name for s in result.skills]}")
+    print(f"{'name':40} {'dense':>7} {'lexical':>8} {'fused':>7}  kept  reason")
+    for c in rows:
+        print(f"{c.name[:40]:40} {c.dense_score:7.3f} {c.lexical_score:8.3f} "
+              f"{c.fused_score:7.3f}  {'yes' if c.kept else 'no ':4}  {c.reason.value}")
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    index = args.index or runner.index_for_root(args.root, config, args.cache,
+                                                progress=sys.stderr.isatty())
+    engine = Engine.open(index, config)
+    outcomes = runner.run(engine, runner.load_requests(args.queries), top_k=args.top_k)
+    tables = runner.by_split(outcomes) if args.split else {"all": metrics.score(outcomes)}
+    tagged = runner.by_tag(outcomes) if args.tags else {}
+    worst = metrics.per_skill(outcomes)[: args.per_skill]
+    if args.format == "json":
+        print(json.dumps({"queries": args.queries, "index_version": engine.info().version,
+                          "scores": {k: v.row() for k, v in tables.items()},
+                          "tags": {k: v.row() for k, v in tagged.items()},
+                          "per_skill": [asdict(r) for r in worst]}, indent=1))
+    else:
+        print(runner.format_table(tables, f"{args.queries} ({engine.info().skill_count} skills)"))
+        if tagged:
+            print(runner.format_table(tagged, "by tag"))
+        for r in worst:
+            instead = ", ".join(f"{n} x{c}" for n, c in r.instead) or "-"
+            print(f"  {r.skill}: found {r.found}/{r.expected}; instead: {instead}")
+        triggered = metrics.false_triggers(outcomes)
+        for o in triggered[:10]:
+            print(f"  off-topic {o.request.id} got {list(o.ranked[:3])}: {o.request.query!r}")
+    return _check_baseline(args.baseline, tables["all"]) if args.baseline else 0
+
+
+def _check_baseline(path: str, scores: metrics.Scores) -> int:
+    wanted = json.loads(Path(path).read_text(encoding="utf-8"))
+    row = scores.row()
+    failed = [f"{k} {row.get(k)} < {v}" for k, v in wanted.items()
+              if isinstance(v, int | float) and float(row.get(k, 0)) < v]
+    for line in failed:
+        print(f"below baseline: {line}", file=sys.stderr)
+    return 1 if failed else 0

@@ -1,0 +1,168 @@
+"""``skill-router index | serve | route | info``: build an index, serve it, and query it.
+
+``route`` and ``info`` run in-process through the same Engine the gRPC service uses, so what
+they print is what a gateway would receive.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from router.config import Config, load_config
+from router.errors import InvalidRequest, RouterError
+from router.routing.model import CatalogFormat, RouteQuery
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add the ``index``, ``serve``, ``route`` and ``info`` subcommands."""
+    _register_index(sub)
+    _register_serve(sub)
+    _register_route(sub)
+    p = sub.add_parser("info", help="print the current index's version, model and size as JSON")
+    _add_index_arg(p)
+    p.set_defaults(handler=_guard(cmd_info))
+
+
+def _add_index_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--index", metavar="DIR",
+                        help="index folder (default: index.index_dir from the configuration)")
+
+
+def _register_index(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from router.cli_skills import add_discovery_args
+
+    p = sub.add_parser("index", help="discover skills and build a new index version")
+    add_discovery_args(p)
+    p.add_argument("--out", metavar="DIR",
+                   help="index folder to write (default: index.index_dir, 'index_data')")
+    p.add_argument("--model", help="embedding model name or path (default: index.model; "
+                                   "'hash' is a fast test embedder)")
+    p.set_defaults(handler=_guard(cmd_index))
+
+
+def _register_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("serve", help="serve the gRPC API (with health and reflection)")
+    _add_index_arg(p)
+    p.add_argument("--host", help="address to listen on (default: server.host)")
+    p.add_argument("--port", type=int, help="port to listen on, 0 = any free port "
+                                            "(default: server.port, 50051)")
+    p.set_defaults(handler=_guard(cmd_serve))
+
+
+def _register_route(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("route", help="route one message in-process and print the catalog")
+    p.add_argument("message", help="the user's message")
+    _add_index_arg(p)
+    p.add_argument("--format", choices=[f.value for f in CatalogFormat],
+                   default=CatalogFormat.XML.value, help="catalog format (default: xml)")
+    p.add_argument("--top-k", type=int, default=0, help="skills to retrieve (0 = configured)")
+    p.add_argument("--history", nargs="*", default=[], metavar="TURN",
+                   help="earlier turns, oldest first")
+    p.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    p.set_defaults(handler=_guard(cmd_route))
+
+
+def _guard(handler: Handler) -> Handler:
+    """Report expected errors as one line on stderr and an exit code, not a traceback."""
+
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except InvalidRequest as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        except (RouterError, OSError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+
+    return run
+
+
+def _config(args: argparse.Namespace) -> Config:
+    return load_config(getattr(args, "config", None))
+
+
+def _index_dir(args: argparse.Namespace, config: Config) -> str:
+    return str(args.index or config.index.index_dir)
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    from router.cli_skills import discovery_config_from_args
+    from router.index.embed import make_embedder
+    from router.index.store import build_index
+    from router.skills import discover
+
+    config = _config(args)
+    out = args.out or config.index.index_dir
+    progress = sys.stderr.isatty()
+    started = time.perf_counter()
+    found = discover(discovery_config_from_args(args, config.discovery))
+    embedder = make_embedder(args.model or config.index.model,
+                             batch_size=config.index.batch_size, progress=progress)
+    info = build_index(found.skills, found.diagnostics, embedder, out, progress=progress)
+    seconds = time.perf_counter() - started
+    rate = info.skill_count / seconds if seconds > 0 else 0.0
+    print(f"index {info.version}: {info.skill_count} skills, {len(found.diagnostics)} "
+          f"diagnostics in {seconds:.2f}s ({rate:.1f} skills/s) -> {info.path}")
+    for diagnostic in found.diagnostics:
+        print(f"{diagnostic.level.value}: {diagnostic.path}: {diagnostic.message}",
+              file=sys.stderr)
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from router.engine import Engine
+    from router.service.server import serve
+
+    config = _config(args)
+    server_config = config.server
+    if args.host is not None:
+        server_config = dataclasses.replace(server_config, host=args.host)
+    if args.port is not None:
+        server_config = dataclasses.replace(server_config, port=args.port)
+    engine = Engine.open(_index_dir(args, config), config)
+    info = engine.info()
+
+    def ready(address: str) -> None:
+        print(f"skill-router listening on {address} (index {info.version}, "
+              f"{info.skill_count} skills); health: grpc.health.v1, reflection: on", flush=True)
+
+    serve(engine, server_config, ready=ready)
+    return 0
+
+
+def cmd_route(args: argparse.Namespace) -> int:
+    from router.engine import Engine
+
+    config = _config(args)
+    engine = Engine.open(_index_dir(args, config), config)
+    query = RouteQuery(message=args.message, history=tuple(args.history), top_k=args.top_k,
+                       format=CatalogFormat(args.format))
+    result = engine.route(query)
+    if args.json:
+        print(json.dumps(_jsonable(result), indent=2, ensure_ascii=False))
+    elif result.catalog_text:
+        print(result.catalog_text)
+    return 0
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    from router.engine import Engine
+
+    config = _config(args)
+    info = Engine.open(_index_dir(args, config), config).info()
+    print(json.dumps(_jsonable(info), indent=2, ensure_ascii=False))
+    return 0
+
+
+def _jsonable(record: Any) -> Any:
+    """A dataclass as plain JSON data (enums become their string values)."""
+    return json.loads(json.dumps(dataclasses.asdict(record), default=str))

@@ -1,0 +1,139 @@
+"""The gRPC server: SkillRouter, standard health checking, reflection and graceful shutdown.
+
+``create_server`` binds but does not start, so callers (and tests on port 0) decide when to
+start and can read the bound port first. ``serve`` starts, blocks, and on SIGTERM/SIGINT
+reports NOT_SERVING, then stops with the configured grace period so in-flight calls finish.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+from collections.abc import Callable
+from concurrent import futures
+from dataclasses import dataclass
+from types import FrameType
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from router.config import ServerConfig
+from router.engine import Engine
+from router.service.interceptors import CallObserver, LoggingInterceptor
+from router.service.servicer import SERVICE_NAME, add_to_server
+
+log = logging.getLogger(__name__)
+
+# Health is reported for the whole server ("") and for the SkillRouter service by name.
+HEALTH_SERVICES: tuple[str, ...] = ("", SERVICE_NAME)
+
+
+@dataclass(frozen=True)
+class RouterServer:
+    """A bound server with its health servicer, so shutdown can report NOT_SERVING first."""
+
+    server: grpc.Server
+    port: int
+    address: str
+    health: Any  # grpc_health.v1.health.HealthServicer
+
+    def begin_shutdown(self) -> None:
+        """Report NOT_SERVING on every health service; new calls are still accepted."""
+        self.health.enter_graceful_shutdown()
+
+    def stop(self, grace: float | None) -> None:
+        """Report NOT_SERVING, refuse new calls, and wait up to ``grace`` s for in-flight ones."""
+        self.begin_shutdown()
+        self.server.stop(grace).wait()
+
+
+def build_server(engine: Engine, config: ServerConfig, address: str | None = None,
+                 *, observer: CallObserver | None = None) -> RouterServer:
+    """Create and bind (not start) a server for ``engine``; see ``create_server``."""
+    target = address or f"{config.host}:{config.port}"
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=config.max_workers,
+                                   thread_name_prefix="skill-router-rpc"),
+        interceptors=[LoggingInterceptor(observer)],
+    )
+    add_to_server(engine, server)
+    health_servicer = health.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    for name in HEALTH_SERVICES:
+        health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    reflection.enable_server_reflection(
+        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    port = _bind(server, target)
+    host = target.rsplit(":", 1)[0] if ":" in target else target
+    return RouterServer(server=server, port=port, address=f"{host}:{port}",
+                        health=health_servicer)
+
+
+def _bind(server: grpc.Server, target: str) -> int:
+    try:
+        port = server.add_insecure_port(target)
+    except RuntimeError as exc:
+        raise OSError(f"cannot listen on {target}: {exc}") from exc
+    if port == 0:
+        raise OSError(f"cannot listen on {target}")
+    return port
+
+
+def create_server(engine: Engine, config: ServerConfig,
+                  address: str | None = None) -> tuple[grpc.Server, int]:
+    """A sync gRPC server for ``engine``, bound to ``address`` (default ``host:port`` from
+    ``config``; port 0 picks a free port) but not started. Returns ``(server, bound_port)``.
+
+    Registered: router.v1.SkillRouter, grpc.health.v1.Health (SERVING for "" and
+    router.v1.SkillRouter) and server reflection for all of them.
+    """
+    built = build_server(engine, config, address)
+    return built.server, built.port
+
+
+def serve(engine: Engine, config: ServerConfig, address: str | None = None,
+          *, ready: Callable[[str], None] | None = None) -> None:
+    """Serve until SIGTERM or SIGINT, then stop gracefully within ``config.grace_seconds``.
+
+    ``ready`` (optional) is called with the bound ``host:port`` once the server is started.
+    """
+    running = build_server(engine, config, address)
+    stop_requested = threading.Event()
+    previous = _install_signal_handlers(stop_requested)
+    try:
+        running.server.start()
+        log.info("serving router.v1.SkillRouter on %s", running.address)
+        if ready is not None:
+            ready(running.address)
+        while not stop_requested.wait(timeout=1.0):
+            pass
+        log.info("shutting down: NOT_SERVING, up to %.1fs for in-flight calls",
+                 config.grace_seconds)
+    finally:
+        running.stop(config.grace_seconds)
+        _restore_signal_handlers(previous)
+        log.info("server stopped")
+
+
+_Handler = Callable[[int, FrameType | None], Any] | int | None
+
+
+def _install_signal_handlers(stop: threading.Event) -> dict[signal.Signals, _Handler]:
+    """Make SIGTERM and SIGINT request a graceful stop (main thread only; else a no-op)."""
+    if threading.current_thread() is not threading.main_thread():
+        log.warning("not on the main thread: SIGTERM/SIGINT will not stop the server")
+        return {}
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        log.info("received %s", signal.Signals(signum).name)
+        stop.set()
+
+    return {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+
+
+def _restore_signal_handlers(previous: dict[signal.Signals, _Handler]) -> None:
+    for sig, handler in previous.items():
+        signal.signal(sig, handler)
