@@ -148,5 +148,14 @@ def load_config(path: str | Path | None = None, env: Mapping[str, str] | None = 
     return Config(**built)
 
 
-__all__ = ["Config", "DiscoveryConfig", "IndexConfig", "RoutingConfig", "ServerConfig",
-           "load_config", "replace", "DEFAULT_CLIENT_DIRS", "DEFAULT_MODEL"]
+__all__ = [
+    "DEFAULT_CLIENT_DIRS",
+    "DEFAULT_MODEL",
+    "Config",
+    "DiscoveryConfig",
+    "IndexConfig",
+    "RoutingConfig",
+    "ServerConfig",
+    "load_config",
+    "replace",
+]

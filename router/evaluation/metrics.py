@@ -26,13 +26,20 @@ class Labelled:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What the router returned for one request: ranked skills (always-on excluded)."""
+    """What the router returned for one request: ranked skills (always-on excluded), and the
+    always-on skills shown with them (an expected always-on skill counts as found first)."""
 
     request: Labelled
     ranked: tuple[str, ...]
     catalog_chars: int = 0
     full_chars: int = 0
     latency_ms: float = 0.0
+    always_on: tuple[str, ...] = ()
+
+    def top(self, k: int) -> tuple[str, ...]:
+        """The first ``k`` ranked skills, after any expected always-on ones."""
+        first = tuple(n for n in self.always_on if n in self.request.expected)
+        return first + tuple(n for n in self.ranked if n not in first)[:k]
 
 
 @dataclass(frozen=True)
@@ -67,13 +74,13 @@ def split_of(request_id: str, validation_share: float = 0.4) -> str:
     return "validation" if h / 2**32 < validation_share else "train"
 
 
-def _recall(ranked: Sequence[str], expected: Sequence[str], k: int) -> float:
-    return len(set(ranked[:k]) & set(expected)) / len(expected)
+def _recall(o: Outcome, k: int) -> float:
+    return len(set(o.top(k)) & set(o.request.expected)) / len(o.request.expected)
 
 
-def _rr(ranked: Sequence[str], expected: Sequence[str]) -> float:
-    for i, name in enumerate(ranked[:10]):
-        if name in expected:
+def _rr(o: Outcome) -> float:
+    for i, name in enumerate(o.top(10)):
+        if name in o.request.expected:
             return 1.0 / (i + 1)
     return 0.0
 
@@ -84,10 +91,9 @@ def score(outcomes: Sequence[Outcome], ks: Sequence[int] = (1, 3, 5)) -> Scores:
     n_on = max(len(on), 1)
     return Scores(
         requests=len(outcomes), on_topic=len(on), off_topic=len(off),
-        recall_at={k: sum(_recall(o.ranked, o.request.expected, k) for o in on) / n_on
-                   for k in ks},
-        mrr10=sum(_rr(o.ranked, o.request.expected) for o in on) / n_on,
-        all_at5=sum(set(o.request.expected) <= set(o.ranked[:5]) for o in on) / n_on,
+        recall_at={k: sum(_recall(o, k) for o in on) / n_on for k in ks},
+        mrr10=sum(_rr(o) for o in on) / n_on,
+        all_at5=sum(set(o.request.expected) <= set(o.top(5)) for o in on) / n_on,
         nothing_rate=(sum(not o.ranked for o in off) / len(off)) if off else 0.0,
         empty_on_topic=sum(not o.ranked for o in on) / n_on,
         catalog_chars=_mean([o.catalog_chars for o in outcomes]),
@@ -123,9 +129,9 @@ def misses(outcomes: Sequence[Outcome], k: int = 5) -> list[Miss]:
     out = []
     for o in outcomes:
         for name in o.request.expected:
-            if name not in o.ranked[:k]:
+            if name not in o.top(k):
                 rank = o.ranked.index(name) + 1 if name in o.ranked else None
-                out.append(Miss(name, o.request.id, o.request.query, rank, o.ranked[:k]))
+                out.append(Miss(name, o.request.id, o.request.query, rank, o.top(k)))
     return out
 
 
@@ -147,9 +153,9 @@ def per_skill(outcomes: Sequence[Outcome], k: int = 5, top: int = 3) -> list[Ski
     for o in outcomes:
         for name in o.request.expected:
             n, found, instead = stats.get(name, (0, 0, Counter()))
-            hit = name in o.ranked[:k]
+            hit = name in o.top(k)
             if not hit:
-                instead.update(x for x in o.ranked[:k] if x not in o.request.expected)
+                instead.update(x for x in o.top(k) if x not in o.request.expected)
             stats[name] = (n + 1, found + hit, instead)
     reports = [SkillReport(name, n, f, tuple(c.most_common(top)))
                for name, (n, f, c) in stats.items()]

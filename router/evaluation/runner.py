@@ -69,8 +69,9 @@ def run(engine: Engine, requests: Iterable[Labelled], top_k: int = 0) -> list[Ou
         deep = engine.route(RouteQuery(message=req.query, history=req.history,
                                        top_k=max(top_k, RANK_DEPTH)))
         ranked = tuple(s.name for s in deep.skills if s.reason is not Reason.ALWAYS_ON)
+        always = tuple(s.name for s in shown.skills if s.reason is Reason.ALWAYS_ON)
         outcomes.append(Outcome(req, ranked, shown.catalog_chars, shown.full_catalog_chars,
-                                elapsed))
+                                elapsed, always))
     return outcomes
 
 

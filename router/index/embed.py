@@ -8,7 +8,6 @@ import os
 import re
 import threading
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -119,8 +118,8 @@ class SentenceTransformerEmbedder:
     @property
     def dimension(self) -> int:
         model = self._load()
-        getter = getattr(model, "get_embedding_dimension", None) or getattr(
-            model, "get_sentence_embedding_dimension")
+        getter = getattr(model, "get_embedding_dimension", None)
+        getter = getter or model.get_sentence_embedding_dimension
         return int(getter())
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:

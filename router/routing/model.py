@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 
-class CatalogFormat(str, Enum):
+class CatalogFormat(StrEnum):
     XML = "xml"
     JSON = "json"
     MARKDOWN = "markdown"
 
 
-class Reason(str, Enum):
+class Reason(StrEnum):
     """Why a skill is in the narrowed catalog."""
 
     ALWAYS_ON = "always_on"
@@ -21,7 +21,7 @@ class Reason(str, Enum):
     ACTIVE = "active"
 
 
-class DropReason(str, Enum):
+class DropReason(StrEnum):
     """Why a candidate is not in the narrowed catalog (Explain)."""
 
     KEPT = "kept"

@@ -17,7 +17,7 @@ from router.config import RoutingConfig
 from router.index import dense
 from router.index.store import IndexSnapshot
 from router.routing import catalog
-from router.routing.fusion import FusionConfig, Fused, fuse, gate
+from router.routing.fusion import Fused, FusionConfig, fuse, gate
 from router.routing.model import (
     Candidate,
     DropReason,

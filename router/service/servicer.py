@@ -46,23 +46,23 @@ _FORMATS: dict[int, CatalogFormat] = {
     pb.CATALOG_FORMAT_JSON: CatalogFormat.JSON,
     pb.CATALOG_FORMAT_MARKDOWN: CatalogFormat.MARKDOWN,
 }
-_REASONS: dict[Reason, pb.RouteReason.ValueType] = {
+_REASONS: dict[Reason, pb.RouteReason] = {
     Reason.ALWAYS_ON: pb.ROUTE_REASON_ALWAYS_ON,
     Reason.RETRIEVED: pb.ROUTE_REASON_RETRIEVED,
     Reason.EXPLICIT: pb.ROUTE_REASON_EXPLICIT,
     Reason.ACTIVE: pb.ROUTE_REASON_ACTIVE,
 }
-_SCOPES: dict[Scope, pb.SkillScope.ValueType] = {
+_SCOPES: dict[Scope, pb.SkillScope] = {
     Scope.PROJECT: pb.SKILL_SCOPE_PROJECT,
     Scope.USER: pb.SKILL_SCOPE_USER,
     Scope.ORG: pb.SKILL_SCOPE_ORG,
     Scope.BUNDLED: pb.SKILL_SCOPE_BUNDLED,
 }
-_KINDS: dict[SkillKind, pb.SkillKind.ValueType] = {
+_KINDS: dict[SkillKind, pb.SkillKind] = {
     SkillKind.SKILL_MD: pb.SKILL_KIND_SKILL_MD,
     SkillKind.MANIFEST: pb.SKILL_KIND_MANIFEST,
 }
-_LEVELS: dict[Level, pb.DiagnosticLevel.ValueType] = {
+_LEVELS: dict[Level, pb.DiagnosticLevel] = {
     Level.WARNING: pb.DIAGNOSTIC_LEVEL_WARNING,
     Level.ERROR: pb.DIAGNOSTIC_LEVEL_ERROR,
 }

@@ -83,10 +83,10 @@ def coerce_bool(value: Any, key: str, default: bool, warn: Warn, *, strings_ok: 
 def _text(value: Any, key: str, warn: Warn) -> str:
     if value is None:
         return ""
-    if not isinstance(value, str):
-        warn(f"{key} should be a string, got {type(value).__name__}; converted")
-        value = str(value)
-    return value.strip()
+    if isinstance(value, str):
+        return value.strip()
+    warn(f"{key} should be a string, got {type(value).__name__}; converted")
+    return str(value).strip()
 
 
 def _name(fields: Mapping[str, Any], base_dir: str, path: str, warn: Warn) -> str:

@@ -39,3 +39,12 @@ def test_misses_and_per_skill_name_what_took_the_place() -> None:
     report = {r.skill: r for r in per_skill(outcomes)}
     assert report["a"].expected == 2 and report["a"].found == 1
     assert report["a"].instead[0] == ("b", 1)
+
+
+def test_an_expected_always_on_skill_counts_as_found_first() -> None:
+    o = Outcome(Labelled("x", "q", ("always", "b")), ("c", "b"), always_on=("always",))
+    s = score([o])
+    assert s.recall_at[1] == pytest.approx(0.5)
+    assert s.recall_at[3] == pytest.approx(1.0)
+    assert s.mrr10 == pytest.approx(1.0)
+    assert o.top(2) == ("always", "c", "b")  # always-on skills are shown on top of k

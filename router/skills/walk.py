@@ -1,0 +1,164 @@
+"""Bounded directory walk that finds skill folders under one root.
+
+A skill folder holds ``SKILL.md`` (``skill.md`` accepted) or ``manifest.json``; the walk never
+descends into a skill folder (its subfolders are resources). Order is a depth-first walk with
+entries sorted by name, so results are deterministic. ``.git``, ``node_modules`` and a few other
+tool folders are skipped; ``.gitignore`` files found at or below the root apply to the folders
+beneath them (deepest file decides, as in git). Limits: ``max_depth`` levels below the root and
+``max_dirs`` directories listed per root; hitting either produces a warning. Directories are
+tracked by real path, so symlink loops are never followed. Unreadable folders become warnings.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from pathspec import GitIgnoreSpec
+
+from router.skills.model import Diagnostic, Level
+
+log = logging.getLogger(__name__)
+
+SKILL_FILES = ("SKILL.md", "skill.md")
+MANIFEST_FILE = "manifest.json"
+SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__"})
+
+
+@dataclass(frozen=True)
+class ScanLimits:
+    max_depth: int = 6
+    max_dirs: int = 2000
+    honour_gitignore: bool = True
+
+
+@dataclass(frozen=True)
+class SkillDir:
+    """A folder recognised as a skill; file paths are absolute, or None when absent."""
+
+    path: str
+    real_path: str
+    skill_file: str | None
+    manifest_file: str | None
+
+
+@dataclass(frozen=True)
+class _Ignore:
+    prefix: str  # the folder holding the .gitignore, with a trailing separator
+    spec: Any  # pathspec.GitIgnoreSpec
+
+
+_Item = tuple[str, str, int, tuple[_Ignore, ...]]  # path, real path, depth, active ignores
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _is_file(entry: os.DirEntry[str] | None) -> bool:
+    try:
+        return entry is not None and entry.is_file()
+    except OSError:
+        return False
+
+
+def _skill_dir(path: str, real: str, entries: dict[str, os.DirEntry[str]]) -> SkillDir | None:
+    skill = next((os.path.join(path, n) for n in SKILL_FILES if _is_file(entries.get(n))), None)
+    manifest = os.path.join(path, MANIFEST_FILE) if _is_file(entries.get(MANIFEST_FILE)) else None
+    if skill is None and manifest is None:
+        return None
+    return SkillDir(path, real, skill, manifest)
+
+
+class _Walker:
+    def __init__(self, root: str, limits: ScanLimits) -> None:
+        self.root = os.path.abspath(root)
+        self.limits = limits
+        self.found: list[SkillDir] = []
+        self.diagnostics: list[Diagnostic] = []
+        self._visited: set[str] = set()
+        self._too_deep: str | None = None
+
+    def _warn(self, path: str, message: str) -> None:
+        self.diagnostics.append(Diagnostic(Level.WARNING, path, message))
+
+    def run(self) -> None:
+        stack: list[_Item] = [(self.root, os.path.realpath(self.root), 0, ())]
+        listed = 0
+        while stack:
+            path, real, depth, ignores = stack.pop()
+            if real in self._visited:
+                log.debug("skipping %s: already visited (symlink loop or duplicate)", path)
+                continue
+            if listed >= self.limits.max_dirs:
+                self._warn(self.root, f"scan stopped after {self.limits.max_dirs} directories "
+                                      "(max_dirs); some skills may be missing")
+                break
+            self._visited.add(real)
+            listed += 1
+            stack.extend(self._visit(path, real, depth, ignores))
+        if self._too_deep is not None:
+            self._warn(self._too_deep, f"depth limit {self.limits.max_depth} reached under "
+                                       f"{self.root}; deeper folders were not scanned")
+
+    def _visit(self, path: str, real: str, depth: int,
+               ignores: tuple[_Ignore, ...]) -> list[_Item]:
+        try:
+            with os.scandir(path) as it:
+                entries = {e.name: e for e in it}
+        except OSError as exc:
+            self._warn(path, f"cannot read directory: {exc.strerror or exc}")
+            return []
+        skill = _skill_dir(path, real, entries)
+        if skill is not None:
+            self.found.append(skill)
+            return []
+        if self.limits.honour_gitignore and _is_file(entries.get(".gitignore")):
+            ignore = self._load_ignore(path)
+            ignores = ignores if ignore is None else (*ignores, ignore)
+        children = [entries[n] for n in sorted(entries) if self._wanted(entries[n], ignores)]
+        if children and depth >= self.limits.max_depth:
+            self._too_deep = self._too_deep or children[0].path
+            return []
+        return [(e.path, self._real(e, real), depth + 1, ignores) for e in reversed(children)]
+
+    @staticmethod
+    def _real(entry: os.DirEntry[str], parent_real: str) -> str:
+        if entry.is_symlink():
+            return os.path.realpath(entry.path)
+        return os.path.join(parent_real, entry.name)
+
+    def _wanted(self, entry: os.DirEntry[str], ignores: tuple[_Ignore, ...]) -> bool:
+        if entry.name in SKIP_DIRS or not _is_dir(entry):
+            return False
+        for ignore in reversed(ignores):  # the deepest .gitignore with an opinion decides
+            relative = entry.path[len(ignore.prefix):].replace(os.sep, "/")
+            include = ignore.spec.check_file(relative + "/").include
+            if include is not None:
+                if include:
+                    log.debug("skipping %s: matched %s.gitignore", entry.path, ignore.prefix)
+                return not include
+        return True
+
+    def _load_ignore(self, folder: str) -> _Ignore | None:
+        path = os.path.join(folder, ".gitignore")
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                spec = GitIgnoreSpec.from_lines(fh.read().splitlines())
+        except (OSError, ValueError) as exc:
+            self._warn(path, f".gitignore not applied: {exc}")
+            return None
+        return _Ignore(os.path.join(folder, ""), spec)
+
+
+def find_skill_dirs(root: str, limits: ScanLimits | None = None
+                    ) -> tuple[list[SkillDir], list[Diagnostic]]:
+    """Find the skill folders under ``root`` in walk order, with scan warnings."""
+    walker = _Walker(root, limits or ScanLimits())
+    walker.run()
+    return walker.found, walker.diagnostics

@@ -1,0 +1,117 @@
+"""``skill-router index | route | info | serve`` against a temporary skills folder."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from router.cli import main
+from router.v1 import router_pb2 as pb
+from router.v1 import router_pb2_grpc as pb_grpc
+
+REPO = Path(__file__).resolve().parents[2]
+SKILL_MD = "---\nname: {name}\ndescription: {description}\n---\n# {name}\n\nSteps.\n"
+SOURCES = {
+    "pdf-tools": "Extracts text and tables from PDF files and merges PDF documents.",
+    "git-helper": "Writes git commit messages and explains git history.",
+    "csv-analyst": "Analyses CSV spreadsheets with summary statistics and charts.",
+}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
+    """(index dir, stdout, stderr) of ``skill-router index`` over a folder with one broken skill."""
+    base = tmp_path_factory.mktemp("cli")
+    skills = base / "skills"
+    for name, description in SOURCES.items():
+        (skills / name).mkdir(parents=True)
+        (skills / name / "SKILL.md").write_text(SKILL_MD.format(name=name,
+                                                                description=description))
+    (skills / "broken").mkdir()
+    (skills / "broken" / "SKILL.md").write_text("---\nname: broken\n---\nno description\n")
+    (base / "empty").mkdir()
+    out = base / "index"
+    argv = ["index", "--bundled", str(skills), "--project", str(base / "empty"),
+            "--home", str(base / "empty"), "--out", str(out), "--model", "hash"]
+    result = subprocess.run([sys.executable, "-m", "router.cli", *argv], cwd=REPO,
+                            capture_output=True, text=True, check=True)
+    return out, result.stdout, result.stderr
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_index_prints_summary_and_diagnostics(built: tuple[Path, str, str]) -> None:
+    out, stdout, stderr = built
+    assert "3 skills, 1 diagnostics" in stdout and "skills/s" in stdout
+    assert "broken" in stderr and "error" in stderr.lower()
+    assert (out / "CURRENT").is_file()
+
+
+def test_info_prints_json(built: tuple[Path, str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    code, stdout, _ = run(["info", "--index", str(built[0])], capsys)
+    info = json.loads(stdout)
+    assert code == 0 and info["skill_count"] == 3 and info["model"] == "hash-256"
+
+
+def test_route_prints_catalog(built: tuple[Path, str, str],
+                              capsys: pytest.CaptureFixture[str]) -> None:
+    code, stdout, _ = run(["route", "merge these PDF documents", "--index", str(built[0]),
+                           "--format", "markdown", "--top-k", "1"], capsys)
+    assert code == 0 and "- **pdf-tools**:" in stdout
+
+
+def test_route_json(built: tuple[Path, str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    code, stdout, _ = run(["route", "write a git commit message", "--index", str(built[0]),
+                           "--history", "earlier turn", "--json"], capsys)
+    result = json.loads(stdout)
+    assert code == 0
+    assert result["skills"][0]["name"] == "git-helper"
+    assert result["skills"][0]["reason"] == "retrieved"
+    assert result["catalog_text"].endswith("</available_skills>\n")
+
+
+def test_route_rejects_empty_message(built: tuple[Path, str, str],
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, stderr = run(["route", "", "--index", str(built[0])], capsys)
+    assert code == 2 and stderr.startswith("error: message is empty")
+
+
+def test_missing_index_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, stderr = run(["info", "--index", str(tmp_path)], capsys)
+    assert code == 1 and "skill-router index" in stderr
+
+
+def test_serve_answers_and_stops_on_sigterm(built: tuple[Path, str, str]) -> None:
+    argv = [sys.executable, "-m", "router.cli", "serve", "--index", str(built[0]),
+            "--host", "127.0.0.1", "--port", "0"]
+    proc = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert "listening on 127.0.0.1:" in line and "reflection: on" in line
+        address = line.split("listening on ", 1)[1].split()[0]
+        with grpc.insecure_channel(address) as chan:
+            grpc.channel_ready_future(chan).result(timeout=10)
+            health = health_pb2_grpc.HealthStub(chan).Check(health_pb2.HealthCheckRequest())
+            assert health.status == health_pb2.HealthCheckResponse.SERVING
+            reply = pb_grpc.SkillRouterStub(chan).Route(pb.RouteRequest(message="PDF tables"))
+            assert [s.name for s in reply.skills][:1] == ["pdf-tools"]
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=15) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
