@@ -20,11 +20,13 @@ MIN_DESCRIPTION_WORDS = 8
 MIN_DESCRIPTION_CHARS = 40
 VAGUE_NAMES = frozenset({"helper", "helpers", "utils", "util", "utilities", "tools", "tool",
                          "misc", "documents", "stuff", "skill", "my-skill", "test"})
-_TRIGGER = re.compile(r"\b(when|whenever|if the user|if asked|in response to)\b", re.IGNORECASE)
+_TRIGGER = re.compile(r"\b(when|whenever|if the user|if asked|in response to)\b|"
+                      r"\buse (it |this (skill )?)?(on|for|only|to|with|if|during|before|after)\b",
+                      re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"\b(I'm|I'll|I've|I|me|my|we|we'll|our)\b(?!/)")
 _SECOND_PERSON = re.compile(r"\b(you can|you'll|you will|lets you|helps you|allows you|"
                             r"enables you|your assistant)\b", re.IGNORECASE)
-_VAGUE = re.compile(r"\b(helps? (you )?with|stuff|things|various|miscellaneous|misc|etc\.?|"
+_VAGUE = re.compile(r"\b(helps? (you )?with|stuff|various|miscellaneous|misc|etc\.?|"
                     r"and more)\b", re.IGNORECASE)
 _NOT_A_VERB = frozenset({"a", "an", "the", "this", "that", "these", "those", "it", "its", "i",
                          "we", "you", "my", "our", "your", "skill", "tool", "helper", "utility",

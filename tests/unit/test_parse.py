@@ -345,16 +345,20 @@ _PIECES = st.sampled_from([": ", ":", "---", "- ", "'", '"', "|", ">", "&a ", "*
                            "!!binary ", "[", "]", "{", "}", "#", "\t", "  ", "\n", "\r\n",
                            "true", "null", "2020-13-45", "1e999", "%YAML 1.1", "\\", "\ufeff",
                            "\x07", "\u2028", "@", "`"])
-_VALUES = st.lists(st.one_of(_PIECES, st.text(max_size=12)), max_size=8).map("".join)
-_LINE = st.tuples(st.sampled_from(["", "  ", "    ", "\t"]), _KEYS, _VALUES).map(
+_WORD = st.text(st.characters(codec="utf-8", categories=("L", "N", "P", "S", "Zs")),
+                min_size=1, max_size=15)
+_VALUES = st.one_of(_WORD, st.lists(st.one_of(_PIECES, _WORD), max_size=6).map("".join))
+_LINE = st.tuples(st.sampled_from(["", "", "  ", "\t"]), _KEYS, _VALUES).map(
     lambda t: f"{t[0]}{t[1]}: {t[2]}")
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(_LINE, max_size=10), st.text(max_size=80), st.booleans())
+@given(st.lists(_LINE, max_size=8), st.one_of(st.none(), _VALUES), st.text(max_size=80),
+       st.booleans())
 def test_frontmatter_shaped_text_only_raises_skill_parse_error(
-        lines: list[str], body: str, crlf: bool) -> None:
-    text = "---\n" + "\n".join(lines) + "\n---\n" + body
+        lines: list[str], description: str | None, body: str, crlf: bool) -> None:
+    head = [] if description is None else [f"description: {description}"]
+    text = "---\n" + "\n".join(head + lines) + "\n---\n" + body
     if crlf:
         text = text.replace("\n", "\r\n")
     _parse_never_crashes(text.encode("utf-8", "surrogatepass"))
