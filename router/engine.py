@@ -15,13 +15,16 @@ from pathlib import Path
 
 import numpy as np
 
+from router.activation import Activation, Activator, Resource
 from router.config import Config
 from router.errors import IndexUnavailable, InvalidRequest
 from router.index.embed import Embedder, make_embedder
 from router.index.store import IndexInfo, IndexSnapshot, load_index
 from router.routing import router as core
 from router.routing.fusion import FusionConfig
-from router.routing.model import CatalogFormat, RouteQuery, RouteResult
+from router.routing.arguments import ValidationResult
+from router.routing.model import CatalogFormat, Reason, RouteQuery, RouteResult
+from router.sessions import SessionStore
 from router.skills.model import Diagnostic, Skill
 
 log = logging.getLogger(__name__)
@@ -68,6 +71,8 @@ class Engine:
         self._embedder = embedder
         self._fusion = fusion or FusionConfig()
         self._cache = _VectorCache()
+        self.activator = Activator(self._lookup, lambda: [s.name for s in self.skills()],
+                                   SessionStore())
         self.index_dir = Path(index_dir) if index_dir is not None else None
 
     @classmethod
@@ -142,10 +147,40 @@ class Engine:
 
     def route(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:
         query = self.validate(query)
+        remembered = self.activator.sessions.active(query.session_id)
+        if remembered:
+            query = replace(query, active_skills=(*query.active_skills,
+                                                  *sorted(remembered - set(query.active_skills))))
         snapshot = self._snapshot
         vectors = self._vectors(query)
         return core.route(snapshot, query, vectors, self._config.routing, self._fusion,
                           explain=explain)
+
+    def route_turn(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:
+        """``route`` plus what a turn does besides: a ``/name`` the user typed is activated
+        (content in ``explicit_content``, marked active for the session)."""
+        result = self.route(query, explain=explain)
+        explicit = [s.name for s in result.skills if s.reason is Reason.EXPLICIT]
+        if not explicit:
+            return result
+        done = self.activator.activate(explicit[0], session_id=query.session_id,
+                                       active_skills=query.active_skills, explicit=True)
+        return replace(result, explicit_content=done.content)
+
+    def activate(self, name: str, session_id: str = "", active_skills: tuple[str, ...] = (),
+                 include_frontmatter: bool = False) -> Activation:
+        return self.activator.activate(name, session_id, active_skills, include_frontmatter)
+
+    def read_resource(self, name: str, path: str) -> Resource:
+        return self.activator.read_resource(name, path)
+
+    def validate_arguments(self, name: str, arguments_json: str) -> ValidationResult:
+        return self.activator.validate_arguments(name, arguments_json)
+
+    def _lookup(self, name: str) -> Skill | None:
+        snapshot = self._snapshot
+        pos = snapshot.position(name)
+        return snapshot.skills[pos] if pos is not None else None
 
     def explain(self, query: RouteQuery) -> RouteResult:
         return self.route(query, explain=True)

@@ -71,6 +71,26 @@ def render(entries: Sequence[Entry], fmt: CatalogFormat, activation_mode: str = 
     return f"{instruction(activation_mode)}\n\n{block}\n"
 
 
+def activate_tool(entries: Sequence[Entry], fmt: CatalogFormat = CatalogFormat.XML) -> str:
+    """An ``activate_skill`` tool definition (JSON) whose description carries the catalog, for
+    gateways that place the catalog in a tool description instead of the system prompt."""
+    if not entries:
+        return ""
+    block = render(entries, fmt, "tool")
+    tool = {
+        "name": "activate_skill",
+        "description": "Load a skill's full instructions by name.\n\n" + block,
+        "parameters": {
+            "type": "object",
+            "properties": {"name": {"type": "string", "enum": [e.name for e in entries],
+                                    "description": "The name of the skill to activate."}},
+            "required": ["name"],
+            "additionalProperties": False,
+        },
+    }
+    return json.dumps(tool, ensure_ascii=False)
+
+
 def fit_budget(entries: Sequence[Entry], fmt: CatalogFormat, activation_mode: str,
                max_chars: int) -> int:
     """How many leading entries fit in ``max_chars`` of rendered text (0 = no budget)."""

@@ -55,6 +55,7 @@ class RoutedSkill:
     location: str
     score: float
     reason: Reason
+    parameters_json: str = ""  # JSON Schema of a callable (manifest.json) skill
 
 
 @dataclass(frozen=True)
@@ -79,3 +80,5 @@ class RouteResult:
     routed_count: int = 0  # before a character budget was applied
     unknown_explicit: tuple[str, ...] = ()  # /names in the message that match no skill
     candidates: tuple[Candidate, ...] = field(default=())  # filled only when explaining
+    explicit_content: str = ""  # <skill_content> of a /name the user typed
+    activate_tool_json: str = ""  # an activate_skill tool definition carrying the catalog

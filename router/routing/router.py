@@ -7,6 +7,7 @@ skills that are disabled, deprecated or not model-invocable are never retrieved.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -157,23 +158,35 @@ def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors,
 def _result(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig, plan: _Plan,
             unknown: list[str], explain: bool) -> RouteResult:
     routed = [RoutedSkill(name=snap.skills[p].name, description=snap.skills[p].description,
-                          location=snap.skills[p].location, score=float(score), reason=reason)
+                          location=snap.skills[p].location, score=float(score), reason=reason,
+                          parameters_json=_parameters_json(snap.skills[p]))
               for p, reason, score in plan.picked]
     loc = config.include_location
     entries = [catalog.Entry(r.name, r.description, r.location if loc else "") for r in routed]
     shown = catalog.fit_budget(entries, query.format, config.activation_mode,
                                query.max_catalog_chars)
     text = catalog.render(entries[:shown], query.format, config.activation_mode)
+    tool = catalog.activate_tool(entries[:shown], query.format)
     candidates: tuple[Candidate, ...] = ()
     if explain:
-        for pos, _reason, _score in plan.picked[shown:]:
-            plan.candidates[pos] = Candidate(snap.skills[pos].name, 0.0, 0.0, 0.0, False,
-                                             DropReason.OVER_BUDGET)
+        for pos, _reason, score in plan.picked[shown:]:
+            old = plan.candidates.get(pos)
+            plan.candidates[pos] = Candidate(
+                snap.skills[pos].name, old.dense_score if old else 0.0,
+                old.lexical_score if old else 0.0, old.fused_score if old else float(score),
+                False, DropReason.OVER_BUDGET)
         candidates = tuple(sorted(plan.candidates.values(), key=lambda c: -c.fused_score))
     return RouteResult(
         skills=tuple(routed[:shown]), catalog_text=text, index_version=snap.info.version,
         full_catalog_chars=full_catalog_chars(snap, query, config), catalog_chars=len(text),
-        routed_count=len(routed), unknown_explicit=tuple(unknown), candidates=candidates)
+        routed_count=len(routed), unknown_explicit=tuple(unknown), candidates=candidates,
+        activate_tool_json=tool)
+
+
+def _parameters_json(skill: Skill) -> str:
+    if skill.parameters is None:
+        return ""
+    return json.dumps(skill.parameters, ensure_ascii=False, sort_keys=True)
 
 
 def full_catalog_chars(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig) -> int:

@@ -38,7 +38,8 @@ def read_file(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
     """Read at most ``max_bytes + 1`` bytes (enough for the size check downstream)."""
     try:
         with open(path, "rb") as fh:
-            return fh.read(max_bytes + 1)
+            size = os.fstat(fh.fileno()).st_size
+            return fh.read(min(size, max_bytes) + 1 if size > 0 else max_bytes + 1)
     except OSError as exc:
         raise SkillParseError(f"cannot read file: {exc.strerror or exc}", path=path) from exc
 

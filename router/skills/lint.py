@@ -25,7 +25,7 @@ _TRIGGER = re.compile(r"\b(when|whenever|if the user|if asked|in response to)\b|
                       re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"\b(I'm|I'll|I've|I|me|my|we|we'll|our)\b(?!/)")
 _SECOND_PERSON = re.compile(r"\b(you can|you'll|you will|lets you|helps you|allows you|"
-                            r"enables you|your assistant)\b", re.IGNORECASE)
+                            r"enables you)\b", re.IGNORECASE)
 _VAGUE = re.compile(r"\b(helps? (you )?with|stuff|various|miscellaneous|misc|etc\.?|"
                     r"and more)\b", re.IGNORECASE)
 _NOT_A_VERB = frozenset({"a", "an", "the", "this", "that", "these", "those", "it", "its", "i",

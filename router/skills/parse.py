@@ -5,7 +5,9 @@ The frontmatter is the YAML between a first line ``---`` and the next line that 
 not a delimiter). A UTF-8 BOM and CRLF line ends are accepted. YAML that fails to load is retried
 once with values holding ``": "`` single-quoted (a common mistake other clients accept); if it
 still fails the file is skipped. A missing ``name`` falls back to the directory name with a
-warning. The body is not stored on the Skill; ``split_frontmatter`` gives it back on demand.
+warning. Plain frontmatter takes a fast path (``simple_yaml``) that yields exactly what pyyaml
+would; everything else goes through pyyaml's safe loader. The body is not stored on the Skill;
+``split_frontmatter`` gives it back on demand.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import yaml
 from router.errors import SkillParseError
 from router.skills.fields import build_skill
 from router.skills.model import Diagnostic, Level, Scope, Skill, SkillKind
+from router.skills.simple_yaml import load_simple
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +29,7 @@ DEFAULT_MAX_BYTES = 1024 * 1024
 MAX_BODY_LINES = 500
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _KEY_VALUE = re.compile(r"^(?P<head>[ \t]*[A-Za-z0-9_][\w.\-]*[ \t]*:[ \t]+)(?P<value>\S.*?)\s*$")
+_CLOSING = re.compile(r"^---[^\S\n]*$", re.MULTILINE)
 _BLOCK_SCALAR = re.compile(r"^[|>][-+0-9]*\s*(#.*)?$")
 
 
@@ -61,12 +65,16 @@ def split_frontmatter(text: str) -> tuple[str, str]:
     Raises ``SkillParseError`` when the text does not start with a ``---`` line or the
     frontmatter is never closed.
     """
-    lines = _normalise(text).split("\n")
-    if lines[0].rstrip() != "---":
+    text = _normalise(text)
+    first_end = text.find("\n")
+    first_line = text if first_end < 0 else text[:first_end]
+    if first_line.rstrip() != "---":
         raise SkillParseError("no YAML frontmatter: the first line must be '---'")
-    for index in range(1, len(lines)):
-        if lines[index].rstrip() == "---":
-            return "\n".join(lines[1:index]), "\n".join(lines[index + 1:]).strip()
+    if first_end >= 0:
+        closing = _CLOSING.search(text, first_end + 1)
+        if closing is not None:
+            front = text[first_end + 1:closing.start()]
+            return front[:-1] if front.endswith("\n") else front, text[closing.end():].strip()
     raise SkillParseError("frontmatter is not closed by a '---' line")
 
 
@@ -98,6 +106,9 @@ def quote_colon_values(yaml_text: str) -> str:
 
 
 def _safe_load(yaml_text: str) -> Any:
+    simple = load_simple(yaml_text)
+    if simple is not None:
+        return simple
     try:
         return yaml.load(yaml_text, Loader=_LOADER)  # CSafeLoader / SafeLoader only
     except yaml.MarkedYAMLError as exc:

@@ -362,3 +362,44 @@ def test_frontmatter_shaped_text_only_raises_skill_parse_error(
     if crlf:
         text = text.replace("\n", "\r\n")
     _parse_never_crashes(text.encode("utf-8", "surrogatepass"))
+
+
+# --- the plain-frontmatter fast path gives exactly what pyyaml gives ------------------------
+
+_SIMPLE_KEYS = st.sampled_from(["name", "description", "metadata", "license", "yes", "null",
+                                "on", "a.b", "x_y", "author", "version", "ключ"])
+_SIMPLE_VALUES = st.one_of(
+    st.sampled_from(["", "pdf-processing", "1.0", "true", "no", "~", "2024-01-02", "12:30",
+                     "0x1F", "C#", "a #b", "a: b", "ends:", "'it''s'", '"q\\"x"', "'a'",
+                     '"a # b"', "[x]", "-x", "x - y", "é ü", "1_000", ".5", ".inf"]),
+    st.text(st.characters(codec="utf-8", categories=("L", "N", "P", "S", "Zs")), max_size=12))
+_SIMPLE_LINE = st.tuples(st.sampled_from(["", "", "  ", "   "]), _SIMPLE_KEYS,
+                         st.one_of(st.none(), _SIMPLE_VALUES)).map(
+    lambda t: f"{t[0]}{t[1]}:" + ("" if t[2] is None else f" {t[2]}"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_SIMPLE_LINE, st.sampled_from(["", "# note", "  # c"])), max_size=8))
+def test_fast_path_matches_pyyaml(lines: list[str]) -> None:
+    import yaml
+
+    from router.skills.simple_yaml import load_simple
+
+    text = "\n".join(lines)
+    fast = load_simple(text)
+    if fast is None:
+        return
+    assert fast == (yaml.safe_load(text) or {})
+
+
+def test_fast_path_handles_typical_frontmatter() -> None:
+    from router.skills.simple_yaml import load_simple
+
+    text = ("name: pdf-processing\ndescription: \"Extracts text: fast\"\nlicense: MIT\n"
+            "metadata:\n  author: org\n  router.always_on: 'true'\n# comment\nempty:\n")
+    assert load_simple(text) == {
+        "name": "pdf-processing", "description": "Extracts text: fast", "license": "MIT",
+        "metadata": {"author": "org", "router.always_on": "true"}, "empty": None}
+    for odd in ["a: 1", "a: b\n  c: d", "a:\n  b:\n    c: d", "a: [1]", "a: x\na: y",
+                "a: |\n  text", "a:\n  b: c\n   d: e", "- a", "a: b\tc"]:
+        assert load_simple(odd) is None, odd
