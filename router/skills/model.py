@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 
-class Scope(str, Enum):
+class Scope(StrEnum):
     """Where a skill was found. Precedence between scopes is configurable."""
 
     PROJECT = "project"
@@ -17,12 +17,12 @@ class Scope(str, Enum):
     BUNDLED = "bundled"
 
 
-class Level(str, Enum):
+class Level(StrEnum):
     WARNING = "warning"
     ERROR = "error"
 
 
-class SkillKind(str, Enum):
+class SkillKind(StrEnum):
     SKILL_MD = "skill_md"  # a folder with SKILL.md (agentskills.io)
     MANIFEST = "manifest"  # a folder with manifest.json (callable skill, JSON-Schema parameters)
 

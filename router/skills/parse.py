@@ -5,8 +5,8 @@ The frontmatter is the YAML between a first line ``---`` and the next line that 
 not a delimiter). A UTF-8 BOM and CRLF line ends are accepted. YAML that fails to load is retried
 once with values holding ``": "`` single-quoted (a common mistake other clients accept); if it
 still fails the file is skipped. A missing ``name`` falls back to the directory name with a
-warning. Plain frontmatter takes a fast path (``simple_yaml``) that yields exactly what pyyaml
-would; everything else goes through pyyaml's safe loader. The body is not stored on the Skill;
+warning. YAML is read by pyyaml's
+safe loader (the libyaml one when available). The body is not stored on the Skill;
 ``split_frontmatter`` gives it back on demand.
 """
 
@@ -21,7 +21,6 @@ import yaml
 from router.errors import SkillParseError
 from router.skills.fields import build_skill
 from router.skills.model import Diagnostic, Level, Scope, Skill, SkillKind
-from router.skills.simple_yaml import load_simple
 
 log = logging.getLogger(__name__)
 
@@ -106,9 +105,6 @@ def quote_colon_values(yaml_text: str) -> str:
 
 
 def _safe_load(yaml_text: str) -> Any:
-    simple = load_simple(yaml_text)
-    if simple is not None:
-        return simple
     try:
         return yaml.load(yaml_text, Loader=_LOADER)  # CSafeLoader / SafeLoader only
     except yaml.MarkedYAMLError as exc:
