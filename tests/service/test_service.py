@@ -56,7 +56,7 @@ def test_filtered_skills_are_never_routed(stub: pb_grpc.SkillRouterStub, top_k: 
 
 
 def test_top_k_limits_retrieved_skills(stub: pb_grpc.SkillRouterStub) -> None:
-    response = route(stub, message="pdf csv git docker", top_k=1)
+    response = route(stub, message="merge PDF documents, then analyse CSV spreadsheets", top_k=1)
     retrieved = [s for s in response.skills if s.reason == pb.ROUTE_REASON_RETRIEVED]
     assert len(retrieved) == 1
 

@@ -1,0 +1,124 @@
+"""The BM25 keyword index: tokenisation, ranking, edge cases, persistence, concurrency."""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from router.index.lexical import LexicalIndex, skill_document, tokenize
+
+SKILLS = {
+    "pdf-extract": "Extracts text and tables from PDF files.",
+    "csv-to-json": "Converts CSV spreadsheets into JSON documents.",
+    "send-email": "Sends an email message to one or more recipients.",
+    "invoice-builder": "Creates an invoice for a customer order.",
+    "weather-forecast": "Gets the weather forecast for a city.",
+    "git-commit-helper": "Writes commit messages from staged changes.",
+}
+NAMES = list(SKILLS)
+
+
+@pytest.fixture(scope="module")
+def index() -> LexicalIndex:
+    return LexicalIndex.build([skill_document(n, d) for n, d in SKILLS.items()])
+
+
+def top_name(index: LexicalIndex, query: str) -> str:
+    ids, _ = index.search(query, 3)
+    assert len(ids) > 0, query
+    return NAMES[int(ids[0])]
+
+
+def test_skill_document_splits_the_name_on_hyphens() -> None:
+    assert skill_document("csv-to-json", "Converts CSV.") == "csv to json Converts CSV."
+
+
+def test_tokenize_drops_stopwords_splits_identifiers_and_adds_marked_stems() -> None:
+    tokens = tokenize("The getWeather tool, for cities and snake_case")
+    words = [t for t in tokens if not t.startswith("~")]
+    assert words == ["get", "weather", "tool", "cities", "snake", "case"]
+    assert "~citi" in tokens
+    assert "the" not in tokens and "for" not in tokens
+
+
+def test_exact_name_mention_ranks_first(index: LexicalIndex) -> None:
+    assert top_name(index, "please run csv to json on this upload") == "csv-to-json"
+    assert top_name(index, "use the git commit helper") == "git-commit-helper"
+
+
+def test_morphological_variants_match_through_stems(index: LexicalIndex) -> None:
+    assert top_name(index, "build invoices for my customers") == "invoice-builder"
+    assert top_name(index, "extracting tables") == "pdf-extract"
+
+
+def test_results_are_sorted_positive_and_typed(index: LexicalIndex) -> None:
+    ids, scores = index.search("send the weather forecast by email", 10)
+    assert ids.dtype == np.int64 and scores.dtype == np.float32
+    assert len(ids) == len(scores) >= 2
+    assert np.all(scores > 0)
+    assert np.all(np.diff(scores) <= 0)
+    assert {NAMES[int(i)] for i in ids[:2]} == {"send-email", "weather-forecast"}
+
+
+@pytest.mark.parametrize("query", ["", "   ", "the and of", "zzqx unknownword"])
+def test_queries_without_indexed_words_return_nothing(index: LexicalIndex, query: str) -> None:
+    ids, scores = index.search(query, 5)
+    assert len(ids) == 0 and len(scores) == 0
+
+
+def test_k_larger_than_the_corpus_and_k_zero(index: LexicalIndex) -> None:
+    ids, _ = index.search("email weather invoice pdf csv commit", 1000)
+    assert len(ids) == len(SKILLS)
+    assert len(index.search("email", 0)[0]) == 0
+    assert len(index.search("email weather", 1)[0]) == 1
+
+
+def test_scores_for_matches_search(index: LexicalIndex) -> None:
+    ids, scores = index.search("email forecast", 5)
+    np.testing.assert_allclose(index.scores_for("email forecast", ids), scores)
+    assert index.scores_for("email", [NAMES.index("pdf-extract")]).tolist() == [0.0]
+    assert index.scores_for("", [0, 1]).tolist() == [0.0, 0.0]
+
+
+def test_save_load_round_trip_gives_identical_results(index: LexicalIndex, tmp_path: Path) -> None:
+    index.save(tmp_path / "lexical")
+    loaded = LexicalIndex.load(tmp_path / "lexical")
+    assert len(loaded) == len(index)
+    for query in ["convert csv", "weather in Paris", "commit my changes", "nothing here"]:
+        a_ids, a_scores = index.search(query, 4)
+        b_ids, b_scores = loaded.search(query, 4)
+        assert a_ids.tolist() == b_ids.tolist()
+        np.testing.assert_array_equal(a_scores, b_scores)
+
+
+def test_load_rejects_another_tokenizer_version(index: LexicalIndex, tmp_path: Path) -> None:
+    index.save(tmp_path)
+    (tmp_path / "lexical.json").write_text(json.dumps({"tokenizer_version": 99, "documents": 6}))
+    with pytest.raises(ValueError, match="tokenizer version"):
+        LexicalIndex.load(tmp_path)
+
+
+def test_empty_catalog_builds_searches_and_round_trips(tmp_path: Path) -> None:
+    empty = LexicalIndex.build([])
+    assert len(empty) == 0
+    assert len(empty.search("anything", 5)[0]) == 0
+    empty.save(tmp_path)
+    assert len(LexicalIndex.load(tmp_path).search("anything", 5)[0]) == 0
+
+
+def test_documents_without_words_are_never_returned() -> None:
+    idx = LexicalIndex.build(["the of and", "convert images"])
+    ids, _ = idx.search("convert the images", 5)
+    assert ids.tolist() == [1]
+
+
+def test_concurrent_searches_agree_with_sequential_ones(index: LexicalIndex) -> None:
+    queries = ["send email", "csv json", "weather city", "invoices", "pdf tables", "commits"] * 30
+    expected = [index.search(q, 3)[0].tolist() for q in queries]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        got = list(pool.map(lambda q: index.search(q, 3)[0].tolist(), queries))
+    assert got == expected
