@@ -32,6 +32,9 @@ def add_discovery_args(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--home", metavar="DIR",
                        help="home directory for user-level skills (default: the config's, "
                             "else $HOME)")
+    group.add_argument("--no-project", action="store_true",
+                       help="no project scope (e.g. a server indexing only shared roots)")
+    group.add_argument("--no-home", action="store_true", help="no user (home) scope")
     group.add_argument("--root", metavar="DIR", action="append",
                        help="organisation skills root; repeatable; replaces the config's list")
     group.add_argument("--bundled", metavar="DIR", action="append",
@@ -48,8 +51,9 @@ def discovery_config_from_args(args: argparse.Namespace,
     project = getattr(args, "project", None) or base.project_dir or os.getcwd()
     home = (getattr(args, "home", None) or base.home_dir
             or os.environ.get("HOME") or os.path.expanduser("~"))
-    changes: dict[str, Any] = {"project_dir": os.path.abspath(project),
-                               "home_dir": os.path.abspath(home)}
+    changes: dict[str, Any] = {
+        "project_dir": None if getattr(args, "no_project", False) else os.path.abspath(project),
+        "home_dir": None if getattr(args, "no_home", False) else os.path.abspath(home)}
     if getattr(args, "root", None):
         changes["org_roots"] = tuple(os.path.abspath(p) for p in args.root)
     if getattr(args, "bundled", None):

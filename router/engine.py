@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,8 +22,8 @@ from router.errors import IndexUnavailable, InvalidRequest
 from router.index.embed import Embedder, make_embedder
 from router.index.store import IndexInfo, IndexSnapshot, load_index
 from router.routing import router as core
-from router.routing.fusion import FusionConfig
 from router.routing.arguments import ValidationResult
+from router.routing.fusion import FusionConfig
 from router.routing.model import CatalogFormat, Reason, RouteQuery, RouteResult
 from router.sessions import SessionStore
 from router.skills.model import Diagnostic, Skill
@@ -31,7 +32,6 @@ log = logging.getLogger(__name__)
 
 MAX_MESSAGE_CHARS = 32_000
 MAX_HISTORY_TURNS = 50
-HISTORY_TURNS_USED = 2
 
 
 class _VectorCache:
@@ -42,19 +42,26 @@ class _VectorCache:
         self._data: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
-    def encode(self, embedder: Embedder, text: str) -> np.ndarray:
-        key = (embedder.model_id, text)
+    def encode(self, embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+        """Rows for ``texts``; only the ones not cached go to the encoder, in one batch."""
+        keys = [(embedder.model_id, t) for t in texts]
+        rows: dict[int, np.ndarray] = {}
         with self._lock:
-            hit = self._data.get(key)
-            if hit is not None:
-                self._data.move_to_end(key)
-                return hit
-        vec = embedder.encode([text])[0]
-        with self._lock:
-            self._data[key] = vec
-            while len(self._data) > self._size:
-                self._data.popitem(last=False)
-        return vec
+            for i, key in enumerate(keys):
+                hit = self._data.get(key)
+                if hit is not None:
+                    self._data.move_to_end(key)
+                    rows[i] = hit
+        missing = [i for i in range(len(texts)) if i not in rows]
+        if missing:
+            fresh = embedder.encode([texts[i] for i in missing])
+            with self._lock:
+                for row, i in enumerate(missing):
+                    rows[i] = fresh[row]
+                    self._data[keys[i]] = fresh[row]
+                while len(self._data) > self._size:
+                    self._data.popitem(last=False)
+        return np.vstack([rows[i] for i in range(len(texts))])
 
 
 class Engine:
@@ -124,8 +131,8 @@ class Engine:
                                  f"{MAX_MESSAGE_CHARS}: send only the latest user turn")
         if len(query.history) > MAX_HISTORY_TURNS:
             raise InvalidRequest(f"history has {len(query.history)} turns; send at most "
-                                 f"{MAX_HISTORY_TURNS} (only the last {HISTORY_TURNS_USED} "
-                                 "are used)")
+                                 f"{MAX_HISTORY_TURNS} (only the last "
+                                 f"{self._fusion.history_turns} are used)")
         if not 0 <= query.top_k <= routing.max_top_k:
             raise InvalidRequest(f"top_k must be between 0 (server default {routing.top_k}) "
                                  f"and {routing.max_top_k}; got {query.top_k}")
@@ -136,14 +143,12 @@ class Engine:
             raise InvalidRequest(f"unknown catalog format {query.format!r}")
         return replace(query, top_k=query.top_k or routing.top_k)
 
+    def _encode(self, texts: Sequence[str]) -> np.ndarray:
+        return self._cache.encode(self._embedder, texts)
+
     def _vectors(self, query: RouteQuery) -> core.QueryVectors:
-        text = core.retrieval_text(query)
-        dim = self._embedder.dimension
-        message = (self._cache.encode(self._embedder, text) if text
-                   else np.zeros(dim, dtype=np.float32))
-        turns = [t for t in query.history if t.strip()][-HISTORY_TURNS_USED:]
-        history = self._cache.encode(self._embedder, " ".join(turns)) if turns else None
-        return core.QueryVectors(message=message, history=history)
+        return core.encode_turn(self._encode, core.retrieval_text(query), query.history,
+                                self._fusion)
 
     def route(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:
         query = self.validate(query)

@@ -41,6 +41,16 @@ def search(index: Any, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarra
     return ids[0][keep].astype(np.int64), scores[0][keep]
 
 
+def search_many(index: Any, queries: np.ndarray, k: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Top-``k`` ids and scores for each normalised query row, in one batched search."""
+    k = min(k, int(index.ntotal))
+    if k <= 0 or len(queries) == 0:
+        return [(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))] * len(queries)
+    scores, ids = index.search(np.ascontiguousarray(queries, dtype=np.float32), k)
+    return [(row_ids[row_ids >= 0].astype(np.int64), row_scores[row_ids >= 0])
+            for row_ids, row_scores in zip(ids, scores, strict=True)]
+
+
 def set_threads(n: int) -> None:
     """Single queries are fastest on one OpenMP thread on small machines."""
     _faiss().omp_set_num_threads(n)

@@ -109,6 +109,9 @@ class SentenceTransformerEmbedder:
             if self._model is None:
                 set_offline()
                 from sentence_transformers import SentenceTransformer
+                from transformers.utils import logging as hf_logging
+
+                hf_logging.disable_progress_bar()
 
                 path = resolve_model_path(self._model_name)
                 log.info("loading embedding model %s from %s", self._model_name, path)

@@ -35,6 +35,7 @@ from router.errors import IndexCorrupt, IndexUnavailable
 from router.index import dense
 from router.index.embed import Embedder
 from router.index.lexical import LexicalIndex, skill_document
+from router.routing.fusion import catalog_centroid
 from router.skills.model import Diagnostic, Level, Skill
 
 log = logging.getLogger(__name__)
@@ -67,6 +68,15 @@ class IndexSnapshot:
     vectors: np.ndarray
     dense: Any  # a faiss.Index
     lexical: LexicalIndex
+
+    @property
+    def centroid(self) -> np.ndarray:
+        """Mean of the skill vectors: a query's cosine to it is a typical unrelated score."""
+        cached: np.ndarray | None = self.__dict__.get("_centroid")
+        if cached is None:
+            cached = catalog_centroid(self.vectors)
+            object.__setattr__(self, "_centroid", cached)
+        return cached
 
     def position(self, name: str) -> int | None:
         return self._positions().get(name)
@@ -166,6 +176,7 @@ def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
     vectors, reused = _embed(ordered, embedder, _previous_vectors(root, embedder.model_id),
                              progress)
     built_at = datetime.now(UTC)
+    stamp = built_at.isoformat()
     version = built_at.strftime("%Y%m%dT%H%M%S%fZ") + "-" + uuid.uuid4().hex[:6]
     tmp = root / f".tmp-{version}"
     tmp.mkdir()
@@ -174,7 +185,7 @@ def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
         manifest = {
             "format_version": FORMAT_VERSION, "version": version,
             "model": embedder.model_id, "dimension": int(embedder.dimension),
-            "skill_count": len(ordered), "built_at": built_at.isoformat(),
+            "skill_count": len(ordered), "built_at": stamp,
             "content_hashes": {s.name: s.content_hash for s in ordered},
             "libraries": _library_versions(), "settings": settings or {},
             "files": _checksums(tmp),
@@ -190,7 +201,7 @@ def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
     log.info("built index %s: %d skills (%d embeddings reused) in %.2fs",
              version, len(ordered), reused, seconds)
     return IndexInfo(version=version, model=embedder.model_id, dimension=int(embedder.dimension),
-                     skill_count=len(ordered), built_at=manifest["built_at"],
+                     skill_count=len(ordered), built_at=stamp,
                      format_version=FORMAT_VERSION, path=str(final),
                      reused_embeddings=reused, build_seconds=seconds)
 

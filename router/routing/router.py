@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -18,7 +18,17 @@ from router.config import RoutingConfig
 from router.index import dense
 from router.index.store import IndexSnapshot
 from router.routing import catalog
-from router.routing.fusion import Fused, FusionConfig, fuse, gate
+from router.routing.fusion import (
+    Fused,
+    FusionConfig,
+    Hits,
+    fuse_views,
+    gate,
+    history_text,
+    mix_history,
+    pool,
+    query_views,
+)
 from router.routing.model import (
     Candidate,
     DropReason,
@@ -34,10 +44,29 @@ _EXPLICIT = re.compile(r"(?:^|(?<=\s))[/$]([A-Za-z0-9][A-Za-z0-9_-]{0,127})(?=$|
 
 @dataclass(frozen=True)
 class QueryVectors:
-    """The encoded turn: the message, and the recent history when there is any."""
+    """The encoded turn: one row per view of ``query_views`` (row 0, the whole message, already
+    mixed with recent history)."""
 
-    message: np.ndarray
-    history: np.ndarray | None = None
+    views: tuple[str, ...]
+    matrix: np.ndarray
+
+
+def encode_turn(encode: Callable[[Sequence[str]], np.ndarray], text: str,
+                history: Sequence[str], fusion: FusionConfig) -> QueryVectors:
+    """Embed a turn's views with ``encode``. A multi-sentence message is embedded sentence by
+    sentence and its whole-message vector pooled from those (as good, and cheaper)."""
+    views = query_views(text, fusion) if text else []
+    if not views:
+        return QueryVectors((), np.zeros((0, 0), dtype=np.float32))
+    if len(views) == 1:
+        matrix = np.asarray(encode(views), dtype=np.float32)
+    else:
+        parts = np.asarray(encode(views[1:]), dtype=np.float32)
+        matrix = np.vstack([pool(parts)[None, :], parts])
+    past = history_text(history, fusion)
+    if past and fusion.history_weight > 0:
+        matrix[0] = mix_history(matrix[0], np.asarray(encode([past]))[0], fusion.history_weight)
+    return QueryVectors(tuple(views), matrix)
 
 
 @dataclass
@@ -80,11 +109,13 @@ def _explicit(snap: IndexSnapshot, message: str, plan: _Plan) -> list[str]:
     unknown = []
     for i, name in enumerate(names):
         pos = snap.position(name.lower())
-        skill = snap.skills[pos] if pos is not None else None
-        if skill is not None and skill.enabled and skill.user_invocable:
-            plan.add(pos, Reason.EXPLICIT, 1.0)  # type: ignore[arg-type]
-        elif skill is None and i == 0 and message.lstrip()[1:].startswith(name):
-            unknown.append(name)
+        if pos is None:
+            if i == 0 and message.lstrip()[1:].startswith(name):
+                unknown.append(name)  # a leading /word is meant as a skill; elsewhere a path
+            continue
+        skill = snap.skills[pos]
+        if skill.enabled and skill.user_invocable:
+            plan.add(pos, Reason.EXPLICIT, 1.0)
     return unknown
 
 
@@ -98,17 +129,19 @@ def always_on_positions(snap: IndexSnapshot, config: RoutingConfig) -> list[int]
     return out[: config.max_always_on]
 
 
-def _retrieve(snap: IndexSnapshot, text: str, vectors: QueryVectors,
+def _retrieve(snap: IndexSnapshot, vectors: QueryVectors, history: Sequence[str],
               fusion: FusionConfig) -> list[Fused]:
-    if not text or not snap.skills:
+    if not vectors.views or not snap.skills:
         return []
-    vec = vectors.message
-    if vectors.history is not None and fusion.history_weight > 0:
-        vec = vec + fusion.history_weight * vectors.history
-        vec = vec / max(float(np.linalg.norm(vec)), 1e-12)
-    d_ids, d_scores = dense.search(snap.dense, vec, fusion.depth)
-    l_ids, l_scores = snap.lexical.search(text, fusion.depth)
-    return fuse(d_ids, d_scores, l_ids, l_scores, fusion)
+    dense_hits = [Hits(ids, scores) for ids, scores in
+                  dense.search_many(snap.dense, vectors.matrix, fusion.depth)]
+    lexical_hits = [Hits(*snap.lexical.search(view, fusion.depth)) for view in vectors.views]
+    past = history_text(history, fusion)
+    if past and fusion.history_weight > 0:
+        lexical_hits.append(Hits(*snap.lexical.search(past, fusion.depth),
+                                 weight=fusion.history_weight))
+    baseline = float(vectors.matrix[0] @ snap.centroid)
+    return fuse_views(dense_hits, lexical_hits, fusion, dense_baseline=baseline)
 
 
 def _rank(snap: IndexSnapshot, fused: Sequence[Fused], top_k: int, fusion: FusionConfig,
@@ -140,17 +173,17 @@ def _cand(snap: IndexSnapshot, f: Fused, kept: bool, reason: DropReason) -> Cand
 
 def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors,
           config: RoutingConfig, fusion: FusionConfig, *, explain: bool = False) -> RouteResult:
-    """Route one validated turn. ``vectors`` encode ``retrieval_text(query)`` and history."""
+    """Route one validated turn; ``vectors`` is ``encode_turn`` of ``retrieval_text(query)``."""
     plan = _Plan()
     unknown = _explicit(snap, query.message, plan)
     for pos in always_on_positions(snap, config):
         plan.add(pos, Reason.ALWAYS_ON, 0.0)
-    fused = _retrieve(snap, retrieval_text(query), vectors, fusion)
+    fused = _retrieve(snap, vectors, query.history, fusion)
     scores = {f.index: f.fused for f in fused}
     for name in query.active_skills:
-        pos = snap.position(name)
-        if pos is not None:
-            plan.add(pos, Reason.ACTIVE, scores.get(pos, 0.0))
+        active = snap.position(name)
+        if active is not None:
+            plan.add(active, Reason.ACTIVE, scores.get(active, 0.0))
     _rank(snap, fused, query.top_k or config.top_k, fusion, plan)
     return _result(snap, query, config, plan, unknown, explain)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -20,7 +21,7 @@ CONFIG = Config()
 SERVER_CONFIG = ServerConfig(max_workers=4, grace_seconds=2.0)
 
 
-def make_skill(name: str, description: str, **flags: bool) -> Skill:
+def make_skill(name: str, description: str, **flags: Any) -> Skill:
     base = f"/srv/skills/{name}"
     return Skill(name=name, description=description, location=f"{base}/SKILL.md",
                  base_dir=base, content_hash=name, **flags)
@@ -45,6 +46,10 @@ DIAGNOSTICS: tuple[Diagnostic, ...] = (
 # Only skills that are never routed: any message gives an empty catalog.
 UNROUTABLE: tuple[Skill, ...] = tuple(s for s in SKILLS if not s.routable)
 FILTERED = frozenset(s.name for s in UNROUTABLE)
+
+
+def make_stub(channel: grpc.Channel) -> pb_grpc.SkillRouterStub:
+    return pb_grpc.SkillRouterStub(channel)  # type: ignore[no-untyped-call]
 
 
 def build(skills: tuple[Skill, ...], root: Path) -> Path:
@@ -87,12 +92,12 @@ def channel(running: RouterServer) -> Iterator[grpc.Channel]:
 
 @pytest.fixture(scope="session")
 def stub(channel: grpc.Channel) -> pb_grpc.SkillRouterStub:
-    return pb_grpc.SkillRouterStub(channel)
+    return make_stub(channel)
 
 
 @pytest.fixture(scope="session")
 def empty_stub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[pb_grpc.SkillRouterStub]:
     server = start(open_engine(build(UNROUTABLE, tmp_path_factory.mktemp("empty"))))
     with grpc.insecure_channel(f"127.0.0.1:{server.port}") as chan:
-        yield pb_grpc.SkillRouterStub(chan)
+        yield make_stub(chan)
     server.stop(0)

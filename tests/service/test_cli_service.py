@@ -15,7 +15,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from router.cli import main
 from router.v1 import router_pb2 as pb
-from router.v1 import router_pb2_grpc as pb_grpc
+from tests.service.conftest import make_stub
 
 REPO = Path(__file__).resolve().parents[2]
 SKILL_MD = "---\nname: {name}\ndescription: {description}\n---\n# {name}\n\nSteps.\n"
@@ -107,7 +107,7 @@ def test_serve_answers_and_stops_on_sigterm(built: tuple[Path, str, str]) -> Non
             grpc.channel_ready_future(chan).result(timeout=10)
             health = health_pb2_grpc.HealthStub(chan).Check(health_pb2.HealthCheckRequest())
             assert health.status == health_pb2.HealthCheckResponse.SERVING
-            reply = pb_grpc.SkillRouterStub(chan).Route(pb.RouteRequest(message="PDF tables"))
+            reply = make_stub(chan).Route(pb.RouteRequest(message="PDF tables"))
             assert [s.name for s in reply.skills][:1] == ["pdf-tools"]
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=15) == 0

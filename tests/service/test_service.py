@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -12,14 +13,14 @@ from router.config import Config
 from router.engine import Engine
 from router.v1 import router_pb2 as pb
 from router.v1 import router_pb2_grpc as pb_grpc
-from tests.service.conftest import DIAGNOSTICS, FILTERED, SKILLS, open_engine, start
+from tests.service.conftest import DIAGNOSTICS, FILTERED, SKILLS, make_stub, open_engine, start
 
 PDF_MESSAGE = "please extract the tables from this PDF file and merge PDF documents"
 MAX_TOP_K = Config().routing.max_top_k
 
 
 def route(stub: pb_grpc.SkillRouterStub, message: str = PDF_MESSAGE,
-          **fields: object) -> pb.RouteResponse:
+          **fields: Any) -> pb.RouteResponse:
     response: pb.RouteResponse = stub.Route(pb.RouteRequest(message=message, **fields))
     return response
 
@@ -118,7 +119,7 @@ def test_unknown_explicit_name_is_reported(stub: pb_grpc.SkillRouterStub) -> Non
     {"message": PDF_MESSAGE, "top_k": MAX_TOP_K + 1},
     {"message": PDF_MESSAGE, "max_catalog_chars": -5},
 ], ids=["empty", "blank", "top_k_negative", "top_k_over_max", "budget_negative"])
-def test_invalid_requests(stub: pb_grpc.SkillRouterStub, fields: dict[str, object]) -> None:
+def test_invalid_requests(stub: pb_grpc.SkillRouterStub, fields: dict[str, Any]) -> None:
     err = rpc_error(lambda: stub.Route(pb.RouteRequest(**fields)))
     assert err.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert err.details()
@@ -126,9 +127,11 @@ def test_invalid_requests(stub: pb_grpc.SkillRouterStub, fields: dict[str, objec
 
 def test_unknown_format_number_is_invalid_argument(stub: pb_grpc.SkillRouterStub) -> None:
     for call in (stub.Route, stub.Explain):
-        err = rpc_error(lambda: call(pb.RouteRequest(message=PDF_MESSAGE, format=7)))  # noqa: B023
+        bad = pb.RouteRequest(message=PDF_MESSAGE, format=7)  # type: ignore[arg-type]
+        err = rpc_error(lambda: call(bad))  # noqa: B023
         assert err.code() == grpc.StatusCode.INVALID_ARGUMENT
-        assert "7" in err.details() and "CATALOG_FORMAT_MARKDOWN" in err.details()
+        details = err.details() or ""
+        assert "7" in details and "CATALOG_FORMAT_MARKDOWN" in details
 
 
 def test_list_skills_returns_every_skill_and_diagnostics(
@@ -181,7 +184,7 @@ def test_reloaded_index_gives_identical_results(
     reloaded = start(open_engine(index_dir))
     try:
         with grpc.insecure_channel(f"127.0.0.1:{reloaded.port}") as chan:
-            fresh = pb_grpc.SkillRouterStub(chan)
+            fresh = make_stub(chan)
             for request in requests:
                 assert fresh.Route(request) == stub.Route(request)
                 assert fresh.Explain(request) == stub.Explain(request)

@@ -30,12 +30,12 @@ def test_defaults_match_the_documented_measurements() -> None:
     assert CFG.dense_weight == 0.5
     assert CFG.depth == 50
     assert CFG.max_segments == 6
-    assert CFG.min_dense == 0.35
+    assert CFG.min_dense == 0.18
     assert CFG.tail_ratio == 0.45
     assert CFG.history_weight == 0.4
     assert CFG.history_turns == 2
     doc = fusion.__doc__ or ""
-    for text in ("``dense_weight`` 0.5", "``min_dense`` 0.35", "``tail_ratio`` 0.45"):
+    for text in ("``dense_weight`` 0.5", "0.18 is the highest threshold", "``tail_ratio`` 0.45"):
         assert text in doc
     # the tail cut must never remove a retriever's own best hit
     assert CFG.tail_ratio < min(CFG.dense_weight, 1 - CFG.dense_weight)
@@ -106,7 +106,7 @@ def test_a_history_view_counts_less_than_the_message() -> None:
 
 
 def test_gate_drops_everything_when_every_cosine_is_low() -> None:
-    fused = fuse_views([hits({0: 0.21, 1: 0.18})], [hits({0: 1.0, 5: 0.9})], CFG)
+    fused = fuse_views([hits({0: 0.17, 1: 0.12})], [hits({0: 1.0, 5: 0.9})], CFG)
     result = gate(fused, CFG)
     assert result.kept == ()
     assert len(result.dropped) == len(fused)
