@@ -41,7 +41,7 @@ lint: setup
 	$(VENV)/bin/mypy
 
 proto: setup
-	$(PY) scripts/gen_proto.py .
+	PYTHON=$(PY) scripts/gen_proto.sh
 
 proto-check: setup
 	$(PY) -m pytest -q tests/service/test_proto_fresh.py

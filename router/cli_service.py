@@ -19,6 +19,9 @@ from router.errors import InvalidRequest, RouterError
 from router.routing.model import CatalogFormat, RouteQuery
 
 Handler = Callable[[argparse.Namespace], int]
+# What ``info`` prints: the facts of a loaded index (build-time statistics are not kept).
+INFO_FIELDS = ("version", "model", "dimension", "skill_count", "built_at", "format_version",
+               "path")
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -96,7 +99,7 @@ def _index_dir(args: argparse.Namespace, config: Config) -> str:
 
 def cmd_index(args: argparse.Namespace) -> int:
     from router.cli_skills import discovery_config_from_args
-    from router.index.embed import make_embedder
+    from router.index.embed import make_embedder, prepare_query_embedder
     from router.index.store import build_index
     from router.skills import discover
 
@@ -106,8 +109,9 @@ def cmd_index(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     found = discover(discovery_config_from_args(args, config.discovery))
     embedder = make_embedder(args.model or config.index.model,
-                             batch_size=config.index.batch_size, progress=progress)
+                             batch_size=config.index.batch_size)
     info = build_index(found.skills, found.diagnostics, embedder, out, progress=progress)
+    prepare_query_embedder(info.model, out, backend=config.index.query_backend)
     seconds = time.perf_counter() - started
     rate = info.skill_count / seconds if seconds > 0 else 0.0
     print(f"index {info.version}: {info.skill_count} skills, {len(found.diagnostics)} "
@@ -129,6 +133,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.port is not None:
         server_config = dataclasses.replace(server_config, port=args.port)
     engine = Engine.open(_index_dir(args, config), config)
+    engine.route(RouteQuery(message="warm up"))  # load the model before reporting SERVING
     info = engine.info()
 
     def ready(address: str) -> None:
@@ -158,8 +163,9 @@ def cmd_info(args: argparse.Namespace) -> int:
     from router.engine import Engine
 
     config = _config(args)
-    info = Engine.open(_index_dir(args, config), config).info()
-    print(json.dumps(_jsonable(info), indent=2, ensure_ascii=False))
+    info = _jsonable(Engine.open(_index_dir(args, config), config).info())
+    shown = {key: info[key] for key in INFO_FIELDS if key in info}
+    print(json.dumps(shown, indent=2, ensure_ascii=False))
     return 0
 
 

@@ -64,6 +64,11 @@ class IndexConfig:
     index_dir: str = "index_data"
     batch_size: int = 64
     keep_versions: int = 3
+    # Query encoder at serve time: "onnx" (same model and vectors via onnxruntime, exported
+    # once into <index_dir>/.onnx/; no torch import) or "torch" (sentence-transformers).
+    query_backend: str = "onnx"
+    query_threads: int = 1  # intra-op threads per query encode (1 measured best on 2 cores)
+    search_threads: int = 1  # FAISS OpenMP threads (1 measured best for single queries)
 
 
 @dataclass(frozen=True)

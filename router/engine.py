@@ -19,7 +19,8 @@ import numpy as np
 from router.activation import Activation, Activator, Resource
 from router.config import Config
 from router.errors import IndexUnavailable, InvalidRequest
-from router.index.embed import Embedder, make_embedder
+from router.index import dense
+from router.index.embed import Embedder, query_embedder
 from router.index.store import IndexInfo, IndexSnapshot, load_index
 from router.routing import router as core
 from router.routing.arguments import ValidationResult
@@ -86,8 +87,12 @@ class Engine:
     def open(cls, index_dir: str | Path, config: Config,
              embedder: Embedder | None = None) -> Engine:
         snapshot = load_index(index_dir)
+        dense.set_threads(config.index.search_threads)
         if embedder is None:
-            embedder = make_embedder(snapshot.info.model, batch_size=config.index.batch_size)
+            embedder = query_embedder(snapshot.info.model, index_dir,
+                                      backend=config.index.query_backend,
+                                      batch_size=config.index.batch_size,
+                                      threads=config.index.query_threads)
         return cls(snapshot, config, embedder, index_dir=index_dir)
 
     @property

