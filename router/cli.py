@@ -44,6 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     level = logging.WARNING - 10 * min(args.verbose, 2)
     logging.basicConfig(level=level, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("bm25s").setLevel(level)  # bm25s sets DEBUG on its own logger
     handler = args.handler
     code: int = handler(args)
     return code
