@@ -49,8 +49,15 @@ proto-check: setup
 bench: setup
 	$(CLI) bench
 
+DEV_SET ?= ../shared/data/sealtools
+
+# Quality on the public dev set (if present beside the repo) and on our regression set.
 eval: setup
-	$(CLI) eval --suite all
+	@if [ -d $(DEV_SET) ]; then \
+	  $(CLI) eval --queries $(DEV_SET)/queries.jsonl --root $(DEV_SET)/skills --split --per-skill 10; \
+	else echo "dev set $(DEV_SET) not found; skipping it"; fi
+	$(CLI) eval --queries eval/regression/queries.jsonl --root $(DEMO) --split --tags \
+	  --per-skill 10 --baseline eval/regression/baseline.json
 
 clean:
 	rm -rf $(INDEX)/versions $(INDEX)/CURRENT $(INDEX)/.tmp-* .pytest_cache .mypy_cache .ruff_cache

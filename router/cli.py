@@ -14,6 +14,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "router.cli_skills",  # list, validate, lint
     "router.cli_service",  # index, serve, route, info
     "router.cli_quality",  # explain, eval
+    "router.cli_bench",  # bench
 )
 
 

@@ -133,7 +133,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.port is not None:
         server_config = dataclasses.replace(server_config, port=args.port)
     engine = Engine.open(_index_dir(args, config), config)
-    engine.route(RouteQuery(message="warm up"))  # load the model before reporting SERVING
+    engine.warm_up()  # load the model before reporting SERVING
     info = engine.info()
 
     def ready(address: str) -> None:

@@ -63,7 +63,8 @@ class IndexConfig:
     model: str = DEFAULT_MODEL
     index_dir: str = "index_data"
     batch_size: int = 64
-    keep_versions: int = 3
+    keep_versions: int = 3  # versions kept on disk after a build (the current one always)
+    reindex_wait_seconds: float = 120.0  # a Reindex waits this long for a running one
     # Query encoder at serve time: "onnx" (same model and vectors via onnxruntime, exported
     # once into <index_dir>/.onnx/; no torch import) or "torch" (sentence-transformers).
     query_backend: str = "onnx"
@@ -76,8 +77,11 @@ class ServerConfig:
     host: str = "127.0.0.1"
     port: int = 50051
     max_workers: int = 8
-    metrics_port: int = 9464
+    metrics_port: int = 9464  # Prometheus /metrics over HTTP; 0 = off
     grace_seconds: float = 5.0
+    index_poll_seconds: float = 2.0  # how often CURRENT is checked for a new version; 0 = never
+    log_format: str = "text"  # "text" or "json" (one JSON object per line)
+    max_request_bytes: int = 4 * 1024 * 1024  # larger requests get RESOURCE_EXHAUSTED
 
 
 @dataclass(frozen=True)

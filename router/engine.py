@@ -95,6 +95,10 @@ class Engine:
                                       threads=config.index.query_threads)
         return cls(snapshot, config, embedder, index_dir=index_dir)
 
+    def warm_up(self) -> None:
+        """Load the embedding model and touch the index, so the first real turn is fast."""
+        self.route(RouteQuery(message="warm up"))
+
     @property
     def snapshot(self) -> IndexSnapshot:
         return self._snapshot

@@ -23,6 +23,7 @@ import re
 import shutil
 import threading
 import uuid
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -100,7 +101,9 @@ def export(model: str, target: Path) -> Path:
 def _export_graph(source: Path, out: Path) -> None:
     import torch
     from transformers import AutoModel
+    from transformers.utils import logging as hf_logging
 
+    hf_logging.disable_progress_bar()
     bert = AutoModel.from_pretrained(str(source), local_files_only=True).eval()
 
     class _Hidden(torch.nn.Module):
@@ -114,7 +117,8 @@ def _export_graph(source: Path, out: Path) -> None:
 
     sample = tuple(torch.ones(2, 8, dtype=torch.long) for _ in _INPUTS)
     axes = {name: {0: "batch", 1: "tokens"} for name in (*_INPUTS, "last_hidden_state")}
-    with torch.no_grad():
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # tracer notes on shape checks that are constant here
         torch.onnx.export(_Hidden(), sample, str(out), input_names=list(_INPUTS),
                           output_names=["last_hidden_state"], dynamic_axes=axes,
                           opset_version=17, dynamo=False)

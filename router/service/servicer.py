@@ -22,7 +22,12 @@ from router.errors import (
     TooLarge,
 )
 from router.index.store import IndexInfo
-from router.routing.model import CatalogFormat, Reason, RouteQuery, RouteResult
+from router.routing.model import CatalogFormat, Reason, RoutedSkill, RouteQuery, RouteResult
+from router.service.activation_codec import (
+    activation_to_proto,
+    resource_to_proto,
+    validation_to_proto,
+)
 from router.skills.model import Diagnostic, Level, Scope, Skill, SkillKind
 from router.v1 import router_pb2 as pb
 from router.v1 import router_pb2_grpc as pb_grpc
@@ -93,15 +98,17 @@ def query_from_proto(request: pb.RouteRequest) -> RouteQuery:
     )
 
 
+def routed_to_proto(skill: RoutedSkill) -> pb.RoutedSkill:
+    return pb.RoutedSkill(name=skill.name, description=skill.description,
+                          location=skill.location, score=skill.score,
+                          reason=_REASONS.get(skill.reason, pb.ROUTE_REASON_UNSPECIFIED),
+                          parameters_json=skill.parameters_json)
+
+
 def route_to_proto(result: RouteResult) -> pb.RouteResponse:
     """Convert a RouteResult (its candidates are not part of a RouteResponse)."""
     return pb.RouteResponse(
-        skills=[
-            pb.RoutedSkill(name=s.name, description=s.description, location=s.location,
-                           score=s.score, reason=_REASONS.get(s.reason,
-                                                               pb.ROUTE_REASON_UNSPECIFIED))
-            for s in result.skills
-        ],
+        skills=[routed_to_proto(s) for s in result.skills],
         catalog_text=result.catalog_text,
         index_version=result.index_version,
         full_catalog_chars=result.full_catalog_chars,
@@ -109,6 +116,8 @@ def route_to_proto(result: RouteResult) -> pb.RouteResponse:
         routed_count=max(result.routed_count, len(result.skills)),
         shown_count=len(result.skills),
         unknown_explicit=list(result.unknown_explicit),
+        explicit_content=result.explicit_content,
+        activate_tool_json=result.activate_tool_json,
     )
 
 
@@ -155,8 +164,8 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
 
     def Route(self, request: pb.RouteRequest,
               context: grpc.ServicerContext) -> pb.RouteResponse:
-        return _guarded(context, "Route",
-                        lambda: route_to_proto(self._engine.route(query_from_proto(request))))
+        return _guarded(context, "Route", lambda: route_to_proto(
+            self._engine.route_turn(query_from_proto(request))))
 
     def Explain(self, request: pb.RouteRequest,
                 context: grpc.ServicerContext) -> pb.ExplainResponse:
@@ -177,6 +186,29 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
     def GetIndexInfo(self, request: pb.GetIndexInfoRequest,
                      context: grpc.ServicerContext) -> pb.GetIndexInfoResponse:
         return _guarded(context, "GetIndexInfo", lambda: info_to_proto(self._engine.info()))
+
+    def Activate(self, request: pb.ActivateRequest,
+                 context: grpc.ServicerContext) -> pb.ActivateResponse:
+        """Activation on the model's behalf (a user's ``/name`` goes through Route)."""
+        return _guarded(context, "Activate", lambda: activation_to_proto(
+            self._engine.activate(request.name, request.session_id,
+                                  tuple(request.active_skills), request.include_frontmatter)))
+
+    def ReadResource(self, request: pb.ReadResourceRequest,
+                     context: grpc.ServicerContext) -> pb.ReadResourceResponse:
+        return _guarded(context, "ReadResource", lambda: resource_to_proto(
+            self._engine.read_resource(request.name, request.path)))
+
+    def ValidateArguments(self, request: pb.ValidateArgumentsRequest,
+                          context: grpc.ServicerContext) -> pb.ValidateArgumentsResponse:
+        return _guarded(context, "ValidateArguments", lambda: validation_to_proto(
+            self._engine.validate_arguments(request.name, request.arguments_json)))
+
+    def Reindex(self, request: pb.ReindexRequest,
+                context: grpc.ServicerContext) -> pb.ReindexResponse:
+        context.abort(grpc.StatusCode.UNIMPLEMENTED,
+                      "Reindex is not available on this server yet; rebuild with "
+                      "`skill-router index` and restart the server")
 
 
 def _guarded(context: grpc.ServicerContext, method: str, call: Callable[[], T]) -> T:

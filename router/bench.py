@@ -1,0 +1,232 @@
+"""``skill-router bench``: latency, throughput, build and start-up figures on synthetic catalogs.
+
+For each catalog size: Route p50/p99 in-process and over gRPC on loopback (one client),
+throughput at 8 and 32 concurrent calls, the *floor* in the same run (one sentence-transformers
+encode of the query + one exact FAISS search, the naive in-process loop), and flat vs HNSW
+search. Once per run: encoder latency and batch rates (torch vs ONNX, 1 vs 2 threads, single
+queries vs micro-batches), the index build rate against the raw batch-encode rate, an
+incremental reindex of one changed skill, and cold start (process start to first answered
+Route). Skill vectors for catalog indexes are computed once with the ONNX encoder (identical
+to torch) and cached under ``<out>/.cache``; the build-rate figures always embed for real.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from router import bench_catalog, bench_measure
+from router.bench_encoders import CachedEmbedder, encoder_figures, skill_vectors
+from router.config import DEFAULT_MODEL, Config, ServerConfig
+from router.engine import Engine
+from router.index import dense
+from router.index.embed import Embedder, make_embedder, prepare_query_embedder
+from router.index.store import build_index, embedding_text
+from router.routing.model import RouteQuery
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class BenchOptions:
+    sizes: tuple[int, ...] = (1_000, 10_000, 100_000)
+    quick: bool = False
+    out_dir: Path = Path("bench_results")
+    model: str = DEFAULT_MODEL
+    seed: int = 7
+    build_size: int = 1_000  # skills embedded for real to measure the build rate
+    workers: int = 8  # server thread pool
+
+    @property
+    def requests(self) -> int:
+        return 40 if self.quick else 200
+
+
+@dataclass
+class _Requests:
+    """Distinct request texts handed out in slices, so no phase hits the query cache."""
+
+    texts: list[str]
+    used: int = 0
+
+    def take(self, n: int) -> list[str]:
+        out = self.texts[self.used:self.used + n]
+        self.used += n
+        if len(out) < n:
+            raise RuntimeError("ran out of distinct benchmark requests")
+        return out
+
+
+@dataclass
+class _Run:
+    options: BenchOptions
+    work: Path
+    torch: Embedder
+    vectors: np.ndarray
+    requests: _Requests
+    results: dict[str, Any] = field(default_factory=dict)
+
+
+def run(options: BenchOptions) -> dict[str, Any]:
+    """Run every measurement; returns the results (also what the JSON file holds)."""
+    dense.set_threads(1)
+    work = Path(tempfile.mkdtemp(prefix="skill-router-bench-"))
+    try:
+        torch = make_embedder(options.model, backend="torch")
+        onnx_dir = work / "onnx-export"
+        prepare_query_embedder(options.model, onnx_dir)
+        vectors = skill_vectors(options, max(options.sizes), onnx_dir / ".onnx")
+        pool = _Requests(bench_catalog.requests(100 * options.requests + 2000))
+        state = _Run(options, work, torch, vectors, pool)
+        state.results["encoder"] = encoder_figures(options, torch, onnx_dir, pool.take(200))
+        state.results["build"] = _build_figures(state, onnx_dir)
+        state.results["sizes"] = {str(n): _size_figures(state, n, onnx_dir)
+                                  for n in options.sizes}
+        return state.results
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _index(state: _Run, size: int, onnx_dir: Path) -> Path:
+    """An index of the first ``size`` synthetic skills, from cached vectors."""
+    root = state.work / f"index-{size}"
+    skills = bench_catalog.catalog(size, state.options.seed)
+    cached = CachedEmbedder(state.options.model, skills, state.vectors[:size])
+    build_index(skills, [], cached, root)
+    shutil.copytree(onnx_dir / ".onnx", root / ".onnx")
+    return root
+
+
+def _build_figures(state: _Run, onnx_dir: Path) -> dict[str, Any]:
+    """Full build rate vs raw batch-encode rate (torch, as ``skill-router index`` builds), and
+    the incremental rebuild of one changed skill in the largest catalog up to 10k."""
+    n = state.options.build_size if not state.options.quick else 300
+    skills = bench_catalog.catalog(n, state.options.seed + 1)
+    texts = [embedding_text(s) for s in skills]
+    raw = bench_measure.rate(state.torch.encode, texts)
+    started = time.perf_counter()
+    build_index(skills, [], state.torch, state.work / "build-rate")
+    build_rate = n / (time.perf_counter() - started)
+    figures: dict[str, Any] = {"skills": n, "raw_encode_per_s": round(raw, 1),
+                               "build_per_s": round(build_rate, 1),
+                               "build_vs_raw": round(build_rate / raw, 3)}
+    size = max([s for s in state.options.sizes if s <= 10_000] or [min(state.options.sizes)])
+    root = _index(state, size, onnx_dir)
+    skills = bench_catalog.catalog(size, state.options.seed)
+    changed = bench_catalog.synthetic_skill(skills[0].name, skills[0].description + " Updated.")
+    started = time.perf_counter()
+    info = build_index([changed, *skills[1:]], [], state.torch, root)
+    seconds = time.perf_counter() - started
+    full = size / build_rate
+    figures["incremental"] = {"skills": size, "changed": 1, "seconds": round(seconds, 3),
+                              "reused": info.reused_embeddings,
+                              "full_build_estimate_s": round(full, 1),
+                              "fraction_of_full": round(seconds / full, 4)}
+    return figures
+
+
+def _size_figures(state: _Run, size: int, onnx_dir: Path) -> dict[str, Any]:
+    options = state.options
+    root = _index(state, size, onnx_dir)
+    engine = Engine.open(root, Config())
+    figures: dict[str, Any] = {"dense_index": dense.kind_of(engine.snapshot.dense)}
+
+    def route(text: str) -> object:
+        return engine.route(RouteQuery(message=text))
+
+    figures["route_in_process"] = bench_measure.latencies(route, state.requests.take(
+        options.requests))
+    flat = dense.build(engine.snapshot.vectors, dense.FLAT)
+
+    def floor(text: str) -> object:
+        return dense.search(flat, state.torch.encode([text])[0], 10)
+
+    figures["floor_torch_exact"] = bench_measure.latencies(floor, state.requests.take(
+        options.requests))
+    figures.update(_grpc_figures(state, engine))
+    figures["search"] = _search_figures(engine.snapshot.vectors, flat, options.quick)
+    if size == 10_000 or (size == max(options.sizes) and 10_000 not in options.sizes):
+        figures["cold_start"] = _cold_starts(root, state.requests.take(2))
+    return figures
+
+
+def _grpc_figures(state: _Run, engine: Engine) -> dict[str, Any]:
+    from router.service.server import create_server
+
+    config = ServerConfig(max_workers=state.options.workers)
+    server, port = create_server(engine, config, "127.0.0.1:0")
+    server.start()
+    out: dict[str, Any] = {}
+    try:
+        call, close = bench_measure.grpc_route_call(f"127.0.0.1:{port}")
+        try:
+            out["route_grpc"] = bench_measure.latencies(call, state.requests.take(
+                state.options.requests))
+            for conc in (8, 32):
+                texts = state.requests.take(max(4 * conc, state.options.requests))
+                out[f"throughput_{conc}"] = bench_measure.throughput(call, texts, conc)
+        finally:
+            close()
+    finally:
+        server.stop(None).wait()
+    return out
+
+
+def _search_figures(vectors: np.ndarray, flat: Any, quick: bool) -> dict[str, Any]:
+    """Flat vs HNSW: single-query latency at k=50, HNSW recall@10 of exact, index bytes."""
+    import faiss
+
+    queries = vectors[np.random.default_rng(0).choice(len(vectors), 200, replace=True)]
+    queries = queries + np.random.default_rng(1).normal(0, 0.02, queries.shape)
+    queries = (queries / np.linalg.norm(queries, axis=1, keepdims=True)).astype(np.float32)
+    out: dict[str, Any] = {}
+    started = time.perf_counter()
+    hnsw = dense.build(vectors, dense.HNSW)
+    out["hnsw_build_s"] = round(time.perf_counter() - started, 2)
+    exact = [set(dense.search(flat, q, 10)[0].tolist()) for q in queries]
+    for name, index in (("flat", flat), ("hnsw", hnsw)):
+        times = []
+        for q in queries:
+            t = time.perf_counter()
+            dense.search(index, q, 50)
+            times.append(time.perf_counter() - t)
+        out[name] = {**bench_measure.summary(times),
+                     "bytes": len(faiss.serialize_index(index))}
+    found = [len(set(dense.search(hnsw, q, 10)[0].tolist()) & e) / 10
+             for q, e in zip(queries, exact, strict=True)]
+    out["hnsw"]["recall_at_10"] = round(float(np.mean(found)), 4)
+    return out
+
+
+def _cold_starts(root: Path, messages: list[str]) -> dict[str, Any]:
+    return {backend: bench_measure.cold_start(
+        root, message, env={"SKILL_ROUTER_INDEX_QUERY_BACKEND": backend})
+        for backend, message in zip(("onnx", "torch"), messages, strict=True)}
+
+
+def rows(results: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """(label, value) lines for the printed table."""
+    for size, f in results.get("sizes", {}).items():
+        for key in ("route_in_process", "route_grpc", "floor_torch_exact"):
+            yield (f"{size:>7} {key}", f"p50 {f[key]['p50_ms']:.2f} ms  "
+                                       f"p99 {f[key]['p99_ms']:.2f} ms")
+        for conc in (8, 32):
+            t = f[f"throughput_{conc}"]
+            yield (f"{size:>7} throughput x{conc}", f"{t['rps']:.0f} req/s  "
+                                                    f"p99 {t['p99_ms']:.1f} ms")
+        ratio = f["route_grpc"]["p50_ms"] / max(f["floor_torch_exact"]["p50_ms"], 1e-9)
+        yield (f"{size:>7} grpc p50 / floor p50", f"{ratio:.2f}")
+        s = f["search"]
+        yield (f"{size:>7} search flat | hnsw", f"{s['flat']['p50_ms']:.2f} | "
+               f"{s['hnsw']['p50_ms']:.2f} ms, recall@10 {s['hnsw']['recall_at_10']:.3f}, "
+               f"{s['flat']['bytes'] / 1e6:.0f} | {s['hnsw']['bytes'] / 1e6:.0f} MB")
+        for backend, c in f.get("cold_start", {}).items():
+            yield (f"{size:>7} cold start ({backend})", f"{c['seconds']:.2f} s")

@@ -1,0 +1,122 @@
+"""Encoder figures for the benchmark, and cached skill vectors for its synthetic catalogs."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from router import bench_catalog, bench_measure
+from router.index.embed import Embedder, query_embedder
+from router.index.store import embedding_text
+from router.skills.model import Skill
+
+if TYPE_CHECKING:
+    from router.bench import BenchOptions
+
+log = logging.getLogger(__name__)
+
+
+class CachedEmbedder:
+    """Serves precomputed rows for known texts (the benchmark's catalogs); never encodes."""
+
+    def __init__(self, model: str, skills: Sequence[Skill], vectors: np.ndarray) -> None:
+        self._model = model
+        self._rows = {embedding_text(s): i for i, s in enumerate(skills)}
+        self._vectors = vectors
+
+    @property
+    def model_id(self) -> str:
+        return self._model
+
+    @property
+    def dimension(self) -> int:
+        return int(self._vectors.shape[1])
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        return np.ascontiguousarray(self._vectors[[self._rows[t] for t in texts]])
+
+
+def _digest(texts: Sequence[str]) -> str:
+    return hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16]
+
+
+def skill_vectors(options: BenchOptions, size: int, onnx_cache: Path) -> np.ndarray:
+    """Vectors of the first ``size`` synthetic skills: from ``<out>/.cache`` if a file there
+    covers them, else embedded now with the ONNX encoder (same vectors as torch) and saved."""
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", options.model)
+    cache = options.out_dir / ".cache"
+    cache.mkdir(parents=True, exist_ok=True)
+    for path in sorted(cache.glob(f"vectors-{slug}-s{options.seed}-*.npy")):
+        count, digest = path.stem.rsplit("-", 2)[-2:]
+        if int(count) >= size:
+            texts = [embedding_text(s) for s in bench_catalog.catalog(int(count), options.seed)]
+            if _digest(texts) == digest:
+                log.info("reusing cached skill vectors %s", path)
+                return np.load(path)[:size]
+    texts = [embedding_text(s) for s in bench_catalog.catalog(size, options.seed)]
+    encoder = query_embedder(options.model, onnx_cache.parent, backend="onnx", threads=2)
+    started = time.perf_counter()
+    vectors = encoder.encode(texts)
+    log.info("embedded %d synthetic skills in %.0fs", size, time.perf_counter() - started)
+    np.save(cache / f"vectors-{slug}-s{options.seed}-{size}-{_digest(texts)}.npy", vectors)
+    return vectors
+
+
+def encoder_figures(options: BenchOptions, torch: Embedder, onnx_dir: Path,
+                    queries: list[str]) -> dict[str, Any]:
+    """Single-query latency per backend and thread count; batch-encode rates; and concurrent
+    single encodes (a thread pool) against micro-batches of 8 in one encode call."""
+    import torch as torch_lib
+
+    out: dict[str, Any] = {}
+    default_threads = torch_lib.get_num_threads()
+    chunk = iter(range(0, len(queries), 25))
+    for threads in (1, 2):
+        torch_lib.set_num_threads(threads)
+        start = next(chunk)
+        out[f"torch_{threads}t"] = bench_measure.latencies(
+            lambda t: torch.encode([t]), queries[start:start + 25])
+    torch_lib.set_num_threads(default_threads)
+    onnx = {n: query_embedder(options.model, onnx_dir, threads=n) for n in (1, 2)}
+    for threads, encoder in onnx.items():
+        start = next(chunk)
+        out[f"onnx_{threads}t"] = bench_measure.latencies(
+            lambda t, e=encoder: e.encode([t]), queries[start:start + 25])
+    docs = [embedding_text(s) for s in bench_catalog.catalog(256, options.seed + 2)]
+    out["batch_rate_torch_per_s"] = round(bench_measure.rate(torch.encode, docs), 1)
+    out["batch_rate_onnx_2t_per_s"] = round(bench_measure.rate(onnx[2].encode, docs), 1)
+    out["concurrency"] = _pool_vs_batches(onnx[1], onnx[2], queries[100:196])
+    return out
+
+
+def _pool_vs_batches(one: Embedder, two: Embedder, texts: list[str]) -> dict[str, float]:
+    """Queries per second: 2 threads encoding one query each (1 intra-op thread), vs
+    batches of 8 queries per encode call on 1 and on 2 intra-op threads."""
+
+    def worker(part: list[str]) -> None:
+        for text in part:
+            one.encode([text])
+
+    half = len(texts) // 2
+    started = time.perf_counter()
+    threads = [threading.Thread(target=worker, args=(texts[i * half:(i + 1) * half],))
+               for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    out = {"pool_2x1t_qps": round(2 * half / (time.perf_counter() - started), 1)}
+    for name, encoder in (("batch8_1t_qps", one), ("batch8_2t_qps", two)):
+        started = time.perf_counter()
+        for i in range(0, len(texts), 8):
+            encoder.encode(texts[i:i + 8])
+        out[name] = round(len(texts) / (time.perf_counter() - started), 1)
+    return out

@@ -1,0 +1,128 @@
+"""Measurement helpers for the benchmark: latency loops, concurrent load, gRPC, cold start."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+
+def summary(seconds: Sequence[float]) -> dict[str, float]:
+    """p50 / p99 / mean in milliseconds."""
+    ms = np.asarray(seconds, dtype=np.float64) * 1000.0
+    if ms.size == 0:
+        return {"p50_ms": 0.0, "p99_ms": 0.0, "mean_ms": 0.0, "n": 0}
+    return {"p50_ms": round(float(np.percentile(ms, 50)), 3),
+            "p99_ms": round(float(np.percentile(ms, 99)), 3),
+            "mean_ms": round(float(ms.mean()), 3), "n": int(ms.size)}
+
+
+def latencies(call: Callable[[str], object], inputs: Sequence[str],
+              warmup: int = 3) -> dict[str, float]:
+    """Time ``call`` once per input, one at a time (after ``warmup`` untimed calls)."""
+    for text in inputs[:warmup]:
+        call(text)
+    times = []
+    for text in inputs[warmup:]:
+        started = time.perf_counter()
+        call(text)
+        times.append(time.perf_counter() - started)
+    return summary(times)
+
+
+def throughput(call: Callable[[str], object], inputs: Sequence[str],
+               concurrency: int) -> dict[str, float]:
+    """Requests per second with ``concurrency`` callers in flight, plus their latencies."""
+    times: list[float] = []
+
+    def one(text: str) -> None:
+        started = time.perf_counter()
+        call(text)
+        times.append(time.perf_counter() - started)
+
+    with ThreadPoolExecutor(max_workers=concurrency) as pool:
+        started = time.perf_counter()
+        list(pool.map(one, inputs))
+        elapsed = time.perf_counter() - started
+    return {"concurrency": concurrency, "requests": len(inputs),
+            "rps": round(len(inputs) / elapsed, 1), **summary(times)}
+
+
+def rate(encode: Callable[[list[str]], object], texts: list[str]) -> float:
+    """Texts per second for one batch-encode call over ``texts``."""
+    started = time.perf_counter()
+    encode(texts)
+    return len(texts) / (time.perf_counter() - started)
+
+
+def grpc_route_call(address: str) -> tuple[Callable[[str], object], Callable[[], None]]:
+    """A ``Route(message)`` function over one channel to ``address``, and a closer."""
+    import grpc
+
+    from router.v1 import router_pb2 as pb
+    from router.v1 import router_pb2_grpc as pb_grpc
+
+    channel = grpc.insecure_channel(address)
+    stub = pb_grpc.SkillRouterStub(channel)
+
+    def call(text: str) -> object:
+        return stub.Route(pb.RouteRequest(message=text), timeout=30, wait_for_ready=True)
+
+    return call, channel.close
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def cold_start(index_dir: Path, message: str, timeout: float = 120.0,
+               env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Seconds from starting ``skill-router serve`` to its first answered Route."""
+    port = free_port()
+    command = [sys.executable, "-m", "router.cli", "serve", "--index", str(index_dir),
+               "--host", "127.0.0.1", "--port", str(port)]
+    started = time.perf_counter()
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            env={**os.environ, **(env or {})})
+    try:
+        _wait_for_port(proc, port, started + timeout)
+        call, close = grpc_route_call(f"127.0.0.1:{port}")
+        try:
+            call(message)
+        finally:
+            close()
+        return {"seconds": round(time.perf_counter() - started, 3), "env": env or {}}
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def _wait_for_port(proc: subprocess.Popen[bytes], port: int, deadline: float) -> None:
+    """Poll until the server accepts TCP connections (gRPC reconnect backoff would blur it)."""
+    while time.perf_counter() < deadline:
+        if proc.poll() is not None:
+            err = proc.stderr.read().decode() if proc.stderr else ""
+            raise RuntimeError(f"server exited with {proc.returncode}: {err[-500:]}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
+        except OSError:
+            time.sleep(0.01)
+    raise RuntimeError("the server did not start listening in time")

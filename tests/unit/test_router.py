@@ -1,0 +1,140 @@
+"""Routing logic over a small index and the deterministic hash embedder."""
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from router.config import Config, RoutingConfig
+from router.engine import Engine
+from router.errors import InvalidRequest
+from router.index.embed import HashEmbedder
+from router.index.store import build_index
+from router.routing.model import CatalogFormat, DropReason, Reason, RouteQuery
+from router.routing.router import explicit_names
+from router.skills.model import Skill
+
+
+def skill(name: str, description: str, **flags: object) -> Skill:
+    return Skill(name=name, description=description, location=f"/s/{name}/SKILL.md",
+                 base_dir=f"/s/{name}", content_hash=name, **flags)  # type: ignore[arg-type]
+
+
+SKILLS = [
+    skill("style-guide", "Applies the house style to answers.", always_on=True),
+    skill("pdf-tools", "Extracts text and tables from PDF files and invoices."),
+    skill("csv-analyst", "Analyses CSV spreadsheets with pivots and charts by department."),
+    skill("git-helper", "Writes git commit messages and explains git history."),
+    skill("pdf-old", "Extracts text and tables from PDF files.", deprecated=True),
+    skill("pdf-off", "Extracts text and tables from PDF files.", enabled=False),
+    skill("deploy-prod", "Deploys the release to production.", model_invocable=False),
+]
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
+    root = tmp_path_factory.mktemp("idx")
+    build_index(SKILLS, [], HashEmbedder(), root)
+    return Engine.open(root, Config(), HashEmbedder())
+
+
+def names(engine: Engine, **kw: object) -> list[tuple[str, Reason]]:
+    result = engine.route(RouteQuery(**kw))  # type: ignore[arg-type]
+    return [(s.name, s.reason) for s in result.skills]
+
+
+def test_always_on_first_then_retrieved_without_filtered(engine: Engine) -> None:
+    routed = names(engine, message="extract the tables from this PDF invoice")
+    assert routed[0] == ("style-guide", Reason.ALWAYS_ON)
+    assert ("pdf-tools", Reason.RETRIEVED) in routed
+    assert not {"pdf-old", "pdf-off", "deploy-prod"} & {n for n, _ in routed}
+
+
+def test_explicit_invocation_goes_first_even_when_not_model_invocable(engine: Engine) -> None:
+    result = engine.route(RouteQuery(message="/deploy-prod v1.2 please"))
+    assert (result.skills[0].name, result.skills[0].reason) == ("deploy-prod", Reason.EXPLICIT)
+    assert result.unknown_explicit == ()
+
+
+def test_unknown_leading_name_is_reported_but_paths_are_not(engine: Engine) -> None:
+    assert engine.route(RouteQuery(message="/nope do it")).unknown_explicit == ("nope",)
+    assert engine.route(RouteQuery(message="open /usr/bin/python")).unknown_explicit == ()
+    assert explicit_names("use $git-helper and /pdf-tools.")[0] == ["git-helper", "pdf-tools"]
+
+
+def test_active_skills_are_kept_with_their_reason(engine: Engine) -> None:
+    routed = names(engine, message="extract the tables from this PDF",
+                   active_skills=("git-helper",))
+    assert ("git-helper", Reason.ACTIVE) in routed
+
+
+def test_history_steers_a_vague_follow_up(engine: Engine) -> None:
+    alone = names(engine, message="now compare it by department")
+    follow = names(engine, message="now compare it by department",
+                   history=("load the sales CSV spreadsheets",))
+    assert ("csv-analyst", Reason.RETRIEVED) in follow
+    assert len(follow) >= len(alone)
+
+
+def test_top_k_limits_retrieved_only(engine: Engine) -> None:
+    routed = names(engine, message="PDF tables git commit CSV pivots", top_k=1)
+    assert [r for _, r in routed].count(Reason.RETRIEVED) == 1
+    assert routed[0][1] is Reason.ALWAYS_ON
+
+
+def test_budget_keeps_whole_entries_and_reports_counts(engine: Engine) -> None:
+    full = engine.route(RouteQuery(message="extract PDF tables"))
+    cut = engine.route(RouteQuery(message="extract PDF tables",
+                                  max_catalog_chars=full.catalog_chars - 1))
+    assert cut.routed_count == full.routed_count
+    assert len(cut.skills) == len(full.skills) - 1
+    assert cut.catalog_chars <= full.catalog_chars - 1
+    tiny = engine.route(RouteQuery(message="extract PDF tables", max_catalog_chars=10))
+    assert tiny.skills == () and tiny.catalog_text == "" and tiny.activate_tool_json == ""
+
+
+def test_formats_and_savings(engine: Engine) -> None:
+    for fmt in CatalogFormat:
+        result = engine.route(RouteQuery(message="extract PDF tables", format=fmt))
+        assert "pdf-tools" in result.catalog_text
+        assert 0 < result.catalog_chars < result.full_catalog_chars
+
+
+def test_explain_gives_every_candidate_a_reason(engine: Engine) -> None:
+    result = engine.explain(RouteQuery(message="extract the tables from PDF files", top_k=1))
+    reasons = {c.name: c.reason for c in result.candidates}
+    assert reasons["pdf-old"] is DropReason.DEPRECATED
+    assert reasons["pdf-off"] is DropReason.DISABLED
+    assert reasons["pdf-tools"] is DropReason.KEPT
+    others = {r for n, r in reasons.items() if n not in {"pdf-old", "pdf-off", "pdf-tools",
+                                                         "deploy-prod", "style-guide"}}
+    assert others and others <= {DropReason.OUTSIDE_TOP_K, DropReason.SCORE_GAP,
+                                 DropReason.BELOW_THRESHOLD}
+    kept = [c for c in result.candidates if c.kept]
+    assert all(c.fused_score >= 0 for c in kept)
+
+
+def test_off_topic_message_gets_no_retrieved_skill(engine: Engine) -> None:
+    strict = Engine(engine.snapshot, replace(Config(), routing=RoutingConfig()),
+                    HashEmbedder())
+    routed = names(strict, message="zebra quantum banana")
+    assert routed == [("style-guide", Reason.ALWAYS_ON)]
+
+
+@pytest.mark.parametrize("query, fragment", [
+    (RouteQuery(message="   "), "message is empty"),
+    (RouteQuery(message="x", top_k=-1), "top_k"),
+    (RouteQuery(message="x", top_k=51), "top_k"),
+    (RouteQuery(message="x", max_catalog_chars=-5), "max_catalog_chars"),
+    (RouteQuery(message="x" * 40_000), "limit"),
+    (RouteQuery(message="x", history=("h",) * 60), "history"),
+])
+def test_bad_requests_say_what_to_fix(engine: Engine, query: RouteQuery, fragment: str) -> None:
+    with pytest.raises(InvalidRequest, match=fragment):
+        engine.route(query)
+
+
+def test_results_are_stable_across_a_reload(engine: Engine, tmp_path: Path) -> None:
+    query = RouteQuery(message="git commit message for the PDF fix", history=("csv",))
+    again = Engine.open(Path(engine.snapshot.info.path).parents[1], Config(), HashEmbedder())
+    assert again.route(query) == engine.route(query)

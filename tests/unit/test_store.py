@@ -1,0 +1,96 @@
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from router.errors import IndexCorrupt, IndexUnavailable
+from router.index.embed import HashEmbedder
+from router.index.store import CURRENT, VERSIONS, build_index, current_version, load_index
+from router.skills.model import Skill
+
+
+def skill(name: str, description: str) -> Skill:
+    return Skill(name=name, description=description, location=f"/s/{name}/SKILL.md",
+                 base_dir=f"/s/{name}", content_hash=description)
+
+
+SKILLS = [skill("pdf-tools", "Extracts tables from PDF files."),
+          skill("git-helper", "Writes git commit messages.")]
+
+
+class CountingEmbedder(HashEmbedder):
+    def __init__(self) -> None:
+        super().__init__()
+        self.encoded = 0
+
+    def encode(self, texts):  # type: ignore[no-untyped-def]
+        self.encoded += len(texts)
+        return super().encode(texts)
+
+
+def test_round_trip_is_sorted_and_identical(tmp_path: Path) -> None:
+    info = build_index(SKILLS, [], HashEmbedder(), tmp_path)
+    snap = load_index(tmp_path)
+    assert snap.info.version == info.version == current_version(tmp_path)
+    assert [s.name for s in snap.skills] == ["git-helper", "pdf-tools"]
+    assert snap.skills[1] == sorted(SKILLS, key=lambda s: s.name)[1]
+    assert snap.dense.ntotal == 2 and len(snap.lexical) == 2
+    assert np.allclose(np.linalg.norm(snap.vectors, axis=1), 1.0)
+
+
+def test_missing_index_is_unavailable_with_a_hint(tmp_path: Path) -> None:
+    with pytest.raises(IndexUnavailable, match="skill-router index"):
+        load_index(tmp_path)
+
+
+def test_incremental_build_reuses_unchanged_embeddings(tmp_path: Path) -> None:
+    embedder = CountingEmbedder()
+    build_index(SKILLS, [], embedder, tmp_path)
+    assert embedder.encoded == 2
+    changed = [SKILLS[0], skill("git-helper", "Writes and reviews git commit messages.")]
+    info = build_index(changed, [], embedder, tmp_path)
+    assert embedder.encoded == 3 and info.reused_embeddings == 1
+    fresh = load_index(tmp_path)
+    assert np.allclose(fresh.vectors, HashEmbedder().encode(
+        [f"{s.name.replace('-', ' ')}: {s.description}" for s in fresh.skills]))
+
+
+@pytest.mark.parametrize("target", ["dense.faiss", "skills.json", "vectors.npy"])
+def test_a_corrupt_file_is_detected_and_never_served(tmp_path: Path, target: str) -> None:
+    info = build_index(SKILLS, [], HashEmbedder(), tmp_path)
+    path = Path(info.path) / target
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(IndexCorrupt, match="checksum mismatch"):
+        load_index(tmp_path)
+
+
+def test_truncated_manifest_and_wrong_format_are_refused(tmp_path: Path) -> None:
+    info = build_index(SKILLS, [], HashEmbedder(), tmp_path)
+    manifest = Path(info.path) / "manifest.json"
+    data = json.loads(manifest.read_text())
+    data["format_version"] = 999
+    manifest.write_text(json.dumps(data))
+    with pytest.raises(IndexCorrupt, match="rebuild"):
+        load_index(tmp_path)
+    manifest.write_text('{"format_version": 1, "fil')
+    with pytest.raises(IndexCorrupt):
+        load_index(tmp_path)
+
+
+def test_half_written_build_is_never_current(tmp_path: Path) -> None:
+    good = build_index(SKILLS, [], HashEmbedder(), tmp_path)
+    (tmp_path / ".tmp-half").mkdir()  # what a killed build leaves behind
+    (tmp_path / ".tmp-half" / "skills.json").write_text("{")
+    assert current_version(tmp_path) == good.version
+    assert load_index(tmp_path).info.version == good.version
+    assert sorted(p.name for p in (tmp_path / VERSIONS).iterdir()) == [good.version]
+
+
+def test_current_pointer_is_validated(tmp_path: Path) -> None:
+    build_index(SKILLS, [], HashEmbedder(), tmp_path)
+    (tmp_path / CURRENT).write_text("../../etc\n")
+    with pytest.raises(IndexCorrupt):
+        load_index(tmp_path)
