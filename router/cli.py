@@ -14,6 +14,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "router.cli_skills",  # list, validate, lint
     "router.cli_service",  # index, serve, route, info
     "router.cli_quality",  # explain, eval
+    "router.cli_ops",  # reindex, config
     "router.cli_bench",  # bench
 )
 
@@ -45,7 +46,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     level = logging.WARNING - 10 * min(args.verbose, 2)
     logging.basicConfig(level=level, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("bm25s").setLevel(level)  # bm25s sets DEBUG on its own logger
     handler = args.handler
     code: int = handler(args)
     return code

@@ -70,6 +70,15 @@ def tokenize(text: str) -> list[str]:
     return words + [_STEM_MARK + s for s in stems]
 
 
+def _bm25s() -> Any:
+    """Import bm25s, undoing the DEBUG level it sets on its own logger at import time so the
+    application's logging configuration decides what is shown."""
+    import bm25s
+
+    logging.getLogger("bm25s").setLevel(logging.NOTSET)
+    return bm25s
+
+
 class LexicalIndex:
     """An immutable BM25 index; row ``i`` is the ``i``-th document given to :meth:`build`."""
 
@@ -82,7 +91,7 @@ class LexicalIndex:
         """Index ``docs`` (typically :func:`skill_document` texts). An empty list is allowed."""
         if not docs:
             return cls(None, 0)
-        import bm25s
+        bm25s = _bm25s()
 
         corpus = [tokenize(doc) for doc in docs]
         bm25 = bm25s.BM25()
@@ -149,7 +158,7 @@ class LexicalIndex:
         size = int(settings["documents"])
         if size == 0:
             return cls(None, 0)
-        import bm25s
+        bm25s = _bm25s()
 
         bm25 = bm25s.BM25.load(str(directory), show_progress=False)
         return cls(bm25, size)
