@@ -7,7 +7,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -60,7 +60,7 @@ def skill_vectors(options: BenchOptions, size: int, onnx_cache: Path) -> np.ndar
             texts = [embedding_text(s) for s in bench_catalog.catalog(int(count), options.seed)]
             if _digest(texts) == digest:
                 log.info("reusing cached skill vectors %s", path)
-                return np.load(path)[:size]
+                return np.asarray(np.load(path)[:size], dtype=np.float32)
     texts = [embedding_text(s) for s in bench_catalog.catalog(size, options.seed)]
     encoder = query_embedder(options.model, onnx_cache.parent, backend="onnx", threads=2)
     started = time.perf_counter()
@@ -88,13 +88,20 @@ def encoder_figures(options: BenchOptions, torch: Embedder, onnx_dir: Path,
     onnx = {n: query_embedder(options.model, onnx_dir, threads=n) for n in (1, 2)}
     for threads, encoder in onnx.items():
         start = next(chunk)
-        out[f"onnx_{threads}t"] = bench_measure.latencies(
-            lambda t, e=encoder: e.encode([t]), queries[start:start + 25])
+        out[f"onnx_{threads}t"] = bench_measure.latencies(_single(encoder),
+                                                          queries[start:start + 25])
     docs = [embedding_text(s) for s in bench_catalog.catalog(256, options.seed + 2)]
     out["batch_rate_torch_per_s"] = round(bench_measure.rate(torch.encode, docs), 1)
     out["batch_rate_onnx_2t_per_s"] = round(bench_measure.rate(onnx[2].encode, docs), 1)
     out["concurrency"] = _pool_vs_batches(onnx[1], onnx[2], queries[100:196])
     return out
+
+
+def _single(encoder: Embedder) -> Callable[[str], object]:
+    def call(text: str) -> object:
+        return encoder.encode([text])
+
+    return call
 
 
 def _pool_vs_batches(one: Embedder, two: Embedder, texts: list[str]) -> dict[str, float]:

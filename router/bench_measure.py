@@ -74,7 +74,7 @@ def grpc_route_call(address: str) -> tuple[Callable[[str], object], Callable[[],
     from router.v1 import router_pb2_grpc as pb_grpc
 
     channel = grpc.insecure_channel(address)
-    stub = pb_grpc.SkillRouterStub(channel)
+    stub: Any = pb_grpc.SkillRouterStub(channel)  # type: ignore[no-untyped-call]
 
     def call(text: str) -> object:
         return stub.Route(pb.RouteRequest(message=text), timeout=30, wait_for_ready=True)

@@ -69,8 +69,8 @@ def _print(results: dict[str, Any]) -> None:
           f"onnx {enc['batch_rate_onnx_2t_per_s']:.0f}/s; concurrency: {enc['concurrency']}")
     build = results["build"]
     inc = build["incremental"]
-    print(f"build: {build['build_per_s']:.0f} skills/s vs raw encode {build['raw_encode_per_s']:.0f}"
-          f"/s ({build['build_vs_raw']:.2f}x); 1 changed in {inc['skills']}: "
+    print(f"build: {build['build_per_s']:.0f} skills/s vs raw encode "
+          f"{build['raw_encode_per_s']:.0f}/s ({build['build_vs_raw']:.2f}x); 1 changed in {inc['skills']}: "
           f"{inc['seconds']:.2f}s ({100 * inc['fraction_of_full']:.2f}% of a full build)")
     for label, value in rows(results):
         print(f"{label:38} {value}")

@@ -9,12 +9,13 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import logging
 import sys
 import time
 from collections.abc import Callable
 from typing import Any
 
-from router.config import Config, load_config
+from router.config import Config, ServerConfig, load_config
 from router.errors import InvalidRequest, RouterError
 from router.routing.model import CatalogFormat, RouteQuery
 
@@ -57,6 +58,12 @@ def _register_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--host", help="address to listen on (default: server.host)")
     p.add_argument("--port", type=int, help="port to listen on, 0 = any free port "
                                             "(default: server.port, 50051)")
+    p.add_argument("--metrics-port", type=int, help="Prometheus /metrics port, 0 = off "
+                                                    "(default: server.metrics_port, 9464)")
+    p.add_argument("--log-format", choices=("text", "json"),
+                   help="log lines as text or one JSON object each (default: server.log_format)")
+    p.add_argument("--poll-seconds", type=float, help="check the index folder for a new "
+                   "version this often, 0 = never (default: server.index_poll_seconds, 2)")
     p.set_defaults(handler=_guard(cmd_serve))
 
 
@@ -100,17 +107,22 @@ def _index_dir(args: argparse.Namespace, config: Config) -> str:
 def cmd_index(args: argparse.Namespace) -> int:
     from router.cli_skills import discovery_config_from_args
     from router.index.embed import make_embedder, prepare_query_embedder
+    from router.index.retention import prune
     from router.index.store import build_index
+    from router.reindex import discovery_settings
     from router.skills import discover
 
     config = _config(args)
     out = args.out or config.index.index_dir
     progress = sys.stderr.isatty()
     started = time.perf_counter()
-    found = discover(discovery_config_from_args(args, config.discovery))
+    discovery = discovery_config_from_args(args, config.discovery)
+    found = discover(discovery)
     embedder = make_embedder(args.model or config.index.model,
                              batch_size=config.index.batch_size)
-    info = build_index(found.skills, found.diagnostics, embedder, out, progress=progress)
+    info = build_index(found.skills, found.diagnostics, embedder, out, progress=progress,
+                       settings=discovery_settings(discovery))
+    prune(out, config.index.keep_versions)
     prepare_query_embedder(info.model, out, backend=config.index.query_backend)
     seconds = time.perf_counter() - started
     rate = info.skill_count / seconds if seconds > 0 else 0.0
@@ -124,24 +136,34 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from router.engine import Engine
-    from router.service.server import serve
+    from router.service.logs import use_format
+    from router.service.server import Endpoints, serve
 
     config = _config(args)
-    server_config = config.server
-    if args.host is not None:
-        server_config = dataclasses.replace(server_config, host=args.host)
-    if args.port is not None:
-        server_config = dataclasses.replace(server_config, port=args.port)
+    server_config = _server_config(args, config)
+    use_format(server_config.log_format)
+    if args.verbose == 0:
+        logging.getLogger().setLevel(logging.INFO)  # a server's log is its access log
     engine = Engine.open(_index_dir(args, config), config)
     engine.warm_up()  # load the model before reporting SERVING
     info = engine.info()
 
-    def ready(address: str) -> None:
-        print(f"skill-router listening on {address} (index {info.version}, "
-              f"{info.skill_count} skills); health: grpc.health.v1, reflection: on", flush=True)
+    def ready(where: Endpoints) -> None:
+        metrics = where.metrics_url or "off"
+        print(f"skill-router listening on {where.address} (index {info.version}, "
+              f"{info.skill_count} skills); health: grpc.health.v1 on {where.address}, "
+              f"metrics: {metrics}, reflection: on", flush=True)
 
     serve(engine, server_config, ready=ready)
     return 0
+
+
+def _server_config(args: argparse.Namespace, config: Config) -> ServerConfig:
+    """The configured server section with the command-line flags applied."""
+    flags = {"host": args.host, "port": args.port, "metrics_port": args.metrics_port,
+             "log_format": args.log_format, "index_poll_seconds": args.poll_seconds}
+    return dataclasses.replace(config.server,
+                               **{k: v for k, v in flags.items() if v is not None})
 
 
 def cmd_route(args: argparse.Namespace) -> int:

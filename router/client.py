@@ -34,8 +34,8 @@ def service_config(retries: int) -> str:
     """The gRPC service config: retry every SkillRouter and Health call on UNAVAILABLE."""
     policy = {
         "maxAttempts": max(2, min(retries + 1, 5)),  # gRPC caps attempts at 5
-        "initialBackoff": "0.1s",
-        "maxBackoff": "1s",
+        "initialBackoff": "0.2s",
+        "maxBackoff": "2s",
         "backoffMultiplier": 2,
         "retryableStatusCodes": ["UNAVAILABLE"],
     }

@@ -16,12 +16,19 @@ from pathlib import Path
 
 import numpy as np
 
-from router.activation import Activation, Activator, Resource
+from router.activation import (
+    MAX_ACTIVE_SKILLS,
+    MAX_SESSION_ID_CHARS,
+    Activation,
+    Activator,
+    Resource,
+)
 from router.config import Config
 from router.errors import IndexUnavailable, InvalidRequest
 from router.index import dense
 from router.index.embed import Embedder, query_embedder
-from router.index.store import IndexInfo, IndexSnapshot, load_index
+from router.index.store import IndexInfo, IndexSnapshot, current_version, load_index
+from router.reindex import ReindexResult, ReindexStats, reindex_engine
 from router.routing import router as core
 from router.routing.arguments import ValidationResult
 from router.routing.fusion import FusionConfig
@@ -33,6 +40,7 @@ log = logging.getLogger(__name__)
 
 MAX_MESSAGE_CHARS = 32_000
 MAX_HISTORY_TURNS = 50
+MAX_CATALOG_CHARS = 1_000_000  # a larger budget is no budget; refuse it as a likely mistake
 
 
 class _VectorCache:
@@ -65,6 +73,20 @@ class _VectorCache:
         return np.vstack([rows[i] for i in range(len(texts))])
 
 
+def _check_sizes(query: RouteQuery) -> None:
+    """The caps on a request's parts other than the message. Raises InvalidRequest."""
+    longest = max((len(turn) for turn in query.history), default=0)
+    if longest > MAX_MESSAGE_CHARS:
+        raise InvalidRequest(f"a history turn has {longest} characters; the limit is "
+                             f"{MAX_MESSAGE_CHARS}: trim or drop long turns")
+    if len(query.active_skills) > MAX_ACTIVE_SKILLS:
+        raise InvalidRequest(f"active_skills lists {len(query.active_skills)} names; "
+                             f"the limit is {MAX_ACTIVE_SKILLS}")
+    if len(query.session_id) > MAX_SESSION_ID_CHARS:
+        raise InvalidRequest(f"session_id has {len(query.session_id)} characters; "
+                             f"the limit is {MAX_SESSION_ID_CHARS}")
+
+
 class Engine:
     """Route, explain and list against the current index snapshot."""
 
@@ -82,6 +104,9 @@ class Engine:
         self.activator = Activator(self._lookup, lambda: [s.name for s in self.skills()],
                                    SessionStore())
         self.index_dir = Path(index_dir) if index_dir is not None else None
+        # Held while the served index is rebuilt or reloaded, so those never interleave.
+        self.index_lock = threading.Lock()
+        self.reindex_stats = ReindexStats()
 
     @classmethod
     def open(cls, index_dir: str | Path, config: Config,
@@ -120,15 +145,28 @@ class Engine:
         log.info("now serving index %s (%d skills)", snapshot.info.version,
                  snapshot.info.skill_count)
 
-    def reload(self) -> bool:
-        """Load the current version under ``index_dir`` if it changed. True if swapped."""
+    def reload(self, *, wait: bool = True) -> bool:
+        """Load the current version under ``index_dir`` if it changed. True if swapped.
+
+        Raises IndexUnavailable (IndexCorrupt) when the new version cannot be loaded; the old
+        snapshot keeps serving. With ``wait=False`` it returns False at once while a reindex
+        holds the index lock (that reindex swaps in its own version).
+        """
         if self.index_dir is None:
             return False
-        fresh = load_index(self.index_dir)
-        if fresh.info.version == self._snapshot.info.version:
+        if not self.index_lock.acquire(blocking=wait):
             return False
-        self.swap(fresh)
-        return True
+        try:
+            if current_version(self.index_dir) == self._snapshot.info.version:
+                return False
+            self.swap(load_index(self.index_dir))
+            return True
+        finally:
+            self.index_lock.release()
+
+    def reindex(self, full: bool = False) -> ReindexResult:
+        """Rebuild from the recorded discovery settings and swap (see ``router.reindex``)."""
+        return reindex_engine(self, full=full)
 
     def validate(self, query: RouteQuery) -> RouteQuery:
         """Check a request; return it with defaults filled. Raises InvalidRequest."""
@@ -145,9 +183,10 @@ class Engine:
         if not 0 <= query.top_k <= routing.max_top_k:
             raise InvalidRequest(f"top_k must be between 0 (server default {routing.top_k}) "
                                  f"and {routing.max_top_k}; got {query.top_k}")
-        if query.max_catalog_chars < 0:
-            raise InvalidRequest("max_catalog_chars must be 0 (no budget) or positive; "
-                                 f"got {query.max_catalog_chars}")
+        if not 0 <= query.max_catalog_chars <= MAX_CATALOG_CHARS:
+            raise InvalidRequest(f"max_catalog_chars must be 0 (no budget) or up to "
+                                 f"{MAX_CATALOG_CHARS}; got {query.max_catalog_chars}")
+        _check_sizes(query)
         if not isinstance(query.format, CatalogFormat):
             raise InvalidRequest(f"unknown catalog format {query.format!r}")
         return replace(query, top_k=query.top_k or routing.top_k)

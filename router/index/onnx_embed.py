@@ -103,7 +103,7 @@ def _export_graph(source: Path, out: Path) -> None:
     from transformers import AutoModel
     from transformers.utils import logging as hf_logging
 
-    hf_logging.disable_progress_bar()
+    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
     bert = AutoModel.from_pretrained(str(source), local_files_only=True).eval()
 
     class _Hidden(torch.nn.Module):

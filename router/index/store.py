@@ -167,14 +167,18 @@ def _library_versions() -> dict[str, str]:
 
 def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
                 embedder: Embedder, root: str | Path, *, progress: bool = False,
-                settings: dict[str, Any] | None = None) -> IndexInfo:
-    """Embed ``skills`` and write a new version under ``root``; make it current atomically."""
+                settings: dict[str, Any] | None = None, reuse: bool = True) -> IndexInfo:
+    """Embed ``skills`` and write a new version under ``root``; make it current atomically.
+
+    ``reuse`` takes the current version's embedding of any unchanged text instead of
+    encoding it again; ``settings`` (e.g. the discovery settings) are kept in the manifest.
+    """
     started = time.perf_counter()
     root = Path(root)
     (root / VERSIONS).mkdir(parents=True, exist_ok=True)
     ordered = sorted(skills, key=lambda s: s.name)
-    vectors, reused = _embed(ordered, embedder, _previous_vectors(root, embedder.model_id),
-                             progress)
+    cache = _previous_vectors(root, embedder.model_id) if reuse else {}
+    vectors, reused = _embed(ordered, embedder, cache, progress)
     built_at = datetime.now(UTC)
     stamp = built_at.isoformat()
     version = built_at.strftime("%Y%m%dT%H%M%S%fZ") + "-" + uuid.uuid4().hex[:6]

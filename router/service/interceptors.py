@@ -1,18 +1,42 @@
-"""Server interceptors: one log line per call with its status code and duration."""
+"""Server interceptor: request ids, deadlines, one log line per call, and a call observer.
+
+Every call gets a request id, taken from the ``x-request-id`` metadata when the caller sent one
+and generated otherwise; it is echoed in the trailing metadata and written on the call's log
+line (``request_id``, ``method``, ``code``, ``ms`` as structured fields). A call whose deadline
+has already passed when it reaches the server is answered DEADLINE_EXCEEDED without running.
+"""
 
 from __future__ import annotations
 
 import logging
 import time
+import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
 
 log = logging.getLogger(__name__)
 
-# Called once per finished call with (full method name, status code, seconds).
-CallObserver = Callable[[str, grpc.StatusCode, float], None]
+REQUEST_ID_KEY = "x-request-id"
+MAX_REQUEST_ID_CHARS = 128
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One finished call, as the observer sees it (``response`` is None unless it was OK)."""
+
+    method: str
+    code: grpc.StatusCode
+    seconds: float
+    request_id: str
+    request: Any
+    response: Any
+
+
+# Called once per finished call, e.g. to feed metrics. Must not raise (errors are logged).
+CallObserver = Callable[[CallRecord], None]
 
 # Infrastructure services polled often by load balancers and tooling: logged at DEBUG only.
 _QUIET_PREFIXES = ("/grpc.health.", "/grpc.reflection.")
@@ -26,11 +50,29 @@ def _status(context: grpc.ServicerContext, failed: bool) -> grpc.StatusCode:
     return grpc.StatusCode.UNKNOWN if failed else grpc.StatusCode.OK
 
 
-class LoggingInterceptor(grpc.ServerInterceptor):  # type: ignore[type-arg]
-    """Times every call and logs ``method status duration_ms`` when it finishes.
+def request_id_of(context: grpc.ServicerContext) -> str:
+    """The caller's ``x-request-id`` (trimmed to a sane length), else a fresh one."""
+    for key, value in context.invocation_metadata() or ():
+        if key == REQUEST_ID_KEY and isinstance(value, str) and value.strip():
+            return value.strip()[:MAX_REQUEST_ID_CHARS]
+    return uuid.uuid4().hex
 
-    ``observer`` (optional) receives the same facts, e.g. to feed metrics.
-    """
+
+def _begin(context: grpc.ServicerContext, request_id: str) -> None:
+    """Tag the call with its request id; refuse it if its deadline has already passed."""
+    context.set_trailing_metadata(((REQUEST_ID_KEY, request_id),))
+    remaining = context.time_remaining()
+    if remaining is not None and remaining <= 0:
+        context.abort(grpc.StatusCode.DEADLINE_EXCEEDED,
+                      "the call's deadline passed before the server could start it")
+
+
+Unary = Callable[[Any, grpc.ServicerContext], Any]
+Streaming = Callable[[Any, grpc.ServicerContext], Iterator[Any]]
+
+
+class LoggingInterceptor(grpc.ServerInterceptor):  # type: ignore[type-arg]
+    """Times every call, logs it when it finishes, and hands the facts to ``observer``."""
 
     def __init__(self, observer: CallObserver | None = None) -> None:
         self._observer = observer
@@ -62,39 +104,44 @@ class LoggingInterceptor(grpc.ServerInterceptor):  # type: ignore[type-arg]
                 self._wrap_stream(method, handler.stream_stream), **kwargs)
         return handler
 
-    def _wrap_unary(self, method: str, behaviour: Callable[[Any, grpc.ServicerContext], Any],
-                    ) -> Callable[[Any, grpc.ServicerContext], Any]:
+    def _wrap_unary(self, method: str, behaviour: Unary) -> Unary:
         def timed(request: Any, context: grpc.ServicerContext) -> Any:
             start = time.perf_counter()
-            failed = True
+            request_id, response, failed = request_id_of(context), None, True
             try:
+                _begin(context, request_id)
                 response = behaviour(request, context)
                 failed = False
                 return response
             finally:
-                self._finish(method, _status(context, failed), time.perf_counter() - start)
+                self._finish(CallRecord(method, _status(context, failed),
+                                        time.perf_counter() - start, request_id, request,
+                                        None if failed else response))
 
         return timed
 
-    def _wrap_stream(self, method: str,
-                     behaviour: Callable[[Any, grpc.ServicerContext], Iterator[Any]],
-                     ) -> Callable[[Any, grpc.ServicerContext], Iterator[Any]]:
+    def _wrap_stream(self, method: str, behaviour: Streaming) -> Streaming:
         def timed(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
             start = time.perf_counter()
-            failed = True
+            request_id, failed = request_id_of(context), True
             try:
+                _begin(context, request_id)
                 yield from behaviour(request, context)
                 failed = False
             finally:
-                self._finish(method, _status(context, failed), time.perf_counter() - start)
+                self._finish(CallRecord(method, _status(context, failed),
+                                        time.perf_counter() - start, request_id, request, None))
 
         return timed
 
-    def _finish(self, method: str, code: grpc.StatusCode, seconds: float) -> None:
-        level = logging.DEBUG if method.startswith(_QUIET_PREFIXES) else logging.INFO
-        log.log(level, "%s %s %.2fms", method, code.name, seconds * 1000.0)
+    def _finish(self, record: CallRecord) -> None:
+        level = logging.DEBUG if record.method.startswith(_QUIET_PREFIXES) else logging.INFO
+        ms = round(record.seconds * 1000.0, 3)
+        log.log(level, "%s %s %.2fms", record.method, record.code.name, ms,
+                extra={"request_id": record.request_id, "method": record.method,
+                       "code": record.code.name, "ms": ms})
         if self._observer is not None:
             try:
-                self._observer(method, code, seconds)
+                self._observer(record)
             except Exception:  # an observer must never fail the call
-                log.exception("call observer failed for %s", method)
+                log.exception("call observer failed for %s", record.method)

@@ -23,6 +23,8 @@ from grpc_reflection.v1alpha import reflection
 from router.config import ServerConfig
 from router.engine import Engine
 from router.service.interceptors import CallObserver, LoggingInterceptor
+from router.service.metrics import ServiceMetrics, start_metrics_http
+from router.service.poller import IndexPoller
 from router.service.servicer import SERVICE_NAME, add_to_server
 
 log = logging.getLogger(__name__)
@@ -58,6 +60,7 @@ def build_server(engine: Engine, config: ServerConfig, address: str | None = Non
         futures.ThreadPoolExecutor(max_workers=config.max_workers,
                                    thread_name_prefix="skill-router-rpc"),
         interceptors=[LoggingInterceptor(observer)],
+        options=[("grpc.max_receive_message_length", config.max_request_bytes)],
     )
     add_to_server(engine, server)
     health_servicer = health.HealthServicer()
@@ -94,28 +97,65 @@ def create_server(engine: Engine, config: ServerConfig,
     return built.server, built.port
 
 
+@dataclass(frozen=True)
+class Endpoints:
+    """Where a started server can be reached."""
+
+    address: str  # host:port of the gRPC API (and its health service)
+    metrics_url: str | None  # the Prometheus endpoint, None when off
+
+
 def serve(engine: Engine, config: ServerConfig, address: str | None = None,
-          *, ready: Callable[[str], None] | None = None) -> None:
+          *, ready: Callable[[Endpoints], None] | None = None) -> None:
     """Serve until SIGTERM or SIGINT, then stop gracefully within ``config.grace_seconds``.
 
-    ``ready`` (optional) is called with the bound ``host:port`` once the server is started.
+    Also serves Prometheus metrics on ``config.metrics_port`` (0 = off) and, when the Engine
+    has an index folder and ``config.index_poll_seconds`` > 0, reloads new versions written
+    there. ``ready`` (optional) is called with the endpoints once the server is started.
     """
-    running = build_server(engine, config, address)
+    metrics = ServiceMetrics(engine)
+    running = build_server(engine, config, address, observer=metrics.observe)
     stop_requested = threading.Event()
     previous = _install_signal_handlers(stop_requested)
+    http, poller = None, None
     try:
         running.server.start()
+        http, metrics_url = _start_metrics(metrics, config)
+        poller = _start_poller(engine, config)
         log.info("serving router.v1.SkillRouter on %s", running.address)
         if ready is not None:
-            ready(running.address)
+            ready(Endpoints(running.address, metrics_url))
         while not stop_requested.wait(timeout=1.0):
             pass
         log.info("shutting down: NOT_SERVING, up to %.1fs for in-flight calls",
                  config.grace_seconds)
     finally:
         running.stop(config.grace_seconds)
+        if poller is not None:
+            poller.stop()
+        if http is not None:
+            http.shutdown()
         _restore_signal_handlers(previous)
         log.info("server stopped")
+
+
+def _start_metrics(metrics: ServiceMetrics, config: ServerConfig) -> tuple[Any, str | None]:
+    """Start ``/metrics``; a busy port is logged and metrics stay off (serving goes on)."""
+    if config.metrics_port <= 0:
+        return None, None
+    try:
+        http, port = start_metrics_http(metrics, config.metrics_port, config.host)
+    except OSError as exc:
+        log.error("metrics are off: cannot listen on %s:%d (%s)", config.host,
+                  config.metrics_port, exc)
+        return None, None
+    return http, f"http://{config.host}:{port}/metrics"
+
+
+def _start_poller(engine: Engine, config: ServerConfig) -> IndexPoller | None:
+    if engine.index_dir is None or config.index_poll_seconds <= 0:
+        return None
+    return IndexPoller(engine, config.index_poll_seconds).start()
 
 
 _Handler = Callable[[int, FrameType | None], Any] | int | None

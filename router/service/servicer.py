@@ -206,9 +206,17 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
 
     def Reindex(self, request: pb.ReindexRequest,
                 context: grpc.ServicerContext) -> pb.ReindexResponse:
-        context.abort(grpc.StatusCode.UNIMPLEMENTED,
-                      "Reindex is not available on this server yet; rebuild with "
-                      "`skill-router index` and restart the server")
+        """Rebuild from the recorded discovery settings and swap; see ``router.reindex``."""
+        def run() -> pb.ReindexResponse:
+            done = self._engine.reindex(full=request.full)
+            return pb.ReindexResponse(
+                index_version=done.index_version, added=done.changes.added,
+                changed=done.changes.changed, removed=done.changes.removed,
+                unchanged=done.changes.unchanged, duration_seconds=done.duration_seconds,
+                diagnostics=[diagnostic_to_proto(d) for d in done.diagnostics],
+                swapped=done.swapped)
+
+        return _guarded(context, "Reindex", run)
 
 
 def _guarded(context: grpc.ServicerContext, method: str, call: Callable[[], T]) -> T:

@@ -4,7 +4,6 @@ indexed with the hash test embedder and served by a real server on port 0."""
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 

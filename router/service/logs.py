@@ -1,0 +1,50 @@
+"""Log output for the server: plain text, or one JSON object per line.
+
+JSON lines carry ``ts`` (ISO 8601, UTC), ``level``, ``logger`` and ``msg``; the per-call line
+written by the interceptor adds ``request_id``, ``method``, ``code`` and ``ms``. A record with
+an exception adds ``exc``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import UTC, datetime
+
+FORMATS = ("text", "json")
+TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+# Attributes a call log line may carry (set through ``extra=``).
+CALL_FIELDS = ("request_id", "method", "code", "ms")
+
+
+class JsonFormatter(logging.Formatter):
+    """Formats a record as a single-line JSON object."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        data: dict[str, object] = {
+            "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
+        for name in CALL_FIELDS:
+            value = getattr(record, name, None)
+            if value is not None:
+                data[name] = value
+        if record.exc_info:
+            data["exc"] = self.formatException(record.exc_info)
+        return json.dumps(data, ensure_ascii=False, default=str)
+
+
+def formatter_for(name: str) -> logging.Formatter:
+    if name not in FORMATS:
+        raise ValueError(f"unknown log format {name!r}; use one of {', '.join(FORMATS)}")
+    return JsonFormatter() if name == "json" else logging.Formatter(TEXT_FORMAT)
+
+
+def use_format(name: str, logger: logging.Logger | None = None) -> None:
+    """Give every handler of ``logger`` (default: the root logger) the format ``name``."""
+    target = logger or logging.getLogger()
+    formatter = formatter_for(name)
+    for handler in target.handlers:
+        handler.setFormatter(formatter)

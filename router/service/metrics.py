@@ -1,0 +1,129 @@
+"""Prometheus metrics for one server, on its own registry (several servers fit in a process).
+
+Call metrics are fed by the interceptor's observer (``ServiceMetrics.observe``); index and
+reindex figures are read from the Engine when scraped, so nothing in the Engine knows about
+metrics. Exported (all prefixed ``skill_router_``):
+
+- ``calls_total{method,code}``: every finished call by short method name and status code
+- ``call_duration_seconds{method}``: latency histogram of SkillRouter calls (Route, Activate, ...)
+- ``routes_total`` and ``routes_empty_total``: successful Routes, and those that retrieved no
+  skill (their ratio is the empty-catalog rate)
+- ``routed_skills_total{reason}``: skills placed in catalogs, by reason
+- ``skill_routed_total{skill}`` / ``skill_activated_total{skill}``: per skill (always-on skills
+  are not counted as routed: they are in every catalog)
+- ``index_info{version,model}``, ``index_skills``: the snapshot being served
+- ``reindex_runs_total``, ``reindex_failures_total``, ``reindex_last_duration_seconds``,
+  ``index_load_failures_total`` (new versions on disk that were refused)
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+import grpc
+from prometheus_client import CollectorRegistry, Counter, Histogram, start_http_server
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily
+from prometheus_client.registry import Collector
+
+from router.engine import Engine
+from router.service.interceptors import CallRecord
+from router.v1 import router_pb2 as pb
+
+log = logging.getLogger(__name__)
+
+PREFIX = "skill_router"
+SERVICE_PREFIX = "/router.v1.SkillRouter/"
+LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0)
+_REASON_PREFIX = "ROUTE_REASON_"
+
+
+def short_method(method: str) -> str:
+    """``/router.v1.SkillRouter/Route`` -> ``Route``; ``/grpc.health.v1.Health/Check`` ->
+    ``grpc.health.v1.Health/Check``."""
+    if method.startswith(SERVICE_PREFIX):
+        return method[len(SERVICE_PREFIX):]
+    return method.lstrip("/")
+
+
+class EngineCollector(Collector):
+    """Index and reindex figures, read from the Engine at scrape time."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    def collect(self) -> Iterator[Any]:
+        info = self._engine.info()
+        stats = self._engine.reindex_stats
+        index = InfoMetricFamily(f"{PREFIX}_index", "The index version being served")
+        index.add_metric([], {"version": info.version, "model": info.model})
+        yield index
+        yield GaugeMetricFamily(f"{PREFIX}_index_skills", "Skills in the served index",
+                                value=info.skill_count)
+        yield CounterMetricFamily(f"{PREFIX}_reindex_runs", "Reindex requests completed or "
+                                  "failed", value=stats.runs)
+        yield CounterMetricFamily(f"{PREFIX}_reindex_failures", "Reindex requests that failed",
+                                  value=stats.failures)
+        yield GaugeMetricFamily(f"{PREFIX}_reindex_last_duration_seconds",
+                                "Wall time of the last reindex", value=stats.last_duration_seconds)
+        yield CounterMetricFamily(f"{PREFIX}_index_load_failures", "New index versions found "
+                                  "on disk and refused", value=stats.load_failures)
+
+
+class ServiceMetrics:
+    """The metrics of one server. ``observe`` is the interceptor's call observer."""
+
+    def __init__(self, engine: Engine, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry or CollectorRegistry()
+        reg = self.registry
+        self.calls = Counter(f"{PREFIX}_calls", "Finished calls by method and status code",
+                             ["method", "code"], registry=reg)
+        self.latency = Histogram(f"{PREFIX}_call_duration_seconds", "SkillRouter call latency",
+                                 ["method"], buckets=LATENCY_BUCKETS, registry=reg)
+        self.routes = Counter(f"{PREFIX}_routes", "Successful Route calls", registry=reg)
+        self.routes_empty = Counter(f"{PREFIX}_routes_empty", "Routes that retrieved no skill",
+                                    registry=reg)
+        self.by_reason = Counter(f"{PREFIX}_routed_skills", "Skills placed in catalogs, by "
+                                 "reason", ["reason"], registry=reg)
+        self.skill_routed = Counter(f"{PREFIX}_skill_routed", "Routes that placed this skill "
+                                    "in the catalog (always-on excluded)", ["skill"], registry=reg)
+        self.skill_activated = Counter(f"{PREFIX}_skill_activated", "Activations of this skill",
+                                       ["skill"], registry=reg)
+        reg.register(EngineCollector(engine))
+
+    def observe(self, record: CallRecord) -> None:
+        method = short_method(record.method)
+        self.calls.labels(method=method, code=record.code.name).inc()
+        if not record.method.startswith(SERVICE_PREFIX):
+            return
+        self.latency.labels(method=method).observe(record.seconds)
+        if record.code is not grpc.StatusCode.OK or record.response is None:
+            return
+        if method == "Route":
+            self._observe_route(record.response)
+        elif method == "Activate":
+            self.skill_activated.labels(skill=str(getattr(record.request, "name", ""))).inc()
+
+    def _observe_route(self, response: Any) -> None:
+        self.routes.inc()
+        retrieved = False
+        for skill in response.skills:
+            reason = pb.RouteReason.Name(skill.reason).removeprefix(_REASON_PREFIX).lower()
+            self.by_reason.labels(reason=reason).inc()
+            if skill.reason == pb.ROUTE_REASON_RETRIEVED:
+                retrieved = True
+            if skill.reason != pb.ROUTE_REASON_ALWAYS_ON:
+                self.skill_routed.labels(skill=skill.name).inc()
+            if skill.reason == pb.ROUTE_REASON_EXPLICIT and response.explicit_content:
+                self.skill_activated.labels(skill=skill.name).inc()
+        if not retrieved:
+            self.routes_empty.inc()
+
+
+def start_metrics_http(metrics: ServiceMetrics, port: int, host: str = "0.0.0.0",
+                       ) -> tuple[Any, int]:
+    """Serve ``/metrics`` for ``metrics`` on ``host:port`` (0 = a free port) in a daemon
+    thread. Returns ``(http_server, bound_port)``; call ``http_server.shutdown()`` to stop."""
+    server, _thread = start_http_server(port, addr=host, registry=metrics.registry)
+    return server, int(server.server_port)

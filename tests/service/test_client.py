@@ -1,0 +1,136 @@
+"""SkillRouterClient against a real server: every method, retries on UNAVAILABLE, timeouts."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from concurrent import futures
+
+import grpc
+import pytest
+
+from router.client import SkillRouterClient, service_config
+from router.engine import Engine
+from router.service.server import RouterServer, build_server
+from router.service.servicer import SkillRouterServicer
+from router.v1 import router_pb2 as pb
+from router.v1 import router_pb2_grpc as pb_grpc
+from tests.service.conftest import SERVER_CONFIG
+from tests.service.skilltree import free_port
+
+
+@pytest.fixture()
+def client(tree_server: RouterServer) -> Iterator[SkillRouterClient]:
+    with SkillRouterClient(f"127.0.0.1:{tree_server.port}", timeout=5.0) as c:
+        yield c
+
+
+def test_route_and_explain(client: SkillRouterClient) -> None:
+    route = client.route("extract the tables from this PDF file", session_id="client-1",
+                         format="markdown", top_k=2)
+    assert "pdf-tools" in [s.name for s in route.skills]
+    assert "- **pdf-tools**:" in route.catalog_text
+    explained = client.explain("extract the tables from this PDF file")
+    assert explained.route.skills and explained.candidates
+
+
+def test_activate_read_validate(client: SkillRouterClient) -> None:
+    activation = client.activate("pdf-tools", session_id="client-2")
+    assert activation.content and not activation.already_active
+    assert client.activate("pdf-tools", session_id="client-2").already_active
+    resource = client.read_resource("pdf-tools", activation.resources[0])
+    assert resource.size == len(resource.content) > 0
+    checked = client.validate_arguments("book-meeting", '{"date": "2025-01-02", "attendees": 3}')
+    assert checked.valid and json.loads(checked.arguments_json)["minutes"] == 30
+
+
+def test_list_info_health(client: SkillRouterClient, tree_engine: Engine) -> None:
+    assert "pdf-tools" in {s.name for s in client.list_skills().skills}
+    assert client.index_info().version == tree_engine.info().version
+    assert client.health() is True
+
+
+def test_server_errors_are_rpc_errors(client: SkillRouterClient) -> None:
+    with pytest.raises(grpc.RpcError) as info:
+        client.activate("no-such-skill")
+    assert info.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+def test_unknown_format_is_value_error(client: SkillRouterClient) -> None:
+    with pytest.raises(ValueError, match="unknown format"):
+        client.route("hello", format="yaml")
+
+
+def test_service_config_retries_unavailable() -> None:
+    config = json.loads(service_config(3))
+    policy = config["methodConfig"][0]["retryPolicy"]
+    assert policy["maxAttempts"] == 4 and policy["retryableStatusCodes"] == ["UNAVAILABLE"]
+    assert json.loads(service_config(10))["methodConfig"][0]["retryPolicy"]["maxAttempts"] == 5
+
+
+def _start_later(engine: Engine, port: int, delay: float,
+                 holder: list[RouterServer]) -> threading.Thread:
+    def run() -> None:
+        time.sleep(delay)
+        running = build_server(engine, SERVER_CONFIG, f"127.0.0.1:{port}")
+        running.server.start()
+        holder.append(running)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread
+
+
+def test_retries_until_server_comes_up(tree_engine: Engine) -> None:
+    port, holder = free_port(), list[RouterServer]()
+    thread = _start_later(tree_engine, port, 0.15, holder)
+    try:
+        with SkillRouterClient(f"127.0.0.1:{port}", timeout=10.0, retries=4) as client:
+            started = time.monotonic()
+            assert client.index_info().version == tree_engine.info().version
+            assert time.monotonic() - started >= 0.1
+    finally:
+        thread.join()
+        for running in holder:
+            running.stop(0)
+
+
+def test_without_retries_unavailable_fails_fast() -> None:
+    with SkillRouterClient(f"127.0.0.1:{free_port()}", timeout=5.0, retries=0) as client:
+        started = time.monotonic()
+        with pytest.raises(grpc.RpcError) as info:
+            client.health()
+        assert info.value.code() == grpc.StatusCode.UNAVAILABLE
+        assert time.monotonic() - started < 2.0
+
+
+class _SlowServicer(SkillRouterServicer):
+    def GetIndexInfo(self, request: pb.GetIndexInfoRequest,
+                     context: grpc.ServicerContext) -> pb.GetIndexInfoResponse:
+        time.sleep(1.0)
+        return super().GetIndexInfo(request, context)
+
+
+def test_timeout_is_deadline_exceeded(tree_engine: Engine) -> None:
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    pb_grpc.add_SkillRouterServicer_to_server(  # type: ignore[no-untyped-call]
+        _SlowServicer(tree_engine), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        with SkillRouterClient(f"127.0.0.1:{port}", timeout=0.2) as client:
+            started = time.monotonic()
+            with pytest.raises(grpc.RpcError) as info:
+                client.index_info()
+            assert info.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+            assert time.monotonic() - started < 0.9
+    finally:
+        server.stop(0)
+
+
+@pytest.mark.parametrize(("timeout", "retries"), [(0.0, 3), (1.0, -1)])
+def test_bad_settings_are_refused(timeout: float, retries: int) -> None:
+    with pytest.raises(ValueError):
+        SkillRouterClient("127.0.0.1:1", timeout=timeout, retries=retries)

@@ -1,0 +1,150 @@
+"""Reindex without downtime: Routes never fail while the index is rebuilt and swapped."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import grpc
+import pytest
+
+from router.cli import main
+from router.index.store import VERSIONS, current_version, load_index
+from router.reindex import discovery_from_settings, recorded_settings
+from router.service.poller import IndexPoller
+from router.v1 import router_pb2 as pb
+from tests.service.conftest import build, open_engine
+from tests.service.opskit import engine_for, index_argv, serving, write_catalog, write_skill
+
+MESSAGES = ("extract the tables from this PDF", "write a git commit message",
+            "chart this CSV spreadsheet", "", "build a docker image")
+
+
+def make_index(base: Path, count: int = 6) -> tuple[Path, Path]:
+    skills, out = write_catalog(base / "skills", count), base / "index"
+    assert main(index_argv(skills, out)) == 0
+    return skills, out
+
+
+def test_index_records_its_discovery_settings(tmp_path: Path) -> None:
+    skills, out = make_index(tmp_path)
+    info = load_index(out).info
+    config = discovery_from_settings(recorded_settings(info.path), info.version)
+    assert config.bundled_roots == (str(skills),)
+    assert config.project_dir is None and config.home_dir is None
+
+
+def _route_forever(stub: object, stop: threading.Event, seen: set[str],
+                   failures: list[str]) -> int:
+    calls = 0
+    while not stop.is_set():
+        message = MESSAGES[calls % len(MESSAGES)]
+        try:
+            reply = stub.Route(pb.RouteRequest(message=message or "PDF"),  # type: ignore[attr-defined]
+                               timeout=10)
+            seen.add(reply.index_version)
+        except grpc.RpcError as exc:
+            failures.append(f"{exc.code()}: {exc.details()}")  # type: ignore[attr-defined]
+        calls += 1
+    return calls
+
+
+def test_routes_never_fail_during_three_reindexes(tmp_path: Path) -> None:
+    skills, out = make_index(tmp_path)
+    engine = engine_for(out)
+    existed = {engine.info().version}
+    stop, seen, failures = threading.Event(), set[str](), list[str]()
+    with serving(engine) as served, ThreadPoolExecutor(4) as pool:
+        workers = [pool.submit(_route_forever, served.stub, stop, seen, failures)
+                   for _ in range(4)]
+        edits = [lambda: write_skill(skills, "skill-new", "Translates documents."),
+                 lambda: write_skill(skills, "skill-1", "Now about YAML files."),
+                 lambda: shutil.rmtree(skills / "skill-2")]
+        replies = []
+        for edit in edits:
+            edit()
+            reply = served.stub.Reindex(pb.ReindexRequest(), timeout=30)
+            existed.add(reply.index_version)
+            replies.append(reply)
+        stop.set()
+        calls = sum(w.result() for w in workers)
+    assert failures == [] and calls > 20
+    assert seen <= existed and len(existed) == 4
+    assert [(r.added, r.changed, r.removed, r.swapped) for r in replies] == [
+        (1, 0, 0, True), (0, 1, 0, True), (0, 0, 1, True)]
+    assert replies[-1].unchanged == 6 and replies[-1].index_version == engine.info().version
+    assert len(list((out / VERSIONS).iterdir())) == 3  # index.keep_versions
+
+
+def test_reindex_without_changes_keeps_the_version(tmp_path: Path) -> None:
+    _, out = make_index(tmp_path)
+    engine = engine_for(out)
+    before = engine.info().version
+    with serving(engine) as served:
+        same = served.stub.Reindex(pb.ReindexRequest(), timeout=30)
+        full = served.stub.Reindex(pb.ReindexRequest(full=True), timeout=30)
+    assert (same.swapped, same.index_version, same.unchanged) == (False, before, 6)
+    assert full.swapped and full.index_version != before and full.unchanged == 6
+
+
+def test_concurrent_reindexes_are_serialised(tmp_path: Path) -> None:
+    skills, out = make_index(tmp_path)
+    engine = engine_for(out)
+    write_skill(skills, "skill-extra", "Summarises meeting notes.")
+    with serving(engine) as served, ThreadPoolExecutor(3) as pool:
+        replies = list(pool.map(lambda _: served.stub.Reindex(pb.ReindexRequest(), timeout=30),
+                                range(3)))
+    assert sorted(r.swapped for r in replies) == [False, False, True]
+    assert sum(r.added for r in replies) == 1
+
+
+def test_a_reindex_that_cannot_wait_is_rejected_clearly(tmp_path: Path) -> None:
+    _, out = make_index(tmp_path)
+    engine = engine_for(out, wait_seconds=0.1)
+    with serving(engine) as served, engine.index_lock:
+        with pytest.raises(grpc.RpcError) as err:
+            served.stub.Reindex(pb.ReindexRequest(), timeout=10)
+    assert err.value.code() is grpc.StatusCode.UNAVAILABLE  # type: ignore[attr-defined]
+    assert "already running" in err.value.details()  # type: ignore[attr-defined]
+
+
+def test_index_without_recorded_settings_is_refused(tmp_path: Path) -> None:
+    from tests.service.conftest import SKILLS
+
+    with serving(open_engine(build(SKILLS, tmp_path))) as served:
+        with pytest.raises(grpc.RpcError) as err:
+            served.stub.Reindex(pb.ReindexRequest(), timeout=10)
+    assert err.value.code() is grpc.StatusCode.INVALID_ARGUMENT  # type: ignore[attr-defined]
+    assert "skill-router index" in err.value.details()  # type: ignore[attr-defined]
+
+
+def test_cli_reindex_calls_the_server(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    skills, out = make_index(tmp_path)
+    engine = engine_for(out)
+    write_skill(skills, "skill-cli", "Renames files in bulk.")
+    with serving(engine) as served:
+        capsys.readouterr()
+        code = main(["reindex", "--target", f"127.0.0.1:{served.running.port}"])
+    reply = json.loads(capsys.readouterr().out)
+    assert code == 0 and reply["added"] == 1 and reply["swapped"]
+    assert reply["index_version"] == engine.info().version
+
+
+def test_poller_picks_up_a_version_written_by_a_batch_job(tmp_path: Path) -> None:
+    skills, out = make_index(tmp_path)
+    engine = engine_for(out)
+    poller = IndexPoller(engine, interval=0.05).start()
+    try:
+        write_skill(skills, "skill-batch", "Converts images between formats.")
+        assert main(index_argv(skills, out)) == 0
+        fresh = current_version(out)
+        for _ in range(200):
+            if engine.info().version == fresh:
+                break
+            threading.Event().wait(0.05)
+    finally:
+        poller.stop()
+    assert engine.info().version == fresh and engine.info().skill_count == 7

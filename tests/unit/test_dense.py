@@ -1,0 +1,57 @@
+"""The dense index: exact flat search, the HNSW switch, persistence of its settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from router.index import dense
+
+
+def _unit_rows(n: int, dim: int = 32, seed: int = 0) -> np.ndarray:
+    rows = np.random.default_rng(seed).normal(size=(n, dim)).astype(np.float32)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_kind_switches_at_threshold() -> None:
+    assert dense.choose_kind(dense.HNSW_MIN_VECTORS - 1) == dense.FLAT
+    assert dense.choose_kind(dense.HNSW_MIN_VECTORS) == dense.HNSW
+    assert dense.kind_of(dense.build(_unit_rows(10))) == dense.FLAT
+
+
+def test_flat_search_is_exact_cosine() -> None:
+    rows = _unit_rows(200)
+    ids, scores = dense.search(dense.build(rows, dense.FLAT), rows[17], 5)
+    assert ids[0] == 17
+    assert scores[0] == pytest.approx(1.0, abs=1e-5)
+    expected = np.argsort(-(rows @ rows[17]))[:5]
+    assert list(ids) == list(expected)
+
+
+def test_hnsw_matches_exact_top_hits_and_keeps_settings(tmp_path: Path) -> None:
+    rows = _unit_rows(2000)
+    index = dense.build(rows, dense.HNSW, m=16, ef_search=96)
+    dense.save(index, tmp_path / "dense.faiss")
+    loaded = dense.load(tmp_path / "dense.faiss")
+    assert dense.kind_of(loaded) == dense.HNSW
+    assert loaded.hnsw.efSearch == 96
+    flat = dense.build(rows, dense.FLAT)
+    found = [len(set(dense.search(loaded, q, 10)[0]) & set(dense.search(flat, q, 10)[0]))
+             for q in rows[:50]]
+    assert np.mean(found) / 10 >= 0.95
+
+
+def test_k_larger_than_index_and_empty_index() -> None:
+    rows = _unit_rows(3)
+    ids, _ = dense.search(dense.build(rows), rows[0], 10)
+    assert sorted(ids.tolist()) == [0, 1, 2]
+    empty = dense.build(np.zeros((0, 8), dtype=np.float32))
+    assert dense.search(empty, np.ones(8, dtype=np.float32), 5)[0].size == 0
+    assert [h[0].size for h in dense.search_many(empty, np.ones((2, 8), np.float32), 5)] == [0, 0]
+
+
+def test_unknown_kind_is_rejected() -> None:
+    with pytest.raises(ValueError, match="unknown dense index kind"):
+        dense.build(_unit_rows(4), "ivf")
