@@ -28,7 +28,12 @@ from router.bench_encoders import CachedEmbedder, encoder_figures, skill_vectors
 from router.config import DEFAULT_MODEL, Config, ServerConfig
 from router.engine import Engine
 from router.index import dense
-from router.index.embed import Embedder, make_embedder, prepare_query_embedder
+from router.index.embed import (
+    Embedder,
+    make_embedder,
+    prepare_query_embedder,
+    query_embedder,
+)
 from router.index.store import build_index, embedding_text
 from router.routing.model import RouteQuery
 
@@ -44,6 +49,7 @@ class BenchOptions:
     seed: int = 7
     build_size: int = 1_000  # skills embedded for real to measure the build rate
     workers: int = 8  # server thread pool
+    embed_limit: int | None = None  # skills past this get derived vectors (see skill_vectors)
 
     @property
     def requests(self) -> int:
@@ -72,6 +78,7 @@ class _Run:
     torch: Embedder
     vectors: np.ndarray
     requests: _Requests
+    queries: np.ndarray  # real request embeddings, for search latency and HNSW recall
     results: dict[str, Any] = field(default_factory=dict)
 
 
@@ -83,9 +90,11 @@ def run(options: BenchOptions) -> dict[str, Any]:
         torch = make_embedder(options.model, backend="torch")
         onnx_dir = work / "onnx-export"
         prepare_query_embedder(options.model, onnx_dir)
-        vectors = skill_vectors(options, max(options.sizes), onnx_dir / ".onnx")
+        vectors, made = skill_vectors(options, max(options.sizes), onnx_dir / ".onnx")
         pool = _Requests(bench_catalog.requests(100 * options.requests + 2000))
-        state = _Run(options, work, torch, vectors, pool)
+        queries = query_embedder(options.model, onnx_dir).encode(pool.take(200))
+        state = _Run(options, work, torch, vectors, pool, queries)
+        state.results["vectors"] = made
         state.results["encoder"] = encoder_figures(options, torch, onnx_dir, pool.take(200))
         state.results["build"] = _build_figures(state, onnx_dir)
         state.results["sizes"] = {str(n): _size_figures(state, n, onnx_dir)
@@ -95,9 +104,9 @@ def run(options: BenchOptions) -> dict[str, Any]:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _index(state: _Run, size: int, onnx_dir: Path) -> Path:
+def _index(state: _Run, size: int, onnx_dir: Path, name: str = "index") -> Path:
     """An index of the first ``size`` synthetic skills, from cached vectors."""
-    root = state.work / f"index-{size}"
+    root = state.work / f"{name}-{size}"
     skills = bench_catalog.catalog(size, state.options.seed)
     cached = CachedEmbedder(state.options.model, skills, state.vectors[:size])
     build_index(skills, [], cached, root)
@@ -119,7 +128,7 @@ def _build_figures(state: _Run, onnx_dir: Path) -> dict[str, Any]:
                                "build_per_s": round(build_rate, 1),
                                "build_vs_raw": round(build_rate / raw, 3)}
     size = max([s for s in state.options.sizes if s <= 10_000] or [min(state.options.sizes)])
-    root = _index(state, size, onnx_dir)
+    root = _index(state, size, onnx_dir, "incremental")
     skills = bench_catalog.catalog(size, state.options.seed)
     changed = bench_catalog.synthetic_skill(skills[0].name, skills[0].description + " Updated.")
     started = time.perf_counter()
@@ -134,64 +143,51 @@ def _build_figures(state: _Run, onnx_dir: Path) -> dict[str, Any]:
 
 
 def _size_figures(state: _Run, size: int, onnx_dir: Path) -> dict[str, Any]:
+    from router.service.server import create_server
+
     options = state.options
     root = _index(state, size, onnx_dir)
     engine = Engine.open(root, Config())
     figures: dict[str, Any] = {"dense_index": dense.kind_of(engine.snapshot.dense)}
+    flat = dense.build(engine.snapshot.vectors, dense.FLAT)
 
     def route(text: str) -> object:
         return engine.route(RouteQuery(message=text))
 
-    figures["route_in_process"] = bench_measure.latencies(route, state.requests.take(
-        options.requests))
-    flat = dense.build(engine.snapshot.vectors, dense.FLAT)
-
     def floor(text: str) -> object:
         return dense.search(flat, state.torch.encode([text])[0], 10)
 
-    figures["floor_torch_exact"] = bench_measure.latencies(floor, state.requests.take(
-        options.requests))
-    figures.update(_grpc_figures(state, engine))
-    figures["search"] = _search_figures(engine.snapshot.vectors, flat, options.quick)
+    server, port = create_server(engine, ServerConfig(max_workers=options.workers),
+                                 "127.0.0.1:0")
+    server.start()
+    call, close = bench_measure.grpc_route_call(f"127.0.0.1:{port}")
+    try:
+        calls = {"route_in_process": route, "route_grpc": call, "floor_torch_exact": floor}
+        figures.update(bench_measure.interleaved(calls, state.requests.take(
+            3 * options.requests)))
+        for conc in (8, 32):
+            texts = state.requests.take(max(4 * conc, options.requests))
+            figures[f"throughput_{conc}"] = bench_measure.throughput(call, texts, conc)
+    finally:
+        close()
+        server.stop(None).wait()
+    real = min(size, int(state.results["vectors"]["embedded"]))
+    figures["search"] = _search_figures(engine.snapshot.vectors, flat, state.queries, real)
     if size == 10_000 or (size == max(options.sizes) and 10_000 not in options.sizes):
         figures["cold_start"] = _cold_starts(root, state.requests.take(2))
     return figures
 
 
-def _grpc_figures(state: _Run, engine: Engine) -> dict[str, Any]:
-    from router.service.server import create_server
-
-    config = ServerConfig(max_workers=state.options.workers)
-    server, port = create_server(engine, config, "127.0.0.1:0")
-    server.start()
-    out: dict[str, Any] = {}
-    try:
-        call, close = bench_measure.grpc_route_call(f"127.0.0.1:{port}")
-        try:
-            out["route_grpc"] = bench_measure.latencies(call, state.requests.take(
-                state.options.requests))
-            for conc in (8, 32):
-                texts = state.requests.take(max(4 * conc, state.options.requests))
-                out[f"throughput_{conc}"] = bench_measure.throughput(call, texts, conc)
-        finally:
-            close()
-    finally:
-        server.stop(None).wait()
-    return out
-
-
-def _search_figures(vectors: np.ndarray, flat: Any, quick: bool) -> dict[str, Any]:
-    """Flat vs HNSW: single-query latency at k=50, HNSW recall@10 of exact, index bytes."""
+def _search_figures(vectors: np.ndarray, flat: Any, queries: np.ndarray,
+                    real: int) -> dict[str, Any]:
+    """Flat vs HNSW for real request embeddings: single-query latency at the routing depth,
+    index bytes, and HNSW recall@10 of exact (over the ``real`` embedded rows only)."""
     import faiss
 
-    queries = vectors[np.random.default_rng(0).choice(len(vectors), 200, replace=True)]
-    queries = queries + np.random.default_rng(1).normal(0, 0.02, queries.shape)
-    queries = (queries / np.linalg.norm(queries, axis=1, keepdims=True)).astype(np.float32)
     out: dict[str, Any] = {}
     started = time.perf_counter()
     hnsw = dense.build(vectors, dense.HNSW)
     out["hnsw_build_s"] = round(time.perf_counter() - started, 2)
-    exact = [set(dense.search(flat, q, 10)[0].tolist()) for q in queries]
     for name, index in (("flat", flat), ("hnsw", hnsw)):
         times = []
         for q in queries:
@@ -200,9 +196,13 @@ def _search_figures(vectors: np.ndarray, flat: Any, quick: bool) -> dict[str, An
             times.append(time.perf_counter() - t)
         out[name] = {**bench_measure.summary(times),
                      "bytes": len(faiss.serialize_index(index))}
-    found = [len(set(dense.search(hnsw, q, 10)[0].tolist()) & e) / 10
-             for q, e in zip(queries, exact, strict=True)]
+    if real < len(vectors):
+        flat = dense.build(vectors[:real], dense.FLAT)
+        hnsw = dense.build(vectors[:real], dense.HNSW)
+    found = [len(set(dense.search(hnsw, q, 10)[0].tolist()) &
+                 set(dense.search(flat, q, 10)[0].tolist())) / 10 for q in queries]
     out["hnsw"]["recall_at_10"] = round(float(np.mean(found)), 4)
+    out["hnsw"]["recall_rows"] = real
     return out
 
 

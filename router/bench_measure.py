@@ -41,6 +41,22 @@ def latencies(call: Callable[[str], object], inputs: Sequence[str],
     return summary(times)
 
 
+def interleaved(calls: dict[str, Callable[[str], object]], inputs: Sequence[str],
+                warmup: int = 3) -> dict[str, dict[str, float]]:
+    """Latencies of several callables taken in turn, request by request, so load from other
+    processes on a shared machine falls on all of them alike. Each gets its own inputs
+    (``inputs`` is split evenly), so none is served from a cache another one filled."""
+    names = list(calls)
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for i in range(0, len(inputs) - len(names) + 1, len(names)):
+        for name, text in zip(names, inputs[i:i + len(names)], strict=True):
+            started = time.perf_counter()
+            calls[name](text)
+            if i >= warmup * len(names):
+                times[name].append(time.perf_counter() - started)
+    return {name: summary(times[name]) for name in names}
+
+
 def throughput(call: Callable[[str], object], inputs: Sequence[str],
                concurrency: int) -> dict[str, float]:
     """Requests per second with ``concurrency`` callers in flight, plus their latencies."""

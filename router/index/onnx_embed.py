@@ -203,6 +203,9 @@ class OnnxEmbedder:
         options = ort.SessionOptions()
         options.intra_op_num_threads = self._threads
         options.inter_op_num_threads = 1
+        # Idle pool threads sleep instead of spinning: on a shared machine spinning steals
+        # the core another request (or process) needs.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         session = ort.InferenceSession(str(self._folder / MODEL_FILE), options,
                                        providers=["CPUExecutionProvider"])

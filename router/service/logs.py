@@ -11,6 +11,8 @@ import json
 import logging
 from datetime import UTC, datetime
 
+from router.errors import InvalidRequest
+
 FORMATS = ("text", "json")
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 # Attributes a call log line may carry (set through ``extra=``).
@@ -38,7 +40,7 @@ class JsonFormatter(logging.Formatter):
 
 def formatter_for(name: str) -> logging.Formatter:
     if name not in FORMATS:
-        raise ValueError(f"unknown log format {name!r}; use one of {', '.join(FORMATS)}")
+        raise InvalidRequest(f"unknown log format {name!r}; use one of {', '.join(FORMATS)}")
     return JsonFormatter() if name == "json" else logging.Formatter(TEXT_FORMAT)
 
 

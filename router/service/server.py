@@ -2,7 +2,8 @@
 
 ``create_server`` binds but does not start, so callers (and tests on port 0) decide when to
 start and can read the bound port first. ``serve`` starts, blocks, and on SIGTERM/SIGINT
-reports NOT_SERVING, then stops with the configured grace period so in-flight calls finish.
+reports NOT_SERVING, then stops with the configured grace period so in-flight calls finish;
+it also serves Prometheus metrics and picks up index versions written into the index folder.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from router.index.store import VERSIONS, current_version, load_index
 from router.reindex import discovery_from_settings, recorded_settings
 from router.service.poller import IndexPoller
 from router.v1 import router_pb2 as pb
-from tests.service.conftest import build, open_engine
+from tests.service.conftest import SKILLS, build, open_engine
 from tests.service.opskit import engine_for, index_argv, serving, write_catalog, write_skill
 
 MESSAGES = ("extract the tables from this PDF", "write a git commit message",
@@ -60,9 +61,10 @@ def test_routes_never_fail_during_three_reindexes(tmp_path: Path) -> None:
     with serving(engine) as served, ThreadPoolExecutor(4) as pool:
         workers = [pool.submit(_route_forever, served.stub, stop, seen, failures)
                    for _ in range(4)]
-        edits = [lambda: write_skill(skills, "skill-new", "Translates documents."),
-                 lambda: write_skill(skills, "skill-1", "Now about YAML files."),
-                 lambda: shutil.rmtree(skills / "skill-2")]
+        edits: list[Callable[[], None]] = [
+            lambda: write_skill(skills, "skill-new", "Translates documents."),
+            lambda: write_skill(skills, "skill-1", "Now about YAML files."),
+            lambda: shutil.rmtree(skills / "skill-2")]
         replies = []
         for edit in edits:
             edit()
@@ -104,21 +106,18 @@ def test_concurrent_reindexes_are_serialised(tmp_path: Path) -> None:
 def test_a_reindex_that_cannot_wait_is_rejected_clearly(tmp_path: Path) -> None:
     _, out = make_index(tmp_path)
     engine = engine_for(out, wait_seconds=0.1)
-    with serving(engine) as served, engine.index_lock:
-        with pytest.raises(grpc.RpcError) as err:
-            served.stub.Reindex(pb.ReindexRequest(), timeout=10)
+    with serving(engine) as served, engine.index_lock, pytest.raises(grpc.RpcError) as err:
+        served.stub.Reindex(pb.ReindexRequest(), timeout=10)
     assert err.value.code() is grpc.StatusCode.UNAVAILABLE  # type: ignore[attr-defined]
-    assert "already running" in err.value.details()  # type: ignore[attr-defined]
+    assert "already running" in str(err.value.details())  # type: ignore[attr-defined]
 
 
 def test_index_without_recorded_settings_is_refused(tmp_path: Path) -> None:
-    from tests.service.conftest import SKILLS
-
-    with serving(open_engine(build(SKILLS, tmp_path))) as served:
-        with pytest.raises(grpc.RpcError) as err:
-            served.stub.Reindex(pb.ReindexRequest(), timeout=10)
+    engine = open_engine(build(SKILLS, tmp_path))
+    with serving(engine) as served, pytest.raises(grpc.RpcError) as err:
+        served.stub.Reindex(pb.ReindexRequest(), timeout=10)
     assert err.value.code() is grpc.StatusCode.INVALID_ARGUMENT  # type: ignore[attr-defined]
-    assert "skill-router index" in err.value.details()  # type: ignore[attr-defined]
+    assert "skill-router index" in str(err.value.details())  # type: ignore[attr-defined]
 
 
 def test_cli_reindex_calls_the_server(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

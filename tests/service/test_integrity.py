@@ -1,0 +1,148 @@
+"""Index integrity: a corrupt, partial or incompatible version is refused and the old one keeps
+serving; a build killed at any point leaves the previous index current; old versions and
+abandoned temporaries are cleaned up."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from router.cli import main
+from router.index.retention import prune
+from router.index.store import VERSIONS, current_version, load_index
+from router.service.poller import IndexPoller
+from router.v1 import router_pb2 as pb
+from tests.service.opskit import REPO, engine_for, index_argv, serving, write_catalog, write_skill
+
+
+def build_twice(base: Path) -> tuple[Path, Path, str, str]:
+    """(skills, index, first version, second version); the second one is current."""
+    skills, out = write_catalog(base / "skills"), base / "index"
+    assert main(index_argv(skills, out)) == 0
+    first = current_version(out)
+    write_skill(skills, "skill-late", "Formats invoices as PDF files.")
+    assert main(index_argv(skills, out)) == 0
+    return skills, out, first, current_version(out)
+
+
+def _flip_faiss(folder: Path) -> None:
+    path = folder / "dense.faiss"
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+def _truncate_manifest(folder: Path) -> None:
+    path = folder / "manifest.json"
+    path.write_bytes(path.read_bytes()[:40])
+
+
+def _drop_vectors(folder: Path) -> None:
+    (folder / "vectors.npy").unlink()
+
+
+def _future_format(folder: Path) -> None:
+    path = folder / "manifest.json"
+    manifest = json.loads(path.read_text())
+    manifest["format_version"] = 99
+    path.write_text(json.dumps(manifest))
+
+
+DAMAGE: dict[str, Callable[[Path], None]] = {
+    "corrupt faiss": _flip_faiss, "truncated manifest": _truncate_manifest,
+    "missing file": _drop_vectors, "future format": _future_format}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+def test_a_damaged_new_version_is_refused_and_the_old_one_serves(
+        damage: str, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    skills, out, first, second = build_twice(tmp_path)
+    (out / "CURRENT").write_text(first + "\n")
+    engine = engine_for(out)
+    (out / "CURRENT").write_text(second + "\n")
+    DAMAGE[damage](out / VERSIONS / second)
+    poller = IndexPoller(engine, interval=60)
+    with serving(engine) as served, caplog.at_level(logging.ERROR):
+        assert poller.check() is False and poller.check() is False  # refused once, not retried
+        reply = served.stub.Route(pb.RouteRequest(message="PDF tables"), timeout=5)
+    assert reply.index_version == first == engine.info().version
+    refusals = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
+    assert len(refusals) == 1 and second in refusals[0] and f"still serving {first}" in refusals[0]
+    assert engine.reindex_stats.load_failures == 1
+    write_skill(skills, "skill-fixed", "Repairs broken spreadsheets.")  # the next good build
+    assert main(index_argv(skills, out)) == 0
+    assert poller.check() is True and engine.info().version == current_version(out)
+
+
+def test_retention_keeps_the_newest_and_the_current(tmp_path: Path) -> None:
+    root = tmp_path / "index"
+    names = [f"2025010{i}T000000000000Z-aaaaaa" for i in range(1, 6)]
+    for name in names:
+        (root / VERSIONS / name).mkdir(parents=True)
+    (root / "CURRENT").write_text(names[0] + "\n")
+    stale, fresh = root / ".tmp-stale", root / ".tmp-fresh"
+    stale.mkdir()
+    fresh.mkdir()
+    os.utime(stale, (time.time() - 3600, time.time() - 3600))
+    done = prune(root, keep=2)
+    left = sorted(p.name for p in (root / VERSIONS).iterdir())
+    assert left == sorted([names[0], names[3], names[4]])
+    assert done.temporaries == (".tmp-stale",) and fresh.exists()
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path, str]]:
+    """A 1,500-skill catalog with one index version built (removed afterwards)."""
+    base = tmp_path_factory.mktemp("big")
+    skills, out = write_catalog(base / "skills", 1500), base / "index"
+    assert main(index_argv(skills, out)) == 0
+    yield skills, out, current_version(out)
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def _wait_for(check: Callable[[], bool], proc: subprocess.Popen[bytes], limit: float) -> None:
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline and proc.poll() is None and not check():
+        time.sleep(0.002)
+
+
+def _writing(out: Path) -> Callable[[], bool]:
+    return lambda: any(p.name.startswith(".tmp-") for p in out.iterdir())
+
+
+def _renamed(out: Path, known: int) -> Callable[[], bool]:
+    return lambda: len(list((out / VERSIONS).iterdir())) > known
+
+
+@pytest.mark.parametrize("point", ["starting", "discovering", "writing", "renaming"])
+def test_a_killed_build_leaves_the_previous_index_current(
+        point: str, big: tuple[Path, Path, str]) -> None:
+    skills, out, old = big
+    (out / "CURRENT").write_text(old + "\n")
+    write_skill(skills, "skill-0", f"Changed for the {point} kill.")
+    known = len(list((out / VERSIONS).iterdir()))
+    proc = subprocess.Popen([sys.executable, "-m", "router.cli", *index_argv(skills, out)],
+                            cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if point == "starting":
+        time.sleep(0.2)
+    elif point == "discovering":
+        time.sleep(1.0)
+    else:
+        _wait_for(_writing(out) if point == "writing" else _renamed(out, known), proc, 30)
+    proc.kill()
+    proc.wait()
+    snapshot = load_index(out)  # verifies every checksum
+    if proc.returncode == -9 and current_version(out) != old:
+        # Killed after CURRENT moved: the new version must then be complete.
+        assert snapshot.info.skill_count == 1500
+    else:
+        assert snapshot.info.version == old

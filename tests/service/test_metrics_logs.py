@@ -1,0 +1,137 @@
+"""Prometheus metrics scraped over HTTP move with the calls; call logs are JSON lines carrying
+the request id that the server echoes in trailing metadata."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import os
+import signal
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from router.cli import main
+from router.engine import Engine
+from router.service.interceptors import REQUEST_ID_KEY
+from router.service.logs import JsonFormatter
+from router.service.metrics import start_metrics_http
+from router.v1 import router_pb2 as pb
+from tests.service.opskit import (
+    REPO,
+    Served,
+    free_ports,
+    index_argv,
+    serving,
+    write_catalog,
+)
+
+Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
+
+
+def scrape(url: str) -> Samples:
+    with urllib.request.urlopen(url, timeout=5) as reply:
+        text = reply.read().decode()
+    return {(s.name, frozenset(s.labels.items())): s.value
+            for family in text_string_to_metric_families(text) for s in family.samples}
+
+
+def value(samples: Samples, name: str, **labels: str) -> float:
+    return samples.get((name, frozenset(labels.items())), 0.0)
+
+
+@pytest.fixture()
+def metered(tree_engine: Engine) -> Iterator[tuple[Served, str]]:
+    with serving(tree_engine) as served:
+        http, port = start_metrics_http(served.metrics, 0, "127.0.0.1")
+        try:
+            yield served, f"http://127.0.0.1:{port}/metrics"
+        finally:
+            http.shutdown()
+
+
+def test_counters_move_when_scraped_over_http(metered: tuple[Served, str],
+                                              tree_engine: Engine) -> None:
+    served, url = metered
+    before = scrape(url)
+    served.stub.Route(pb.RouteRequest(message="extract the tables from this PDF"), timeout=5)
+    served.stub.Route(pb.RouteRequest(message="zzzz qqqq"), timeout=5)  # retrieves nothing
+    with pytest.raises(grpc.RpcError):
+        served.stub.Route(pb.RouteRequest(message=""), timeout=5)
+    served.stub.Activate(pb.ActivateRequest(name="pdf-tools", session_id="m"), timeout=5)
+    after = scrape(url)
+
+    def moved(name: str, **labels: str) -> float:
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    assert moved("skill_router_calls_total", method="Route", code="OK") == 2
+    assert moved("skill_router_calls_total", method="Route", code="INVALID_ARGUMENT") == 1
+    assert moved("skill_router_call_duration_seconds_count", method="Route") == 3
+    assert moved("skill_router_call_duration_seconds_count", method="Activate") == 1
+    assert moved("skill_router_routes_total") == 2
+    assert moved("skill_router_routes_empty_total") == 1
+    assert moved("skill_router_skill_routed_total", skill="pdf-tools") == 1
+    assert moved("skill_router_routed_skills_total", reason="retrieved") >= 1
+    assert moved("skill_router_skill_activated_total", skill="pdf-tools") == 1
+    info = tree_engine.info()
+    assert value(after, "skill_router_index_info", version=info.version, model=info.model) == 1
+    assert value(after, "skill_router_index_skills") == info.skill_count
+
+
+def test_call_log_lines_are_json_with_the_echoed_request_id(metered: tuple[Served, str]) -> None:
+    served, _ = metered
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(JsonFormatter())
+    logger = logging.getLogger("router.service.interceptors")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        _, call = served.stub.Route.with_call(pb.RouteRequest(message="PDF"), timeout=5,
+                                              metadata=[(REQUEST_ID_KEY, "req-42")])
+        _, other = served.stub.Route.with_call(pb.RouteRequest(message="git"), timeout=5)
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(logging.NOTSET)
+    echoed = [dict(c.trailing_metadata())[REQUEST_ID_KEY] for c in (call, other)]
+    lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+    assert echoed[0] == "req-42" and len(echoed[1]) == 32
+    assert [line["request_id"] for line in lines] == echoed
+    for line in lines:
+        assert {"ts", "level", "logger", "msg", "request_id", "method", "code", "ms"} <= set(line)
+        assert line["method"] == "/router.v1.SkillRouter/Route" and line["code"] == "OK"
+
+
+def test_serve_prints_endpoints_and_logs_json(tmp_path: Path) -> None:
+    skills, out = write_catalog(tmp_path / "skills"), tmp_path / "index"
+    assert main(index_argv(skills, out)) == 0
+    argv = [sys.executable, "-m", "router.cli", "serve", "--index", str(out), "--port", "0",
+            "--metrics-port", str(free_ports(1)[0]), "--log-format", "json"]
+    proc = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        assert proc.stdout is not None and proc.stderr is not None
+        line = proc.stdout.readline()
+        assert "health: grpc.health.v1 on 127.0.0.1:" in line and "metrics: http://" in line
+        address = line.split("listening on ", 1)[1].split()[0]
+        url = line.split("metrics: ", 1)[1].split(",")[0]
+        with grpc.insecure_channel(address) as chan:
+            from tests.service.conftest import make_stub
+
+            make_stub(chan).Route(pb.RouteRequest(message="PDF tables"), timeout=10)
+        assert value(scrape(url), "skill_router_calls_total", method="Route", code="OK") == 1
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=15) == 0
+        logs = [json.loads(x) for x in proc.stderr.read().splitlines() if x.strip()]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert any(entry.get("method") == "/router.v1.SkillRouter/Route" for entry in logs)
