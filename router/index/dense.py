@@ -2,10 +2,25 @@
 
 Small catalogs get an exact flat index; from ``HNSW_MIN_VECTORS`` on, an HNSW graph
 (``IndexHNSWFlat``, inner-product metric), whose settings are stored in the index file.
-Measured with all-MiniLM-L6-v2 on synthetic skill descriptions (``skill-router bench``),
-one query, one thread, k=50:
+Measured with all-MiniLM-L6-v2, one OpenMP thread, one real request embedding, k=50 (p50 on a
+shared, loaded 2-core machine, so compare within a row):
 
-    PLACEHOLDER_TABLE
+============  ===========  ==================  =======================
+vectors       flat         HNSW M=32 ef=128    memory flat / HNSW
+============  ===========  ==================  =======================
+10,000        1.8 ms       0.6 ms              15 MB / 18 MB
+25,000        4.5 ms       0.6 ms              38 MB / 45 MB
+50,000        9.9 ms       0.7 ms              77 MB / 90 MB
+100,000       19.6 ms      0.9 ms              154 MB / 181 MB
+============  ===========  ==================  =======================
+
+HNSW recall@10 against exact search, real request embeddings: 0.9987 over 10,000 embedded
+synthetic skill descriptions and 0.9967 over the 4,076 Seal-Tools descriptions with
+efSearch 128; efSearch 64 gives 0.9957 / 0.984, M=16 0.9957 / 0.9937. Latency rows past 10,000
+use real vectors plus noise (latency does not depend on the text). Flat search grows linearly
+(about 20 µs per 1,000 vectors here), so below 20,000 vectors it costs under ~1 ms more than
+HNSW while staying exact and building instantly; an HNSW build took 45-50 s per 100,000 vectors
+on one thread here and is redone on every reindex.
 """
 
 from __future__ import annotations
@@ -18,7 +33,7 @@ import numpy as np
 
 log = logging.getLogger(__name__)
 
-HNSW_MIN_VECTORS = 50_000  # below this, exact flat search is as fast or faster
+HNSW_MIN_VECTORS = 20_000  # below this, exact flat search is within ~1 ms of HNSW
 HNSW_M = 32  # graph degree
 HNSW_EF_CONSTRUCTION = 80
 HNSW_EF_SEARCH = 128  # >= the routing depth (50); recall@10 vs exact >= 0.99 at this value

@@ -121,7 +121,10 @@ def _explicit(snap: IndexSnapshot, message: str, plan: _Plan) -> list[str]:
 
 def always_on_positions(snap: IndexSnapshot, config: RoutingConfig) -> list[int]:
     named = [snap.position(n) for n in config.always_on]
-    flagged = [i for i, s in enumerate(snap.skills) if s.always_on]
+    flagged: list[int] | None = snap.__dict__.get("_always_on_flagged")
+    if flagged is None:  # computed once per snapshot: a scan of every skill per turn is O(N)
+        flagged = [i for i, s in enumerate(snap.skills) if s.always_on]
+        snap.__dict__["_always_on_flagged"] = flagged
     out: list[int] = []
     for pos in [p for p in named if p is not None] + flagged:
         if pos not in out and filter_reason(snap.skills[pos]) is None:
