@@ -26,6 +26,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -69,24 +70,29 @@ class IndexSnapshot:
     dense: Any  # a faiss.Index
     lexical: LexicalIndex
 
-    @property
+    # Derived once per snapshot (cached_property writes the instance dict, which a frozen
+    # dataclass allows); a snapshot never changes, so neither do these.
+    @cached_property
     def centroid(self) -> np.ndarray:
         """Mean of the skill vectors: a query's cosine to it is a typical unrelated score."""
-        cached: np.ndarray | None = self.__dict__.get("_centroid")
-        if cached is None:
-            cached = catalog_centroid(self.vectors)
-            object.__setattr__(self, "_centroid", cached)
-        return cached
+        return catalog_centroid(self.vectors)
+
+    @cached_property
+    def positions(self) -> dict[str, int]:
+        return {s.name: i for i, s in enumerate(self.skills)}
+
+    @cached_property
+    def always_on_flagged(self) -> tuple[int, ...]:
+        """Rows of skills whose metadata marks them always-on."""
+        return tuple(i for i, s in enumerate(self.skills) if s.always_on)
+
+    @cached_property
+    def render_cache(self) -> dict[tuple[object, ...], int]:
+        """Room for per-snapshot rendering figures (e.g. the full catalog's size per format)."""
+        return {}
 
     def position(self, name: str) -> int | None:
-        return self._positions().get(name)
-
-    def _positions(self) -> dict[str, int]:
-        cached: dict[str, int] | None = self.__dict__.get("_pos")
-        if cached is None:
-            cached = {s.name: i for i, s in enumerate(self.skills)}
-            object.__setattr__(self, "_pos", cached)
-        return cached
+        return self.positions.get(name)
 
 
 def embedding_text(skill: Skill) -> str:

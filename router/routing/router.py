@@ -121,12 +121,8 @@ def _explicit(snap: IndexSnapshot, message: str, plan: _Plan) -> list[str]:
 
 def always_on_positions(snap: IndexSnapshot, config: RoutingConfig) -> list[int]:
     named = [snap.position(n) for n in config.always_on]
-    flagged: list[int] | None = snap.__dict__.get("_always_on_flagged")
-    if flagged is None:  # computed once per snapshot: a scan of every skill per turn is O(N)
-        flagged = [i for i, s in enumerate(snap.skills) if s.always_on]
-        snap.__dict__["_always_on_flagged"] = flagged
     out: list[int] = []
-    for pos in [p for p in named if p is not None] + flagged:
+    for pos in [*(p for p in named if p is not None), *snap.always_on_flagged]:
         if pos not in out and filter_reason(snap.skills[pos]) is None:
             out.append(pos)
     return out[: config.max_always_on]
@@ -228,7 +224,7 @@ def _parameters_json(skill: Skill) -> str:
 def full_catalog_chars(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig) -> int:
     """Size of the catalog an agent would inject without routing (every routable skill)."""
     key = ("_full_chars", query.format, config.activation_mode, config.include_location)
-    cache: dict[tuple[object, ...], int] = snap.__dict__.setdefault("_full_cache", {})
+    cache = snap.render_cache
     if key not in cache:
         loc = config.include_location
         entries = [catalog.Entry(s.name, s.description, s.location if loc else "")
