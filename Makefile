@@ -46,8 +46,12 @@ proto: setup
 proto-check: setup
 	$(PY) -m pytest -q tests/service/test_proto_fresh.py
 
+# 1k/10k/100k synthetic catalogs; 10k skills embedded for real, the rest real vectors plus
+# noise (latency and memory only). BENCH_ARGS= for the full 100k embedding (~15 min once).
+BENCH_ARGS ?= --embed-limit 10000
+
 bench: setup
-	$(CLI) bench
+	$(CLI) bench $(BENCH_ARGS)
 
 DEV_SET ?= ../shared/data/sealtools
 
