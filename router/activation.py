@@ -21,10 +21,10 @@ import logging
 import os
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from router.errors import InvalidRequest, NotFound, PermissionDenied, SkillParseError, TooLarge
 from router.routing.activation import manifest_body, render_content
-from router.routing.arguments import ValidationResult, parse_arguments_json, validate_arguments
 from router.sessions import SessionStore
 from router.skills.discovery import read_body, read_file
 from router.skills.model import Skill, SkillKind
@@ -32,6 +32,9 @@ from router.skills.parse import DEFAULT_MAX_BYTES as SKILL_FILE_MAX_BYTES
 from router.skills.parse import decode_text
 from router.skills.resources import DEFAULT_LIST_CAP, DEFAULT_MAX_BYTES, scan_resources
 from router.skills.resources import read_resource as read_skill_file
+
+if TYPE_CHECKING:
+    from router.routing.arguments import ValidationResult
 
 log = logging.getLogger(__name__)
 
@@ -151,7 +154,10 @@ class Activator:
         if skill.parameters is None:
             raise InvalidRequest(f"skill {name!r} takes no arguments: it is not a callable "
                                  "skill (no manifest.json parameters)")
-        return validate_arguments(skill.parameters, parse_arguments_json(arguments_json))
+        from router.routing import arguments  # jsonschema loads on first use, not at start-up
+
+        return arguments.validate_arguments(skill.parameters,
+                                            arguments.parse_arguments_json(arguments_json))
 
 
 def _check_session(session_id: str, active_skills: Collection[str]) -> None:

@@ -13,6 +13,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -30,11 +31,13 @@ from router.index.embed import Embedder, query_embedder
 from router.index.store import IndexInfo, IndexSnapshot, current_version, load_index
 from router.reindex import ReindexResult, ReindexStats, reindex_engine
 from router.routing import router as core
-from router.routing.arguments import ValidationResult
 from router.routing.fusion import FusionConfig
 from router.routing.model import CatalogFormat, Reason, RouteQuery, RouteResult
 from router.sessions import SessionStore
 from router.skills.model import Diagnostic, Skill
+
+if TYPE_CHECKING:
+    from router.routing.arguments import ValidationResult
 
 log = logging.getLogger(__name__)
 

@@ -6,10 +6,13 @@ Plain field copies between the Activator's records and the wire messages; no che
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from router.activation import Activation, Resource
-from router.routing.arguments import ValidationResult
 from router.v1 import router_pb2 as pb
+
+if TYPE_CHECKING:
+    from router.routing.arguments import ValidationResult
 
 
 def activation_to_proto(activation: Activation) -> pb.ActivateResponse:
