@@ -182,10 +182,11 @@ def cmd_route(args: argparse.Namespace) -> int:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    from router.engine import Engine
+    """Load and verify the index (checksums included) without loading the model."""
+    from router.index.store import load_index
 
     config = _config(args)
-    info = _jsonable(Engine.open(_index_dir(args, config), config).info())
+    info = _jsonable(load_index(_index_dir(args, config)).info)
     shown = {key: info[key] for key in INFO_FIELDS if key in info}
     print(json.dumps(shown, indent=2, ensure_ascii=False))
     return 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,7 +28,7 @@ from router.config import Config
 from router.errors import IndexUnavailable, InvalidRequest
 from router.index import dense
 from router.index.embed import Embedder, query_embedder
-from router.index.store import IndexInfo, IndexSnapshot, current_version, load_index
+from router.index.store import IndexInfo, IndexSnapshot, current_version, load_index, read_info
 from router.reindex import ReindexResult, ReindexStats, reindex_engine
 from router.routing import router as core
 from router.routing.fusion import FusionConfig
@@ -90,6 +90,35 @@ def _check_sizes(query: RouteQuery) -> None:
                              f"the limit is {MAX_SESSION_ID_CHARS}")
 
 
+def _load_model(embedder: Embedder) -> None:
+    prepare = getattr(embedder, "prepare", None)
+    if prepare is not None:
+        prepare()
+    else:
+        embedder.encode(["warm up"])
+
+
+class _Background:
+    """Run one call on a thread; ``join`` re-raises what it raised."""
+
+    def __init__(self, func: Callable[[Embedder], None], arg: Embedder) -> None:
+        self._error: BaseException | None = None
+
+        def run() -> None:
+            try:
+                func(arg)
+            except BaseException as exc:  # handed to the joining thread
+                self._error = exc
+
+        self._thread = threading.Thread(target=run, name="model-load", daemon=True)
+        self._thread.start()
+
+    def join(self) -> None:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+
+
 class Engine:
     """Route, explain and list against the current index snapshot."""
 
@@ -114,13 +143,19 @@ class Engine:
     @classmethod
     def open(cls, index_dir: str | Path, config: Config,
              embedder: Embedder | None = None) -> Engine:
-        snapshot = load_index(index_dir)
-        dense.set_threads(config.index.search_threads)
+        """Load the current index under ``index_dir``. Without an ``embedder``, the index's
+        model is loaded for queries while the index loads (both are mostly native code)."""
+        warming: _Background | None = None
         if embedder is None:
-            embedder = query_embedder(snapshot.info.model, index_dir,
+            embedder = query_embedder(read_info(index_dir).model, index_dir,
                                       backend=config.index.query_backend,
                                       batch_size=config.index.batch_size,
                                       threads=config.index.query_threads)
+            warming = _Background(_load_model, embedder)
+        snapshot = load_index(index_dir)
+        dense.set_threads(config.index.search_threads)
+        if warming is not None:
+            warming.join()
         return cls(snapshot, config, embedder, index_dir=index_dir)
 
     def warm_up(self) -> None:

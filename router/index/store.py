@@ -255,6 +255,22 @@ def current_version(root: str | Path) -> str:
     return version
 
 
+def read_info(root: str | Path) -> IndexInfo:
+    """The current version's manifest facts, without loading or verifying the index."""
+    root = Path(root)
+    version = current_version(root)
+    folder = root / VERSIONS / version
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        return IndexInfo(version=version, model=str(manifest["model"]),
+                         dimension=int(manifest["dimension"]),
+                         skill_count=int(manifest["skill_count"]),
+                         built_at=str(manifest["built_at"]),
+                         format_version=int(manifest["format_version"]), path=str(folder))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise IndexCorrupt(f"{folder}: cannot read manifest: {exc}") from exc
+
+
 def load_index(root: str | Path, version: str | None = None, *,
                verify: bool = True) -> IndexSnapshot:
     """Load ``version`` (default: the current one). Raises IndexCorrupt on any mismatch."""

@@ -94,3 +94,14 @@ def test_current_pointer_is_validated(tmp_path: Path) -> None:
     (tmp_path / CURRENT).write_text("../../etc\n")
     with pytest.raises(IndexCorrupt):
         load_index(tmp_path)
+
+
+def test_read_info_reads_the_manifest_only(tmp_path: Path) -> None:
+    from router.index.store import read_info
+
+    built = build_index(SKILLS, [], HashEmbedder(), tmp_path)
+    info = read_info(tmp_path)
+    assert (info.version, info.model, info.skill_count) == (built.version, "hash-256", 2)
+    (Path(built.path) / "manifest.json").write_text("{")
+    with pytest.raises(IndexCorrupt, match="cannot read manifest"):
+        read_info(tmp_path)
