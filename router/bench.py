@@ -25,7 +25,7 @@ import numpy as np
 
 from router import bench_catalog, bench_measure
 from router.bench_encoders import CachedEmbedder, encoder_figures, skill_vectors
-from router.config import DEFAULT_MODEL, Config, ServerConfig
+from router.config import DEFAULT_MODEL, Config
 from router.engine import Engine
 from router.index import dense
 from router.index.embed import (
@@ -48,7 +48,6 @@ class BenchOptions:
     model: str = DEFAULT_MODEL
     seed: int = 7
     build_size: int = 1_000  # skills embedded for real to measure the build rate
-    workers: int = 8  # server thread pool
     embed_limit: int | None = None  # skills past this get derived vectors (see skill_vectors)
 
     @property
@@ -143,8 +142,6 @@ def _build_figures(state: _Run, onnx_dir: Path) -> dict[str, Any]:
 
 
 def _size_figures(state: _Run, size: int, onnx_dir: Path) -> dict[str, Any]:
-    from router.service.server import create_server
-
     options = state.options
     root = _index(state, size, onnx_dir)
     engine = Engine.open(root, Config())
@@ -157,20 +154,18 @@ def _size_figures(state: _Run, size: int, onnx_dir: Path) -> dict[str, Any]:
     def floor(text: str) -> object:
         return dense.search(flat, state.torch.encode([text])[0], 10)
 
-    server, port = create_server(engine, ServerConfig(max_workers=options.workers),
-                                 "127.0.0.1:0")
-    server.start()
-    call, close = bench_measure.grpc_route_call(f"127.0.0.1:{port}")
-    try:
-        calls = {"route_in_process": route, "route_grpc": call, "floor_torch_exact": floor}
-        figures.update(bench_measure.interleaved(calls, state.requests.take(
-            3 * options.requests)))
-        for conc in (8, 32):
-            texts = state.requests.take(max(4 * conc, options.requests))
-            figures[f"throughput_{conc}"] = bench_measure.throughput(call, texts, conc)
-    finally:
-        close()
-        server.stop(None).wait()
+    # The server runs in its own process, as it does beside a gateway; the client here.
+    with bench_measure.serve_process(root) as address:
+        call, close = bench_measure.grpc_route_call(address)
+        try:
+            calls = {"route_in_process": route, "route_grpc": call, "floor_torch_exact": floor}
+            figures.update(bench_measure.interleaved(calls, state.requests.take(
+                3 * options.requests)))
+            for conc in (8, 32):
+                texts = state.requests.take(max(4 * conc, options.requests))
+                figures[f"throughput_{conc}"] = bench_measure.throughput(call, texts, conc)
+        finally:
+            close()
     real = min(size, int(state.results["vectors"]["embedded"]))
     figures["search"] = _search_figures(engine.snapshot.vectors, flat, state.queries, real)
     if size == 10_000 or (size == max(options.sizes) and 10_000 not in options.sizes):

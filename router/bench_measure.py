@@ -7,11 +7,13 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -105,36 +107,49 @@ def free_port() -> int:
         return port
 
 
+@contextmanager
+def serve_process(index_dir: Path, env: dict[str, str] | None = None,
+                  timeout: float = 120.0) -> Iterator[str]:
+    """``skill-router serve`` in its own process (as a gateway would reach it); yields the
+    address once it accepts connections, and stops it afterwards."""
+    port = free_port()
+    command = [sys.executable, "-m", "router.cli", "serve", "--index", str(index_dir),
+               "--host", "127.0.0.1", "--port", str(port), "--metrics-port", "0"]
+    # The server logs a line per call: a file, not a pipe nobody drains (a full pipe blocks it).
+    with tempfile.TemporaryFile() as log_file:
+        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log_file,
+                                env={**os.environ, **(env or {})})
+        try:
+            _wait_for_port(proc, port, time.perf_counter() + timeout, log_file)
+            yield f"127.0.0.1:{port}"
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
 def cold_start(index_dir: Path, message: str, timeout: float = 120.0,
                env: dict[str, str] | None = None) -> dict[str, Any]:
     """Seconds from starting ``skill-router serve`` to its first answered Route."""
-    port = free_port()
-    command = [sys.executable, "-m", "router.cli", "serve", "--index", str(index_dir),
-               "--host", "127.0.0.1", "--port", str(port)]
     started = time.perf_counter()
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            env={**os.environ, **(env or {})})
-    try:
-        _wait_for_port(proc, port, started + timeout)
-        call, close = grpc_route_call(f"127.0.0.1:{port}")
+    with serve_process(index_dir, env, timeout) as address:
+        call, close = grpc_route_call(address)
         try:
             call(message)
         finally:
             close()
         return {"seconds": round(time.perf_counter() - started, 3), "env": env or {}}
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
-def _wait_for_port(proc: subprocess.Popen[bytes], port: int, deadline: float) -> None:
+def _wait_for_port(proc: subprocess.Popen[bytes], port: int, deadline: float,
+                   log_file: IO[bytes]) -> None:
     """Poll until the server accepts TCP connections (gRPC reconnect backoff would blur it)."""
     while time.perf_counter() < deadline:
         if proc.poll() is not None:
-            err = proc.stderr.read().decode() if proc.stderr else ""
+            log_file.seek(0)
+            err = log_file.read().decode(errors="replace")
             raise RuntimeError(f"server exited with {proc.returncode}: {err[-500:]}")
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.5).close()

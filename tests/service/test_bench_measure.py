@@ -1,0 +1,37 @@
+"""The benchmark's process-level helpers work (nothing here is timed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from router.bench_measure import cold_start, grpc_route_call, serve_process, summary
+from router.index.embed import HashEmbedder
+from router.index.store import build_index
+from router.skills.model import Skill
+
+
+def _index(root: Path) -> Path:
+    skills = [Skill(name=f"skill-{i}", description=f"Handles task number {i} for PDF files.",
+                    location=f"/s/{i}/SKILL.md", base_dir=f"/s/{i}", content_hash=str(i))
+              for i in range(5)]
+    build_index(skills, [], HashEmbedder(), root)
+    return root
+
+
+def test_served_process_answers_many_calls_and_cold_start_reports(tmp_path: Path) -> None:
+    root = _index(tmp_path)
+    with serve_process(root) as address:
+        call, close = grpc_route_call(address)
+        try:
+            # More calls than a 64 KiB stderr pipe would hold of per-call log lines.
+            replies = [call(f"pdf task {i}") for i in range(800)]
+        finally:
+            close()
+    assert all(r.index_version for r in replies)  # type: ignore[attr-defined]
+    started = cold_start(root, "pdf task")
+    assert started["seconds"] > 0
+
+
+def test_summary_orders_percentiles() -> None:
+    figures = summary([0.001 * i for i in range(1, 101)])
+    assert figures["p50_ms"] <= figures["p99_ms"]
