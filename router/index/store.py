@@ -118,15 +118,21 @@ def _checksums(folder: Path) -> dict[str, str]:
 
 
 def _previous_vectors(root: Path, model_id: str) -> dict[str, np.ndarray]:
-    """Embeddings of the current index keyed by (model, text), for incremental builds."""
+    """Embeddings of the current index keyed by (model, text), for incremental builds. Reads
+    only the manifest, the records and the vectors; anything unreadable means no reuse."""
     try:
-        snap = load_index(root, verify=False)
-    except IndexUnavailable:
+        folder = root / VERSIONS / current_version(root)
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        if manifest.get("model") != model_id:
+            return {}
+        records = json.loads((folder / "skills.json").read_text(encoding="utf-8"))["skills"]
+        vectors = np.load(folder / "vectors.npy")
+        skills = [Skill.from_dict(r) for r in records]
+    except (IndexUnavailable, OSError, ValueError, KeyError, TypeError):
         return {}
-    if snap.info.model != model_id:
+    if len(skills) != len(vectors):
         return {}
-    return {_text_key(model_id, embedding_text(s)): snap.vectors[i]
-            for i, s in enumerate(snap.skills)}
+    return {_text_key(model_id, embedding_text(s)): vectors[i] for i, s in enumerate(skills)}
 
 
 def _embed(skills: Sequence[Skill], embedder: Embedder, cache: dict[str, np.ndarray],

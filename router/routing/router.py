@@ -71,9 +71,16 @@ def encode_turn(encode: Callable[[Sequence[str]], np.ndarray], text: str,
 
 @dataclass
 class _Plan:
+    explain: bool = False  # record every candidate's scores and reason (Explain only)
     picked: list[tuple[int, Reason, float]] = field(default_factory=list)
     seen: set[int] = field(default_factory=set)
     candidates: dict[int, Candidate] = field(default_factory=dict)
+
+    def note(self, snap: IndexSnapshot, f: Fused, kept: bool, reason: DropReason) -> None:
+        if self.explain:
+            self.candidates[f.index] = Candidate(
+                name=snap.skills[f.index].name, dense_score=f.dense, lexical_score=f.lexical,
+                fused_score=f.fused, kept=kept, reason=reason)
 
     def add(self, pos: int, reason: Reason, score: float) -> bool:
         if pos in self.seen:
@@ -149,31 +156,28 @@ def _rank(snap: IndexSnapshot, fused: Sequence[Fused], top_k: int, fusion: Fusio
     for f in fused:
         reason = filter_reason(snap.skills[f.index])
         if reason is not None:
-            plan.candidates[f.index] = _cand(snap, f, False, reason)
+            plan.note(snap, f, False, reason)
         else:
             routable.append(f)
     kept, dropped = gate(routable, fusion)
     for f, why in dropped:
-        plan.candidates[f.index] = _cand(snap, f, False, DropReason(why))
+        plan.note(snap, f, False, DropReason(why))
+    retrieved = 0
     for f in kept:
         if f.index in plan.seen:
-            plan.candidates[f.index] = _cand(snap, f, True, DropReason.DUPLICATE)
-        elif len([p for p in plan.picked if p[1] is Reason.RETRIEVED]) >= top_k:
-            plan.candidates[f.index] = _cand(snap, f, False, DropReason.OUTSIDE_TOP_K)
+            plan.note(snap, f, True, DropReason.DUPLICATE)
+        elif retrieved >= top_k:
+            plan.note(snap, f, False, DropReason.OUTSIDE_TOP_K)
         else:
+            retrieved += 1
             plan.add(f.index, Reason.RETRIEVED, f.fused)
-            plan.candidates[f.index] = _cand(snap, f, True, DropReason.KEPT)
-
-
-def _cand(snap: IndexSnapshot, f: Fused, kept: bool, reason: DropReason) -> Candidate:
-    return Candidate(name=snap.skills[f.index].name, dense_score=f.dense,
-                     lexical_score=f.lexical, fused_score=f.fused, kept=kept, reason=reason)
+            plan.note(snap, f, True, DropReason.KEPT)
 
 
 def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors,
           config: RoutingConfig, fusion: FusionConfig, *, explain: bool = False) -> RouteResult:
     """Route one validated turn; ``vectors`` is ``encode_turn`` of ``retrieval_text(query)``."""
-    plan = _Plan()
+    plan = _Plan(explain=explain)
     unknown = _explicit(snap, query.message, plan)
     for pos in always_on_positions(snap, config):
         plan.add(pos, Reason.ALWAYS_ON, 0.0)
