@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,7 +27,7 @@ from router.activation import (
 from router.config import Config
 from router.errors import IndexUnavailable, InvalidRequest
 from router.index import dense
-from router.index.embed import Embedder, query_embedder
+from router.index.embed import Embedder, QueryCache, load_now, query_embedder
 from router.index.store import IndexInfo, IndexSnapshot, current_version, load_index, read_info
 from router.reindex import ReindexResult, ReindexStats, reindex_engine
 from router.routing import router as core
@@ -46,36 +46,6 @@ MAX_HISTORY_TURNS = 50
 MAX_CATALOG_CHARS = 1_000_000  # a larger budget is no budget; refuse it as a likely mistake
 
 
-class _VectorCache:
-    """A small LRU of query embeddings: repeated turns skip the encoder."""
-
-    def __init__(self, size: int = 2048) -> None:
-        self._size = size
-        self._data: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def encode(self, embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
-        """Rows for ``texts``; only the ones not cached go to the encoder, in one batch."""
-        keys = [(embedder.model_id, t) for t in texts]
-        rows: dict[int, np.ndarray] = {}
-        with self._lock:
-            for i, key in enumerate(keys):
-                hit = self._data.get(key)
-                if hit is not None:
-                    self._data.move_to_end(key)
-                    rows[i] = hit
-        missing = [i for i in range(len(texts)) if i not in rows]
-        if missing:
-            fresh = embedder.encode([texts[i] for i in missing])
-            with self._lock:
-                for row, i in enumerate(missing):
-                    rows[i] = fresh[row]
-                    self._data[keys[i]] = fresh[row]
-                while len(self._data) > self._size:
-                    self._data.popitem(last=False)
-        return np.vstack([rows[i] for i in range(len(texts))])
-
-
 def _check_sizes(query: RouteQuery) -> None:
     """The caps on a request's parts other than the message. Raises InvalidRequest."""
     longest = max((len(turn) for turn in query.history), default=0)
@@ -88,35 +58,6 @@ def _check_sizes(query: RouteQuery) -> None:
     if len(query.session_id) > MAX_SESSION_ID_CHARS:
         raise InvalidRequest(f"session_id has {len(query.session_id)} characters; "
                              f"the limit is {MAX_SESSION_ID_CHARS}")
-
-
-def _load_model(embedder: Embedder) -> None:
-    prepare = getattr(embedder, "prepare", None)
-    if prepare is not None:
-        prepare()
-    else:
-        embedder.encode(["warm up"])
-
-
-class _Background:
-    """Run one call on a thread; ``join`` re-raises what it raised."""
-
-    def __init__(self, func: Callable[[Embedder], None], arg: Embedder) -> None:
-        self._error: BaseException | None = None
-
-        def run() -> None:
-            try:
-                func(arg)
-            except BaseException as exc:  # handed to the joining thread
-                self._error = exc
-
-        self._thread = threading.Thread(target=run, name="model-load", daemon=True)
-        self._thread.start()
-
-    def join(self) -> None:
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
 
 
 class Engine:
@@ -132,7 +73,7 @@ class Engine:
         self._config = config
         self._embedder = embedder
         self._fusion = fusion or FusionConfig()
-        self._cache = _VectorCache()
+        self._cache = QueryCache()
         self.activator = Activator(self._lookup, lambda: [s.name for s in self.skills()],
                                    SessionStore())
         self.index_dir = Path(index_dir) if index_dir is not None else None
@@ -145,17 +86,18 @@ class Engine:
              embedder: Embedder | None = None) -> Engine:
         """Load the current index under ``index_dir``. Without an ``embedder``, the index's
         model is loaded for queries while the index loads (both are mostly native code)."""
-        warming: _Background | None = None
-        if embedder is None:
+        if embedder is not None:
+            snapshot = load_index(index_dir)
+        else:
             embedder = query_embedder(read_info(index_dir).model, index_dir,
                                       backend=config.index.query_backend,
                                       batch_size=config.index.batch_size,
                                       threads=config.index.query_threads)
-            warming = _Background(_load_model, embedder)
-        snapshot = load_index(index_dir)
+            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="model-load") as pool:
+                loading = pool.submit(load_now, embedder)
+                snapshot = load_index(index_dir)
+                loading.result()  # re-raises a failed model load
         dense.set_threads(config.index.search_threads)
-        if warming is not None:
-            warming.join()
         return cls(snapshot, config, embedder, index_dir=index_dir)
 
     def warm_up(self) -> None:

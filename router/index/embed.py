@@ -7,6 +7,7 @@ import logging
 import os
 import re
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -190,9 +191,48 @@ def query_embedder(model: str, index_dir: str | Path, *, backend: str = "onnx",
                          cache_dir=Path(index_dir) / ".onnx", threads=threads)
 
 
-def prepare_query_embedder(model: str, index_dir: str | Path, *, backend: str = "onnx") -> None:
-    """Export the query encoder now (at index time), so a server's first request is fast."""
-    embedder = query_embedder(model, index_dir, backend=backend)
+class QueryCache:
+    """A small LRU of query embeddings: repeated turns skip the encoder."""
+
+    def __init__(self, size: int = 2048) -> None:
+        self._size = size
+        self._data: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def encode(self, embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+        """Rows for ``texts``; only the ones not cached go to the encoder, in one batch."""
+        keys = [(embedder.model_id, t) for t in texts]
+        rows: dict[int, np.ndarray] = {}
+        with self._lock:
+            for i, key in enumerate(keys):
+                hit = self._data.get(key)
+                if hit is not None:
+                    self._data.move_to_end(key)
+                    rows[i] = hit
+        missing = [i for i in range(len(texts)) if i not in rows]
+        if missing:
+            fresh = embedder.encode([texts[i] for i in missing])
+            with self._lock:
+                for row, i in enumerate(missing):
+                    rows[i] = fresh[row]
+                    self._data[keys[i]] = fresh[row]
+                while len(self._data) > self._size:
+                    self._data.popitem(last=False)
+        return np.vstack([rows[i] for i in range(len(texts))])
+
+
+def load_now(embedder: Embedder) -> None:
+    """Load (and, for ONNX, export if needed) the model now rather than on the first encode."""
     prepare = getattr(embedder, "prepare", None)
     if prepare is not None:
         prepare()
+    else:
+        embedder.encode(["warm up"])
+
+
+def prepare_query_embedder(model: str, index_dir: str | Path, *, backend: str = "onnx") -> None:
+    """Export the query encoder now (at index time), so a server's first request is fast. An
+    encoder with nothing to export (torch) is left to load in the server."""
+    embedder = query_embedder(model, index_dir, backend=backend)
+    if hasattr(embedder, "prepare"):
+        load_now(embedder)
