@@ -34,7 +34,8 @@ from router.index.embed import (
     prepare_query_embedder,
     query_embedder,
 )
-from router.index.store import build_index, embedding_text
+from router.index.store import build_index
+from router.index.vectors import embedding_text
 from router.routing.model import RouteQuery
 
 log = logging.getLogger(__name__)

@@ -15,7 +15,7 @@ import numpy as np
 
 from router import bench_catalog, bench_measure
 from router.index.embed import Embedder, query_embedder
-from router.index.store import embedding_text
+from router.index.vectors import embedding_text
 from router.skills.model import Skill
 
 if TYPE_CHECKING:

@@ -28,7 +28,8 @@ from router.config import Config
 from router.errors import IndexUnavailable, InvalidRequest
 from router.index import dense
 from router.index.embed import Embedder, QueryCache, load_now, query_embedder
-from router.index.store import IndexInfo, IndexSnapshot, current_version, load_index, read_info
+from router.index.layout import current_version
+from router.index.store import IndexInfo, IndexSnapshot, load_index, read_info
 from router.reindex import ReindexResult, ReindexStats, reindex_engine
 from router.routing import router as core
 from router.routing.fusion import FusionConfig

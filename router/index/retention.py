@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from router.errors import IndexUnavailable
-from router.index.store import CURRENT, VERSIONS, current_version
+from router.index.layout import CURRENT, VERSIONS, current_version
 
 log = logging.getLogger(__name__)
 

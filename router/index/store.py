@@ -16,7 +16,6 @@ A build writes into ``.tmp-*`` beside ``versions/``, renames it into place, then
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -32,18 +31,18 @@ from typing import Any
 
 import numpy as np
 
-from router.errors import IndexCorrupt, IndexUnavailable
+from router.errors import IndexCorrupt
 from router.index import dense
 from router.index.embed import Embedder
+from router.index.layout import VERSIONS, checksums, current_version, point_current
 from router.index.lexical import LexicalIndex, skill_document
+from router.index.vectors import embed_skills, previous_vectors
 from router.routing.fusion import catalog_centroid
 from router.skills.model import Diagnostic, Level, Skill
 
 log = logging.getLogger(__name__)
 
 FORMAT_VERSION = 1
-CURRENT = "CURRENT"
-VERSIONS = "versions"
 
 
 @dataclass(frozen=True)
@@ -95,76 +94,6 @@ class IndexSnapshot:
         return self.positions.get(name)
 
 
-def embedding_text(skill: Skill) -> str:
-    """The text embedded for a skill: its name as words, then its description."""
-    return f"{skill.name.replace('-', ' ')}: {skill.description}"
-
-
-def _text_key(model_id: str, text: str) -> str:
-    return hashlib.sha256(f"{model_id}\x00{text}".encode()).hexdigest()
-
-
-def _sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def _checksums(folder: Path) -> dict[str, str]:
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.name != "manifest.json")
-    return {p.relative_to(folder).as_posix(): _sha256_file(p) for p in files}
-
-
-def _previous_vectors(root: Path, model_id: str) -> dict[str, np.ndarray]:
-    """Embeddings of the current index keyed by (model, text), for incremental builds. Reads
-    only the manifest, the records and the vectors; anything unreadable means no reuse."""
-    try:
-        folder = root / VERSIONS / current_version(root)
-        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-        if manifest.get("model") != model_id:
-            return {}
-        records = json.loads((folder / "skills.json").read_text(encoding="utf-8"))["skills"]
-        vectors = np.load(folder / "vectors.npy")
-        skills = [Skill.from_dict(r) for r in records]
-    except (IndexUnavailable, OSError, ValueError, KeyError, TypeError):
-        return {}
-    if len(skills) != len(vectors):
-        return {}
-    return {_text_key(model_id, embedding_text(s)): vectors[i] for i, s in enumerate(skills)}
-
-
-def _embed(skills: Sequence[Skill], embedder: Embedder, cache: dict[str, np.ndarray],
-           progress: bool) -> tuple[np.ndarray, int]:
-    texts = [embedding_text(s) for s in skills]
-    keys = [_text_key(embedder.model_id, t) for t in texts]
-    missing = [i for i, k in enumerate(keys) if k not in cache]
-    vectors = np.zeros((len(skills), embedder.dimension), dtype=np.float32)
-    if missing:
-        fresh = _encode_with_progress(embedder, [texts[i] for i in missing], progress)
-        for row, i in enumerate(missing):
-            vectors[i] = fresh[row]
-    for i, key in enumerate(keys):
-        if key in cache:
-            vectors[i] = cache[key]
-    return vectors, len(skills) - len(missing)
-
-
-def _encode_with_progress(embedder: Embedder, texts: list[str], progress: bool) -> np.ndarray:
-    if not progress:
-        return embedder.encode(texts)
-    from tqdm import tqdm
-
-    chunk = 256
-    parts = []
-    with tqdm(total=len(texts), unit="skill", desc="embedding") as bar:
-        for start in range(0, len(texts), chunk):
-            parts.append(embedder.encode(texts[start:start + chunk]))
-            bar.update(min(chunk, len(texts) - start))
-    return np.concatenate(parts) if parts else np.zeros((0, embedder.dimension), np.float32)
-
-
 def _library_versions() -> dict[str, str]:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -189,8 +118,8 @@ def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
     root = Path(root)
     (root / VERSIONS).mkdir(parents=True, exist_ok=True)
     ordered = sorted(skills, key=lambda s: s.name)
-    cache = _previous_vectors(root, embedder.model_id) if reuse else {}
-    vectors, reused = _embed(ordered, embedder, cache, progress)
+    cache = previous_vectors(root, embedder.model_id) if reuse else {}
+    vectors, reused = embed_skills(ordered, embedder, cache, progress)
     built_at = datetime.now(UTC)
     stamp = built_at.isoformat()
     version = built_at.strftime("%Y%m%dT%H%M%S%fZ") + "-" + uuid.uuid4().hex[:6]
@@ -204,7 +133,7 @@ def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
             "skill_count": len(ordered), "built_at": stamp,
             "content_hashes": {s.name: s.content_hash for s in ordered},
             "libraries": _library_versions(), "settings": settings or {},
-            "files": _checksums(tmp),
+            "files": checksums(tmp),
         }
         _write_json(tmp / "manifest.json", manifest)
         final = root / VERSIONS / version
@@ -212,7 +141,7 @@ def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    _point_current(root, version)
+    point_current(root, version)
     seconds = time.perf_counter() - started
     log.info("built index %s: %d skills (%d embeddings reused) in %.2fs",
              version, len(ordered), reused, seconds)
@@ -240,25 +169,6 @@ def _write_json(path: Path, data: Any) -> None:
         json.dump(data, handle, ensure_ascii=False, indent=1)
         handle.flush()
         os.fsync(handle.fileno())
-
-
-def _point_current(root: Path, version: str) -> None:
-    tmp = root / f".{CURRENT}.{uuid.uuid4().hex[:8]}"
-    tmp.write_text(version + "\n", encoding="utf-8")
-    os.replace(tmp, root / CURRENT)
-
-
-def current_version(root: str | Path) -> str:
-    path = Path(root) / CURRENT
-    try:
-        version = path.read_text(encoding="utf-8").strip()
-    except OSError as exc:
-        raise IndexUnavailable(
-            f"no index at {root} (missing {CURRENT}); build one with `skill-router index`"
-        ) from exc
-    if not version or "/" in version or version.startswith("."):
-        raise IndexCorrupt(f"{path}: invalid version {version!r}")
-    return version
 
 
 def read_info(root: str | Path) -> IndexInfo:
@@ -315,7 +225,7 @@ def _verify(folder: Path, manifest: dict[str, Any]) -> None:
     expected = manifest.get("files")
     if not isinstance(expected, dict) or not expected:
         raise IndexCorrupt(f"{folder}: manifest lists no file checksums")
-    actual = _checksums(folder)
+    actual = checksums(folder)
     if actual != expected:
         bad = sorted(set(actual.items()) ^ set(expected.items()))
         names = sorted({name for name, _ in bad})

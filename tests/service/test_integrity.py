@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 from router.cli import main
+from router.index.layout import VERSIONS, current_version
 from router.index.retention import prune
-from router.index.store import VERSIONS, current_version, load_index
+from router.index.store import load_index
 from router.service.poller import IndexPoller
 from router.v1 import router_pb2 as pb
 from tests.service.opskit import REPO, engine_for, index_argv, serving, write_catalog, write_skill

@@ -6,7 +6,8 @@ import pytest
 
 from router.errors import IndexCorrupt, IndexUnavailable
 from router.index.embed import HashEmbedder
-from router.index.store import CURRENT, VERSIONS, build_index, current_version, load_index
+from router.index.layout import CURRENT, VERSIONS, current_version
+from router.index.store import build_index, load_index
 from router.skills.model import Skill
 
 

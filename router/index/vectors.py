@@ -1,0 +1,72 @@
+"""Skill embeddings for a build, reusing the current index's vectors for unchanged texts."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from router.errors import IndexUnavailable
+from router.index.embed import Embedder
+from router.index.layout import VERSIONS, current_version
+from router.skills.model import Skill
+
+
+def embedding_text(skill: Skill) -> str:
+    """The text embedded for a skill: its name as words, then its description."""
+    return f"{skill.name.replace('-', ' ')}: {skill.description}"
+
+
+def _text_key(model_id: str, text: str) -> str:
+    return hashlib.sha256(f"{model_id}\x00{text}".encode()).hexdigest()
+
+
+def previous_vectors(root: Path, model_id: str) -> dict[str, np.ndarray]:
+    """Embeddings of the current index keyed by (model, text), for incremental builds. Reads
+    only the manifest, the records and the vectors; anything unreadable means no reuse."""
+    try:
+        folder = root / VERSIONS / current_version(root)
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        if manifest.get("model") != model_id:
+            return {}
+        records = json.loads((folder / "skills.json").read_text(encoding="utf-8"))["skills"]
+        vectors = np.load(folder / "vectors.npy")
+        skills = [Skill.from_dict(r) for r in records]
+    except (IndexUnavailable, OSError, ValueError, KeyError, TypeError):
+        return {}
+    if len(skills) != len(vectors):
+        return {}
+    return {_text_key(model_id, embedding_text(s)): vectors[i] for i, s in enumerate(skills)}
+
+
+def embed_skills(skills: Sequence[Skill], embedder: Embedder, cache: dict[str, np.ndarray],
+           progress: bool) -> tuple[np.ndarray, int]:
+    texts = [embedding_text(s) for s in skills]
+    keys = [_text_key(embedder.model_id, t) for t in texts]
+    missing = [i for i, k in enumerate(keys) if k not in cache]
+    vectors = np.zeros((len(skills), embedder.dimension), dtype=np.float32)
+    if missing:
+        fresh = _encode_with_progress(embedder, [texts[i] for i in missing], progress)
+        for row, i in enumerate(missing):
+            vectors[i] = fresh[row]
+    for i, key in enumerate(keys):
+        if key in cache:
+            vectors[i] = cache[key]
+    return vectors, len(skills) - len(missing)
+
+
+def _encode_with_progress(embedder: Embedder, texts: list[str], progress: bool) -> np.ndarray:
+    if not progress:
+        return embedder.encode(texts)
+    from tqdm import tqdm
+
+    chunk = 256
+    parts = []
+    with tqdm(total=len(texts), unit="skill", desc="embedding") as bar:
+        for start in range(0, len(texts), chunk):
+            parts.append(embedder.encode(texts[start:start + chunk]))
+            bar.update(min(chunk, len(texts) - start))
+    return np.concatenate(parts) if parts else np.zeros((0, embedder.dimension), np.float32)
