@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from router.errors import InvalidRequest, NotFound, PermissionDenied, SkillParseError, TooLarge
 from router.routing.activation import manifest_body, render_content
 from router.sessions import SessionStore
-from router.skills.discovery import read_body, read_file
+from router.skills.files import read_body, read_file
 from router.skills.model import Skill, SkillKind
 from router.skills.parse import DEFAULT_MAX_BYTES as SKILL_FILE_MAX_BYTES
 from router.skills.parse import decode_text

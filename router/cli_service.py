@@ -110,7 +110,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     from router.index.retention import prune
     from router.index.store import build_index
     from router.reindex import discovery_settings
-    from router.skills import discover
+    from router.skills.discovery import discover
 
     config = _config(args)
     out = args.out or config.index.index_dir
@@ -135,17 +135,23 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from router.engine import Engine
+    from router.index.embed import loading_in_background, serving_embedder
     from router.service.logs import use_format
-    from router.service.server import Endpoints, serve
 
     config = _config(args)
     server_config = _server_config(args, config)
     use_format(server_config.log_format)
     if args.verbose == 0:
         logging.getLogger().setLevel(logging.INFO)  # a server's log is its access log
-    engine = Engine.open(_index_dir(args, config), config)
-    engine.warm_up()  # load the model before reporting SERVING
+    index_dir = _index_dir(args, config)
+    # Start-up time is time to the first answered Route: the query model loads from here on,
+    # overlapping the imports below and the index load.
+    with loading_in_background(serving_embedder(index_dir, config.index)) as embedder:
+        from router.engine import Engine
+        from router.service.server import Endpoints, serve
+
+        engine = Engine.open(index_dir, config, embedder)
+    engine.warm_up()  # the first real turn is then as fast as any other
     info = engine.info()
 
     def ready(where: Endpoints) -> None:

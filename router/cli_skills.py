@@ -14,10 +14,12 @@ from typing import Any, TextIO
 
 from router.config import DiscoveryConfig, load_config
 from router.errors import RouterError, SkillParseError
-from router.skills.discovery import discover, load_skill_dir, read_body
+from router.skills.discovery import discover, load_skill_dir
+from router.skills.files import read_body
 from router.skills.lint import lint_skill
+from router.skills.manifest import MANIFEST_FILE
 from router.skills.model import Diagnostic, Level, Scope, Skill, SkillKind
-from router.skills.walk import MANIFEST_FILE, SKILL_FILES, ScanLimits, find_skill_dirs
+from router.skills.walk import SKILL_FILES, ScanLimits, find_skill_dirs
 
 log = logging.getLogger(__name__)
 

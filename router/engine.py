@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,9 +26,14 @@ from router.activation import (
 from router.config import Config
 from router.errors import IndexUnavailable, InvalidRequest
 from router.index import dense
-from router.index.embed import Embedder, QueryCache, load_now, query_embedder
-from router.index.layout import current_version
-from router.index.store import IndexInfo, IndexSnapshot, load_index, read_info
+from router.index.embed import (
+    Embedder,
+    QueryCache,
+    loading_in_background,
+    serving_embedder,
+)
+from router.index.layout import IndexInfo, current_version
+from router.index.store import IndexSnapshot, load_index
 from router.reindex import ReindexResult, ReindexStats, reindex_engine
 from router.routing import router as core
 from router.routing.fusion import FusionConfig
@@ -85,19 +89,13 @@ class Engine:
     @classmethod
     def open(cls, index_dir: str | Path, config: Config,
              embedder: Embedder | None = None) -> Engine:
-        """Load the current index under ``index_dir``. Without an ``embedder``, the index's
-        model is loaded for queries while the index loads (both are mostly native code)."""
+        """Load the current index under ``index_dir``. Without an ``embedder``, the one the
+        configuration asks for is loaded for queries while the index loads."""
         if embedder is not None:
             snapshot = load_index(index_dir)
         else:
-            embedder = query_embedder(read_info(index_dir).model, index_dir,
-                                      backend=config.index.query_backend,
-                                      batch_size=config.index.batch_size,
-                                      threads=config.index.query_threads)
-            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="model-load") as pool:
-                loading = pool.submit(load_now, embedder)
+            with loading_in_background(serving_embedder(index_dir, config.index)) as embedder:
                 snapshot = load_index(index_dir)
-                loading.result()  # re-raises a failed model load
         dense.set_threads(config.index.search_threads)
         return cls(snapshot, config, embedder, index_dir=index_dir)
 

@@ -14,7 +14,6 @@ wait runs out it fails with ``IndexUnavailable`` and a message saying a reindex 
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import time
 from collections.abc import Mapping, Sequence
@@ -24,9 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 from router.config import DiscoveryConfig
 from router.errors import IndexUnavailable, InvalidRequest
+from router.index.layout import MANIFEST, read_manifest
 from router.index.retention import prune
 from router.index.store import build_index, load_index
-from router.skills.discovery import discover
 from router.skills.model import Diagnostic, Skill
 
 if TYPE_CHECKING:
@@ -94,12 +93,11 @@ def discovery_from_settings(settings: Mapping[str, Any], version: str) -> Discov
 
 def recorded_settings(version_dir: str | Path) -> dict[str, Any]:
     """The ``settings`` object from a version folder's manifest ({} when absent)."""
-    path = Path(version_dir) / "manifest.json"
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
+        manifest = read_manifest(Path(version_dir))
     except (OSError, ValueError) as exc:
-        raise IndexUnavailable(f"cannot read {path}: {exc}") from exc
-    settings = manifest.get("settings") if isinstance(manifest, dict) else None
+        raise IndexUnavailable(f"cannot read {version_dir}/{MANIFEST}: {exc}") from exc
+    settings = manifest.get("settings")
     return settings if isinstance(settings, dict) else {}
 
 
@@ -140,6 +138,8 @@ def reindex_engine(engine: Engine, *, full: bool = False) -> ReindexResult:
 
 
 def _rebuild(engine: Engine, index_dir: Path, full: bool, started: float) -> ReindexResult:
+    from router.skills.discovery import discover  # the scanner loads on the first reindex
+
     served = engine.snapshot
     config = discovery_from_settings(recorded_settings(served.info.path), served.info.version)
     found = discover(config)

@@ -46,7 +46,7 @@ def index_for_root(root: str | Path, config: Config, cache_dir: str | Path,
 
     Unchanged descriptions reuse their cached embeddings, so a repeat run is quick.
     """
-    from router.skills import discover
+    from router.skills.discovery import discover
 
     slug = re.sub(r"[^A-Za-z0-9]+", "-", str(Path(root).resolve())).strip("-")[-60:]
     target = Path(cache_dir) / slug

@@ -8,13 +8,16 @@ import os
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
-from router.config import DEFAULT_MODEL
+from router.config import DEFAULT_MODEL, IndexConfig
+from router.index.layout import read_info
 
 log = logging.getLogger(__name__)
 
@@ -228,6 +231,24 @@ def load_now(embedder: Embedder) -> None:
         prepare()
     else:
         embedder.encode(["warm up"])
+
+
+def serving_embedder(index_dir: str | Path, config: IndexConfig) -> Embedder:
+    """The query embedder ``config`` asks for, for the model the index in ``index_dir`` was
+    built with; not loaded yet (see ``loading_in_background``)."""
+    return query_embedder(read_info(index_dir).model, index_dir, backend=config.query_backend,
+                          batch_size=config.batch_size, threads=config.query_threads)
+
+
+@contextmanager
+def loading_in_background(embedder: Embedder) -> Iterator[Embedder]:
+    """Load ``embedder`` on a thread while the block runs; a failed load is raised as the
+    block ends. Loading a model is mostly native code that releases the GIL, so it overlaps
+    well with imports and with reading an index."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="model-load") as pool:
+        loading = pool.submit(load_now, embedder)
+        yield embedder
+        loading.result()
 
 
 def prepare_query_embedder(model: str, index_dir: str | Path, *, backend: str = "onnx") -> None:

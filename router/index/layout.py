@@ -1,17 +1,35 @@
-"""The on-disk layout of an index root: the ``CURRENT`` pointer, the ``versions/`` folder and
-per-file checksums. Shared by the store, retention, the poller and reindexing."""
+"""The on-disk layout of an index root: the ``CURRENT`` pointer, the ``versions/`` folder, each
+version's manifest and per-file checksums. Shared by the store, retention, the poller and
+reindexing; light to import, so a server can read which model to load before anything else."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from router.errors import IndexCorrupt, IndexUnavailable
 
 CURRENT = "CURRENT"
 VERSIONS = "versions"
+MANIFEST = "manifest.json"
+
+
+@dataclass(frozen=True)
+class IndexInfo:
+    version: str
+    model: str
+    dimension: int
+    skill_count: int
+    built_at: str
+    format_version: int
+    path: str
+    reused_embeddings: int = 0
+    build_seconds: float = 0.0
 
 
 def sha256_file(path: Path) -> str:
@@ -23,7 +41,7 @@ def sha256_file(path: Path) -> str:
 
 
 def checksums(folder: Path) -> dict[str, str]:
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.name != "manifest.json")
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.name != MANIFEST)
     return {p.relative_to(folder).as_posix(): sha256_file(p) for p in files}
 
 
@@ -44,3 +62,27 @@ def current_version(root: str | Path) -> str:
     if not version or "/" in version or version.startswith("."):
         raise IndexCorrupt(f"{path}: invalid version {version!r}")
     return version
+
+
+def read_manifest(folder: Path) -> dict[str, Any]:
+    """A version folder's manifest (OSError or ValueError if unreadable)."""
+    manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    if not isinstance(manifest, dict):
+        raise ValueError("the manifest is not a JSON object")
+    return manifest
+
+
+def read_info(root: str | Path) -> IndexInfo:
+    """The current version's manifest facts, without loading or verifying the index."""
+    root = Path(root)
+    version = current_version(root)
+    folder = root / VERSIONS / version
+    try:
+        manifest = read_manifest(folder)
+        return IndexInfo(version=version, model=str(manifest["model"]),
+                         dimension=int(manifest["dimension"]),
+                         skill_count=int(manifest["skill_count"]),
+                         built_at=str(manifest["built_at"]),
+                         format_version=int(manifest["format_version"]), path=str(folder))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise IndexCorrupt(f"{folder}: cannot read manifest: {exc}") from exc

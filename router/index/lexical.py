@@ -10,7 +10,11 @@ Measured on the Seal-Tools dev set (4,076 skills, 1,354 requests), this scores r
 bm25s's Lucene BM25 with k1 1.5, b 0.75: other k1 / b values and BM25 variants moved recall@5
 by at most 0.013. 100,000 synthetic skills build in about 19 s; a request takes 0.2-1.4 ms (p95).
 
-Searching is thread-safe: the bm25s score matrix is only read, and each thread keeps its own
+bm25s builds the index; the saved files (``lexical.json`` with the stopword list the index was
+built with, ``vocab.json``, and the score matrix as ``data.npy``, ``indices.npy`` and
+``indptr.npy``) are this module's own and load with numpy alone (see ``LexicalIndex``).
+
+Searching is thread-safe: the score matrix is only read, and each thread keeps its own
 stemmer (PyStemmer objects must not be shared between threads).
 """
 
@@ -29,12 +33,13 @@ import numpy as np
 log = logging.getLogger(__name__)
 
 TOKENIZER_VERSION = 1
+FORMAT = 2  # 1: bm25s's own files
 _SETTINGS_FILE = "lexical.json"
+_VOCAB_FILE = "vocab.json"
 _WORD = re.compile(r"[^\W_]{2,}")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _STEM_MARK = "~"
 _local = threading.local()
-_stopwords: frozenset[str] | None = None
 
 
 def skill_document(name: str, description: str) -> str:
@@ -43,13 +48,11 @@ def skill_document(name: str, description: str) -> str:
     return f"{words} {description}".strip()
 
 
-def _stop_words() -> frozenset[str]:
-    global _stopwords
-    if _stopwords is None:
-        from bm25s.stopwords import STOPWORDS_EN
+def english_stopwords() -> frozenset[str]:
+    """bm25s's English stopword list, the one every index is built with."""
+    from bm25s.stopwords import STOPWORDS_EN
 
-        _stopwords = frozenset(STOPWORDS_EN)
-    return _stopwords
+    return frozenset(STOPWORDS_EN)
 
 
 def _stemmer() -> Any:
@@ -62,10 +65,9 @@ def _stemmer() -> Any:
     return stemmer
 
 
-def tokenize(text: str) -> list[str]:
-    """Words (stopwords removed) followed by their ``~``-marked English stems."""
-    stop = _stop_words()
-    words = [w for w in _WORD.findall(_CAMEL.sub(" ", text).lower()) if w not in stop]
+def tokenize(text: str, stopwords: frozenset[str]) -> list[str]:
+    """Words (``stopwords`` removed) followed by their ``~``-marked English stems."""
+    words = [w for w in _WORD.findall(_CAMEL.sub(" ", text).lower()) if w not in stopwords]
     stems: list[str] = _stemmer().stemWords(words)
     return words + [_STEM_MARK + s for s in stems]
 
@@ -80,35 +82,68 @@ def _bm25s() -> Any:
 
 
 class LexicalIndex:
-    """An immutable BM25 index; row ``i`` is the ``i``-th document given to :meth:`build`."""
+    """An immutable BM25 index; row ``i`` is the ``i``-th document given to :meth:`build`.
 
-    def __init__(self, bm25: Any, size: int) -> None:
-        self._bm25 = bm25
+    bm25s computes the BM25 score of every (term, document) pair at build time, as a sparse
+    term-by-document matrix in CSC form (``data``, ``indices``, ``indptr``). That matrix and the
+    vocabulary are all a search needs: a query's scores are the sum of its terms' columns, the
+    same sum bm25s's ``get_scores`` makes (term by term, in float32). They are saved in this
+    module's own files, so loading an index needs numpy only: importing bm25s also imports
+    scipy, about 0.3 s of a server's start-up.
+    """
+
+    def __init__(self, vocab: dict[str, int], data: np.ndarray, indices: np.ndarray,
+                 indptr: np.ndarray, size: int, stopwords: frozenset[str]) -> None:
+        if max(vocab.values(), default=-1) >= len(indptr) - 1 or len(data) != len(indices) \
+                or (len(indptr) and int(indptr[-1]) != len(data)) \
+                or (len(indices) and not 0 <= int(indices.min()) <= int(indices.max()) < size):
+            raise ValueError("inconsistent lexical index arrays")
+        self._vocab = vocab
+        self._data = data
+        self._indices = indices
+        self._indptr = indptr
         self._size = size
+        self._stopwords = stopwords
+
+    @classmethod
+    def empty(cls) -> LexicalIndex:
+        return cls({}, np.zeros(0, np.float32), np.zeros(0, np.int32), np.zeros(1, np.int64), 0,
+                   frozenset())
 
     @classmethod
     def build(cls, docs: Sequence[str]) -> LexicalIndex:
         """Index ``docs`` (typically :func:`skill_document` texts). An empty list is allowed."""
         if not docs:
-            return cls(None, 0)
+            return cls.empty()
         bm25s = _bm25s()
 
-        corpus = [tokenize(doc) for doc in docs]
+        stopwords = english_stopwords()
+        corpus = [tokenize(doc, stopwords) for doc in docs]
         bm25 = bm25s.BM25()
         bm25.index(corpus, show_progress=False)
+        if bm25.nonoccurrence_array is not None:  # only BM25L / BM25+ have one
+            raise ValueError(f"unsupported BM25 variant {bm25.method!r}")
         log.debug("lexical index built: %d documents, %d terms", len(docs), len(bm25.vocab_dict))
-        return cls(bm25, len(docs))
+        scores = bm25.scores
+        indptr = np.asarray(scores["indptr"])
+        # bm25s adds "" to its vocabulary without a column; tokenize never yields it.
+        vocab = {str(term): int(i) for term, i in bm25.vocab_dict.items()
+                 if int(i) < len(indptr) - 1}
+        return cls(vocab, np.asarray(scores["data"], dtype=np.float32),
+                   np.asarray(scores["indices"]), indptr, len(docs), stopwords)
 
     def __len__(self) -> int:
         return self._size
 
     def _all_scores(self, query: str) -> np.ndarray | None:
-        if self._bm25 is None:
-            return None
-        ids = self._bm25.get_tokens_ids(tokenize(query))
+        ids = [self._vocab[t] for t in tokenize(query, self._stopwords) if t in self._vocab]
         if not ids:
             return None
-        return np.asarray(self._bm25.get_scores_from_ids(ids), dtype=np.float32)
+        scores = np.zeros(self._size, dtype=np.float32)
+        for term in ids:
+            start, end = self._indptr[term], self._indptr[term + 1]
+            np.add.at(scores, self._indices[start:end], self._data[start:end])
+        return scores
 
     def search(self, query: str, k: int) -> tuple[np.ndarray, np.ndarray]:
         """The best ``k`` documents with a positive score, best first (ties: lower id first).
@@ -137,17 +172,21 @@ class LexicalIndex:
     def save(self, directory: Path) -> None:
         """Write the index into ``directory`` (created if missing)."""
         directory.mkdir(parents=True, exist_ok=True)
-        settings = {"tokenizer_version": TOKENIZER_VERSION, "documents": self._size}
-        if self._bm25 is not None:
-            self._bm25.save(str(directory), show_progress=False)
+        for name, array in (("data", self._data), ("indices", self._indices),
+                            ("indptr", self._indptr)):
+            np.save(directory / f"{name}.npy", array, allow_pickle=False)
+        (directory / _VOCAB_FILE).write_text(json.dumps(self._vocab, ensure_ascii=False),
+                                             encoding="utf-8")
+        settings = {"format": FORMAT, "tokenizer_version": TOKENIZER_VERSION,
+                    "documents": self._size, "stopwords": sorted(self._stopwords)}
         (directory / _SETTINGS_FILE).write_text(json.dumps(settings), encoding="utf-8")
 
     @classmethod
     def load(cls, directory: Path) -> LexicalIndex:
         """Read an index written by :meth:`save`.
 
-        Raises ``ValueError`` when the files were written by an incompatible tokenizer, and
-        ``OSError`` when they are missing.
+        Raises ``ValueError`` when the files were written by an incompatible tokenizer or
+        format, or do not fit together, and ``OSError`` when they are missing.
         """
         settings = json.loads((directory / _SETTINGS_FILE).read_text(encoding="utf-8"))
         if settings.get("tokenizer_version") != TOKENIZER_VERSION:
@@ -155,10 +194,11 @@ class LexicalIndex:
                 f"lexical index in {directory} uses tokenizer version "
                 f"{settings.get('tokenizer_version')}, expected {TOKENIZER_VERSION}"
             )
-        size = int(settings["documents"])
-        if size == 0:
-            return cls(None, 0)
-        bm25s = _bm25s()
-
-        bm25 = bm25s.BM25.load(str(directory), show_progress=False)
-        return cls(bm25, size)
+        if settings.get("format") != FORMAT:
+            raise ValueError(f"lexical index in {directory} has format "
+                             f"{settings.get('format')}, expected {FORMAT}; rebuild the index")
+        vocab = json.loads((directory / _VOCAB_FILE).read_text(encoding="utf-8"))
+        data, indices, indptr = (np.load(directory / f"{name}.npy", allow_pickle=False)
+                                 for name in ("data", "indices", "indptr"))
+        return cls(vocab, data, indices, indptr, int(settings["documents"]),
+                   frozenset(settings["stopwords"]))

@@ -11,7 +11,7 @@ import numpy as np
 
 from router.errors import IndexUnavailable
 from router.index.embed import Embedder
-from router.index.layout import VERSIONS, current_version
+from router.index.layout import VERSIONS, current_version, read_manifest
 from router.skills.model import Skill
 
 
@@ -29,8 +29,7 @@ def previous_vectors(root: Path, model_id: str) -> dict[str, np.ndarray]:
     only the manifest, the records and the vectors; anything unreadable means no reuse."""
     try:
         folder = root / VERSIONS / current_version(root)
-        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-        if manifest.get("model") != model_id:
+        if read_manifest(folder).get("model") != model_id:
             return {}
         records = json.loads((folder / "skills.json").read_text(encoding="utf-8"))["skills"]
         vectors = np.load(folder / "vectors.npy")

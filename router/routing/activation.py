@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from html import escape
 from typing import Any
-from xml.sax.saxutils import escape
 
 CONTENT_OPEN_PREFIX = "<skill_content"
 """Every activated skill's content starts with this text (followed by `` name="..."``)."""
@@ -42,8 +42,6 @@ RESOURCES_OPEN = "<skill_resources>"
 RESOURCES_CLOSE = "</skill_resources>"
 DIRECTORY_LABEL = "Skill directory: "
 RELATIVE_PATHS_NOTE = "Relative paths in this skill are relative to the skill directory."
-
-_ATTR_ENTITIES = {'"': "&quot;"}
 
 
 def is_skill_content(text: str) -> bool:
@@ -67,7 +65,7 @@ def render_resources(resources: Sequence[str], truncated: bool, omitted: int = 0
     if not resources and not truncated:
         return ""
     lines = [RESOURCES_OPEN]
-    lines.extend(f"  <file>{escape(path)}</file>" for path in resources)
+    lines.extend(f"  <file>{escape(path, quote=False)}</file>" for path in resources)
     if truncated:
         lines.append("  " + more_files_note(omitted, complete))
     lines.append(RESOURCES_CLOSE)
@@ -86,12 +84,12 @@ def render_content(skill_name: str, body: str, skill_dir: str, resources: Sequen
     with a note: ``omitted`` is how many files were left out (``complete=False`` when that count
     is itself a lower bound).
     """
-    name = escape(skill_name, _ATTR_ENTITIES)
+    name = escape(skill_name)
     parts = [f'{CONTENT_OPEN_PREFIX} name="{name}">']
     guarded = _guard_body(body)
     if guarded:
         parts.append(guarded + "\n")
-    parts.append(f"{DIRECTORY_LABEL}{escape(skill_dir)}\n{RELATIVE_PATHS_NOTE}")
+    parts.append(f"{DIRECTORY_LABEL}{escape(skill_dir, quote=False)}\n{RELATIVE_PATHS_NOTE}")
     block = render_resources(resources, truncated, omitted, complete)
     if block:
         parts.append("\n" + block)

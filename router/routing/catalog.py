@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from xml.sax.saxutils import escape
+from html import escape
 
 from router.routing.model import CatalogFormat
 
@@ -41,12 +41,17 @@ def instruction(activation_mode: str) -> str:
     return FILE_INSTRUCTION if activation_mode == "file" else TOOL_INSTRUCTION
 
 
+def _xml(text: str) -> str:
+    """``text`` escaped for XML character data (``&``, ``<`` and ``>``)."""
+    return escape(text, quote=False)
+
+
 def render_entry(entry: Entry, fmt: CatalogFormat) -> str:
     """One entry in ``fmt``; the unit a character budget counts (never cut in half)."""
     if fmt is CatalogFormat.XML:
-        location = f"    <location>{escape(entry.location)}</location>\n" if entry.location else ""
-        return (f"  <skill>\n    <name>{escape(entry.name)}</name>\n"
-                f"    <description>{escape(entry.description)}</description>\n"
+        location = f"    <location>{_xml(entry.location)}</location>\n" if entry.location else ""
+        return (f"  <skill>\n    <name>{_xml(entry.name)}</name>\n"
+                f"    <description>{_xml(entry.description)}</description>\n"
                 f"{location}  </skill>\n")
     if fmt is CatalogFormat.JSON:
         data = {"name": entry.name, "description": entry.description}

@@ -21,7 +21,7 @@ from router.errors import (
     PermissionDenied,
     TooLarge,
 )
-from router.index.store import IndexInfo
+from router.index.layout import IndexInfo
 from router.routing.model import CatalogFormat, Reason, RoutedSkill, RouteQuery, RouteResult
 from router.service.activation_codec import (
     activation_to_proto,

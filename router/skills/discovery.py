@@ -18,44 +18,15 @@ from collections.abc import Callable
 
 from router.config import DiscoveryConfig
 from router.errors import SkillParseError
-from router.skills.manifest import attach_manifest, load_manifest_json, parse_manifest
+from router.skills.files import read_file
+from router.skills.manifest import attach_manifest, parse_manifest
 from router.skills.model import Diagnostic, DiscoveryResult, Level, Scope, Shadowed, Skill
-from router.skills.parse import (
-    DEFAULT_MAX_BYTES,
-    decode_text,
-    diagnostic_from_error,
-    parse_skill_md,
-    split_frontmatter,
-)
-from router.skills.walk import MANIFEST_FILE, ScanLimits, SkillDir, find_skill_dirs
+from router.skills.parse import DEFAULT_MAX_BYTES, diagnostic_from_error, parse_skill_md
+from router.skills.walk import ScanLimits, SkillDir, find_skill_dirs
 
 log = logging.getLogger(__name__)
 
 _Parser = Callable[..., tuple[Skill, list[Diagnostic]]]
-
-
-def read_file(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
-    """Read at most ``max_bytes + 1`` bytes (enough for the size check downstream)."""
-    try:
-        with open(path, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
-            return fh.read(min(size, max_bytes) + 1 if size > 0 else max_bytes + 1)
-    except OSError as exc:
-        raise SkillParseError(f"cannot read file: {exc.strerror or exc}", path=path) from exc
-
-
-def read_body(location: str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
-    """The instructions of a skill: SKILL.md without frontmatter (trimmed), or a manifest's
-    description. Raises ``SkillParseError`` when the file is unreadable or malformed."""
-    data = read_file(location, max_bytes)
-    if os.path.basename(location) == MANIFEST_FILE:
-        doc = load_manifest_json(data, path=location, max_bytes=max_bytes)
-        return str(doc.get("description") or "").strip()
-    text = decode_text(data, path=location, max_bytes=max_bytes)
-    try:
-        return split_frontmatter(text)[1]
-    except SkillParseError as exc:
-        raise SkillParseError(exc.reason, path=location) from exc
 
 
 def _load(parser: _Parser, path: str, base_dir: str, scope: Scope,

@@ -18,12 +18,13 @@ from typing import Any
 
 from pathspec import GitIgnoreSpec
 
+from router.skills.manifest import MANIFEST_FILE
 from router.skills.model import Diagnostic, Level
 
 log = logging.getLogger(__name__)
 
 SKILL_FILES = ("SKILL.md", "skill.md")
-MANIFEST_FILE = "manifest.json"
+
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__"})
 
 

@@ -12,7 +12,7 @@ from router.engine import Engine
 from router.index.embed import HashEmbedder
 from router.index.store import build_index
 from router.service.server import RouterServer, build_server
-from router.skills import discover
+from router.skills.discovery import discover
 from router.skills.resources import DEFAULT_MAX_BYTES
 
 SECRET = "TOP SECRET: outside every skill directory"

@@ -10,7 +10,7 @@ from router.config import Config, DiscoveryConfig
 from router.engine import Engine
 from router.index.embed import Embedder, make_embedder
 from router.index.store import build_index
-from router.skills import discover
+from router.skills.discovery import discover
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "examples" / "skills"

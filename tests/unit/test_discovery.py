@@ -12,7 +12,8 @@ import pytest
 
 from router.config import DiscoveryConfig
 from router.errors import SkillParseError
-from router.skills.discovery import discover, read_body, scan_root
+from router.skills.discovery import discover, scan_root
+from router.skills.files import read_body
 from router.skills.model import DiscoveryResult, Level, Scope, SkillKind
 
 DESC = "Extracts things from files. Use when the user asks for it."

@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from router.index.lexical import LexicalIndex, skill_document, tokenize
+from router.index.lexical import (
+    LexicalIndex,
+    _bm25s,
+    english_stopwords,
+    skill_document,
+    tokenize,
+)
 
 SKILLS = {
     "pdf-extract": "Extracts text and tables from PDF files.",
@@ -38,7 +46,7 @@ def test_skill_document_splits_the_name_on_hyphens() -> None:
 
 
 def test_tokenize_drops_stopwords_splits_identifiers_and_adds_marked_stems() -> None:
-    tokens = tokenize("The getWeather tool, for cities and snake_case")
+    tokens = tokenize("The getWeather tool, for cities and snake_case", english_stopwords())
     words = [t for t in tokens if not t.startswith("~")]
     assert words == ["get", "weather", "tool", "cities", "snake", "case"]
     assert "~citi" in tokens
@@ -93,6 +101,45 @@ def test_save_load_round_trip_gives_identical_results(index: LexicalIndex, tmp_p
         b_ids, b_scores = loaded.search(query, 4)
         assert a_ids.tolist() == b_ids.tolist()
         np.testing.assert_array_equal(a_scores, b_scores)
+
+
+def test_scores_are_the_ones_bm25s_computes(index: LexicalIndex) -> None:
+    bm25s = _bm25s()
+    stop = english_stopwords()
+    reference = bm25s.BM25()
+    reference.index([tokenize(skill_document(n, d), stop) for n, d in SKILLS.items()],
+                    show_progress=False)
+    for query in ["convert csv to json", "weather in Paris", "invoices invoices", "emails"]:
+        expected = reference.get_scores(tokenize(query, stop))
+        np.testing.assert_array_equal(index.scores_for(query, range(len(SKILLS))), expected)
+
+
+def test_loading_and_searching_never_import_bm25s_or_scipy(index: LexicalIndex,
+                                                           tmp_path: Path) -> None:
+    index.save(tmp_path)
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from router.index.lexical import LexicalIndex\n"
+        f"ids, _ = LexicalIndex.load(Path({str(tmp_path)!r})).search('weather forecast', 3)\n"
+        "assert ids.tolist() == [4], ids\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('bm25s', 'scipy')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_load_rejects_an_older_format_and_arrays_that_do_not_fit(index: LexicalIndex,
+                                                                  tmp_path: Path) -> None:
+    index.save(tmp_path)
+    settings = json.loads((tmp_path / "lexical.json").read_text())
+    (tmp_path / "lexical.json").write_text(json.dumps({**settings, "format": 1}))
+    with pytest.raises(ValueError, match="rebuild the index"):
+        LexicalIndex.load(tmp_path)
+    (tmp_path / "lexical.json").write_text(json.dumps({**settings, "documents": 3}))
+    with pytest.raises(ValueError, match="inconsistent"):
+        LexicalIndex.load(tmp_path)
 
 
 def test_load_rejects_another_tokenizer_version(index: LexicalIndex, tmp_path: Path) -> None:

@@ -98,7 +98,7 @@ def test_current_pointer_is_validated(tmp_path: Path) -> None:
 
 
 def test_read_info_reads_the_manifest_only(tmp_path: Path) -> None:
-    from router.index.store import read_info
+    from router.index.layout import read_info
 
     built = build_index(SKILLS, [], HashEmbedder(), tmp_path)
     info = read_info(tmp_path)
