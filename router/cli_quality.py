@@ -7,12 +7,14 @@ import json
 import sys
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from router.config import Config, load_config
-from router.engine import Engine
-from router.evaluation import metrics, runner
+from router.evaluation import metrics
 from router.routing.model import CatalogFormat, RouteQuery
+
+if TYPE_CHECKING:  # the engine loads when a command runs, not to build the parser
+    from router.engine import Engine
 
 
 def register(sub: Any) -> None:
@@ -45,6 +47,8 @@ def register(sub: Any) -> None:
 
 
 def _engine(args: argparse.Namespace, config: Config) -> Engine:
+    from router.engine import Engine
+
     return Engine.open(args.index or config.index.index_dir, config)
 
 
@@ -71,6 +75,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    from router.engine import Engine
+    from router.evaluation import runner
+
     config = load_config(args.config)
     index = args.index or runner.index_for_root(args.root, config, args.cache,
                                                 progress=sys.stderr.isatty())

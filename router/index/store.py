@@ -24,6 +24,7 @@ import shutil
 import time
 import uuid
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -179,9 +180,15 @@ def load_index(root: str | Path, version: str | None = None, *,
         if manifest.get("format_version") != FORMAT_VERSION:
             raise IndexCorrupt(f"{folder}: index format {manifest.get('format_version')!r}, "
                                f"this build reads {FORMAT_VERSION}; rebuild the index")
-        if verify:
-            _verify(folder, manifest)
-        skills, diagnostics = _read_records(folder / "skills.json")
+        # Checksums (native code, off the GIL) are computed while the records are parsed;
+        # a mismatch is reported before any binary file is handed to numpy or FAISS.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="index-verify") as pool:
+            verifying = pool.submit(_verify, folder, manifest) if verify else None
+            try:
+                skills, diagnostics = _read_records(folder / "skills.json")
+            finally:
+                if verifying is not None:
+                    verifying.result()  # a mismatch takes precedence over a parse error
         vectors = np.load(folder / "vectors.npy")
         index = dense.load(folder / "dense.faiss")
         lexical = LexicalIndex.load(folder / "lexical")

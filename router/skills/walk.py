@@ -16,8 +16,6 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from pathspec import GitIgnoreSpec
-
 from router.skills.manifest import MANIFEST_FILE
 from router.skills.model import Diagnostic, Level
 
@@ -147,6 +145,8 @@ class _Walker:
         return True
 
     def _load_ignore(self, folder: str) -> _Ignore | None:
+        from pathspec import GitIgnoreSpec  # imported when a .gitignore is first met
+
         path = os.path.join(folder, ".gitignore")
         try:
             with open(path, encoding="utf-8", errors="replace") as fh:

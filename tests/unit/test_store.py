@@ -57,7 +57,8 @@ def test_incremental_build_reuses_unchanged_embeddings(tmp_path: Path) -> None:
         [f"{s.name.replace('-', ' ')}: {s.description}" for s in fresh.skills]))
 
 
-@pytest.mark.parametrize("target", ["dense.faiss", "skills.json", "vectors.npy"])
+@pytest.mark.parametrize("target", ["dense.faiss", "skills.json", "vectors.npy",
+                                    "lexical/data.npy", "lexical/vocab.json"])
 def test_a_corrupt_file_is_detected_and_never_served(tmp_path: Path, target: str) -> None:
     info = build_index(SKILLS, [], HashEmbedder(), tmp_path)
     path = Path(info.path) / target
@@ -66,6 +67,16 @@ def test_a_corrupt_file_is_detected_and_never_served(tmp_path: Path, target: str
     path.write_bytes(bytes(data))
     with pytest.raises(IndexCorrupt, match="checksum mismatch"):
         load_index(tmp_path)
+
+
+def test_a_checksum_mismatch_is_reported_even_when_the_records_do_not_parse(
+        tmp_path: Path) -> None:
+    info = build_index(SKILLS, [], HashEmbedder(), tmp_path)
+    (Path(info.path) / "skills.json").write_text("{")
+    with pytest.raises(IndexCorrupt, match="checksum mismatch in skills.json"):
+        load_index(tmp_path)
+    with pytest.raises(IndexCorrupt, match="cannot load index"):
+        load_index(tmp_path, verify=False)
 
 
 def test_truncated_manifest_and_wrong_format_are_refused(tmp_path: Path) -> None:
