@@ -1,26 +1,32 @@
 """The dense (FAISS) side of the index: inner product on normalised vectors (= cosine).
 
-Small catalogs get an exact flat index; from ``HNSW_MIN_VECTORS`` on, an HNSW graph
-(``IndexHNSWFlat``, inner-product metric), whose settings are stored in the index file.
-Measured with all-MiniLM-L6-v2, one OpenMP thread, one real request embedding, k=50 (p50 on a
-shared, loaded 2-core machine, so compare within a row):
+Below ``HNSW_MIN_VECTORS`` the index is a flat scan over the vectors stored as float16
+(``IndexScalarQuantizer``, ``QT_fp16``); from there on an HNSW graph (``IndexHNSWFlat``,
+inner-product metric), whose settings are stored in the index file. A single-query flat scan
+is bound by memory bandwidth (it reads every vector), so half the bytes is about a quarter of
+the time here; the shortlist it returns is rescored exactly against the float32 vectors the
+snapshot holds (``search_many(..., rescore=...)``), so only membership in the depth-50
+shortlist can differ from an exact search, and scores and order never do.
 
-============  ===========  ==================  =======================
-vectors       flat         HNSW M=32 ef=128    memory flat / HNSW
-============  ===========  ==================  =======================
-10,000        1.8 ms       0.6 ms              15 MB / 18 MB
-25,000        4.5 ms       0.6 ms              38 MB / 45 MB
-50,000        9.9 ms       0.7 ms              77 MB / 90 MB
-100,000       19.6 ms      0.9 ms              154 MB / 181 MB
-============  ===========  ==================  =======================
+Measured with all-MiniLM-L6-v2, one OpenMP thread, real request embeddings, k=50, 10,000
+embedded synthetic skill descriptions (p50 on a shared 2-core machine; compare within a row):
 
-HNSW recall@10 against exact search, real request embeddings: 0.9987 over 10,000 embedded
-synthetic skill descriptions and 0.9967 over the 4,076 Seal-Tools descriptions with
-efSearch 128; efSearch 64 gives 0.9957 / 0.984, M=16 0.9957 / 0.9937. Latency rows past 10,000
-use real vectors plus noise (latency does not depend on the text). Flat search grows linearly
-(about 20 µs per 1,000 vectors here), so below 20,000 vectors it costs under ~1 ms more than
-HNSW while staying exact and building instantly; an HNSW build took 45-50 s per 100,000 vectors
-on one thread here and is redone on every reindex.
+============  ==========  ===========  ==================  ==============================
+vectors       flat f32    flat fp16    HNSW M=32 ef=128    memory f32 / fp16 / HNSW
+============  ==========  ===========  ==================  ==============================
+10,000        1.9 ms      0.5 ms       0.5 ms              15 MB / 7.7 MB / 18 MB
+25,000        4.5 ms      -            0.6 ms              38 MB / 19 MB / 45 MB
+100,000       19.6 ms     -            0.9 ms              154 MB / 77 MB / 181 MB
+============  ==========  ===========  ==================  ==============================
+
+At 10,000 (300 requests) the fp16 shortlist of 50 equals the exact one (recall@50 1.000,
+recall@10 0.9997 before rescoring); HNSW gives recall@10 0.9993 and recall@50 0.9975. HNSW
+recall@10 against exact search, real request embeddings: 0.9987 over 10,000 embedded synthetic
+skill descriptions and 0.9967 over the 4,076 Seal-Tools descriptions with efSearch 128;
+efSearch 64 gives 0.9957 / 0.984, M=16 0.9957 / 0.9937. Latency rows past 10,000 use real
+vectors plus noise (latency does not depend on the text). Below 20,000 vectors the flat scan
+stays within ~1 ms of HNSW and builds instantly, while an HNSW build takes 2.7 s per 10,000
+and 45-50 s per 100,000 vectors on one thread here and is redone on every reindex.
 """
 
 from __future__ import annotations
@@ -33,11 +39,13 @@ import numpy as np
 
 log = logging.getLogger(__name__)
 
-HNSW_MIN_VECTORS = 20_000  # below this, exact flat search is within ~1 ms of HNSW
+HNSW_MIN_VECTORS = 20_000  # below this, the flat fp16 scan is within ~1 ms of HNSW
 HNSW_M = 32  # graph degree
 HNSW_EF_CONSTRUCTION = 80
 HNSW_EF_SEARCH = 128  # >= the routing depth (50); recall@10 vs exact >= 0.99 at this value
-FLAT, HNSW = "flat", "hnsw"
+FLAT = "flat"  # float32, exact (what the benchmark's floor searches)
+FLAT16 = "flat-fp16"  # float16 scan; its shortlist is rescored exactly
+HNSW = "hnsw"
 
 
 def _faiss() -> Any:
@@ -47,8 +55,8 @@ def _faiss() -> Any:
 
 
 def choose_kind(count: int) -> str:
-    """The index kind for ``count`` vectors: exact while it is the faster one."""
-    return HNSW if count >= HNSW_MIN_VECTORS else FLAT
+    """The index kind for ``count`` vectors: a flat scan while it is about as fast as HNSW."""
+    return HNSW if count >= HNSW_MIN_VECTORS else FLAT16
 
 
 def build(vectors: np.ndarray, kind: str | None = None, *, m: int = HNSW_M,
@@ -59,20 +67,28 @@ def build(vectors: np.ndarray, kind: str | None = None, *, m: int = HNSW_M,
     kind = kind or choose_kind(len(vectors))
     if kind == FLAT:
         index = faiss.IndexFlatIP(dim)
+    elif kind == FLAT16:
+        index = faiss.IndexScalarQuantizer(dim, faiss.ScalarQuantizer.QT_fp16,
+                                           faiss.METRIC_INNER_PRODUCT)
     elif kind == HNSW:
         index = faiss.IndexHNSWFlat(dim, m, faiss.METRIC_INNER_PRODUCT)
         index.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
         index.hnsw.efSearch = ef_search
     else:
-        raise ValueError(f"unknown dense index kind {kind!r}; use {FLAT!r} or {HNSW!r}")
+        raise ValueError(f"unknown dense index kind {kind!r}; "
+                         f"use {FLAT!r}, {FLAT16!r} or {HNSW!r}")
     if len(vectors):
+        if not index.is_trained:
+            index.train(np.ascontiguousarray(vectors, dtype=np.float32))
         index.add(np.ascontiguousarray(vectors, dtype=np.float32))
     log.debug("built %s index over %d vectors", kind, len(vectors))
     return index
 
 
 def kind_of(index: Any) -> str:
-    return HNSW if hasattr(index, "hnsw") else FLAT
+    if hasattr(index, "hnsw"):
+        return HNSW
+    return FLAT16 if isinstance(index, _faiss().IndexScalarQuantizer) else FLAT
 
 
 def save(index: Any, path: Path) -> None:
@@ -83,24 +99,32 @@ def load(path: Path) -> Any:
     return _faiss().read_index(str(path))
 
 
-def search(index: Any, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Top-``k`` ids and scores for one normalised query row; drops FAISS's -1 padding."""
-    k = min(k, int(index.ntotal))
-    if k <= 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-    scores, ids = index.search(np.ascontiguousarray(query.reshape(1, -1), dtype=np.float32), k)
-    keep = ids[0] >= 0
-    return ids[0][keep].astype(np.int64), scores[0][keep]
+def search(index: Any, query: np.ndarray, k: int, *,
+           rescore: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Top-``k`` ids and scores for one normalised query row (see ``search_many``)."""
+    return search_many(index, query.reshape(1, -1), k, rescore=rescore)[0]
 
 
-def search_many(index: Any, queries: np.ndarray, k: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Top-``k`` ids and scores for each normalised query row, in one batched search."""
+def search_many(index: Any, queries: np.ndarray, k: int, *,
+                rescore: np.ndarray | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Top-``k`` ids and scores for each normalised query row, in one batched search; FAISS's
+    -1 padding is dropped. With ``rescore`` (the float32 vectors the index was built from),
+    each shortlist is scored again exactly and reordered, best first (ties: lower id)."""
     k = min(k, int(index.ntotal))
     if k <= 0 or len(queries) == 0:
         return [(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))] * len(queries)
-    scores, ids = index.search(np.ascontiguousarray(queries, dtype=np.float32), k)
-    return [(row_ids[row_ids >= 0].astype(np.int64), row_scores[row_ids >= 0])
-            for row_ids, row_scores in zip(ids, scores, strict=True)]
+    queries = np.ascontiguousarray(queries, dtype=np.float32)
+    scores, ids = index.search(queries, k)
+    out = []
+    for query, row_ids, row_scores in zip(queries, ids, scores, strict=True):
+        keep = row_ids[row_ids >= 0].astype(np.int64)
+        found = row_scores[row_ids >= 0]
+        if rescore is not None and len(keep):
+            found = rescore[keep] @ query
+            order = np.lexsort((keep, -found))
+            keep, found = keep[order], found[order]
+        out.append((keep, found.astype(np.float32, copy=False)))
+    return out
 
 
 def set_threads(n: int) -> None:

@@ -140,7 +140,8 @@ def _retrieve(snap: IndexSnapshot, vectors: QueryVectors, history: Sequence[str]
     if not vectors.views or not snap.skills:
         return []
     dense_hits = [Hits(ids, scores) for ids, scores in
-                  dense.search_many(snap.dense, vectors.matrix, fusion.depth)]
+                  dense.search_many(snap.dense, vectors.matrix, fusion.depth,
+                                    rescore=snap.vectors)]
     lexical_hits = [Hits(*snap.lexical.search(view, fusion.depth)) for view in vectors.views]
     past = history_text(history, fusion)
     if past and fusion.history_weight > 0:

@@ -16,9 +16,10 @@ def _unit_rows(n: int, dim: int = 32, seed: int = 0) -> np.ndarray:
 
 
 def test_kind_switches_at_threshold() -> None:
-    assert dense.choose_kind(dense.HNSW_MIN_VECTORS - 1) == dense.FLAT
+    assert dense.choose_kind(dense.HNSW_MIN_VECTORS - 1) == dense.FLAT16
     assert dense.choose_kind(dense.HNSW_MIN_VECTORS) == dense.HNSW
-    assert dense.kind_of(dense.build(_unit_rows(10))) == dense.FLAT
+    assert dense.kind_of(dense.build(_unit_rows(10))) == dense.FLAT16
+    assert dense.kind_of(dense.build(_unit_rows(10), dense.FLAT)) == dense.FLAT
 
 
 def test_flat_search_is_exact_cosine() -> None:
@@ -28,6 +29,23 @@ def test_flat_search_is_exact_cosine() -> None:
     assert scores[0] == pytest.approx(1.0, abs=1e-5)
     expected = np.argsort(-(rows @ rows[17]))[:5]
     assert list(ids) == list(expected)
+
+
+def test_fp16_scan_with_rescoring_gives_the_exact_ids_scores_and_order(tmp_path: Path) -> None:
+    rows = _unit_rows(3000, dim=64)
+    queries = _unit_rows(40, dim=64, seed=1)
+    dense.save(dense.build(rows, dense.FLAT16), tmp_path / "dense.faiss")
+    fp16 = dense.load(tmp_path / "dense.faiss")
+    assert dense.kind_of(fp16) == dense.FLAT16
+    exact = dense.search_many(dense.build(rows, dense.FLAT), queries, 20)
+    rescored = dense.search_many(fp16, queries, 20, rescore=rows)
+    raw = dense.search_many(fp16, queries, 20)
+    for (e_ids, e_scores), (r_ids, r_scores), (_, f_scores) in zip(exact, rescored, raw,
+                                                                  strict=True):
+        assert r_ids.tolist() == e_ids.tolist()
+        np.testing.assert_allclose(r_scores, e_scores, rtol=0, atol=1e-6)
+        assert r_scores.dtype == np.float32
+        assert np.abs(f_scores - e_scores).max() < 1e-2  # fp16 scores are close, not equal
 
 
 def test_hnsw_matches_exact_top_hits_and_keeps_settings(tmp_path: Path) -> None:

@@ -1,0 +1,36 @@
+"""Write a synthetic skill catalog to disk as SKILL.md folders, to time a real build.
+
+    python scripts/write_catalog.py 100000 /tmp/catalog-100k
+    SKILL_ROUTER_DISCOVERY_MAX_DIRS=200000 skill-router index --root /tmp/catalog-100k \
+        --no-project --no-home --out /tmp/index-100k
+
+The skills are the benchmark's (``router.bench_catalog``, seed 7): realistic "what it does;
+when to use it" descriptions, all different.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from router import bench_catalog
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("count", type=int, help="number of skills")
+    parser.add_argument("out", type=Path, help="folder to create (must not exist)")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    args.out.mkdir(parents=True)
+    for skill in bench_catalog.catalog(args.count, args.seed):
+        folder = args.out / skill.name
+        folder.mkdir()
+        (folder / "SKILL.md").write_text(
+            f"---\nname: {skill.name}\ndescription: {skill.description}\n---\n"
+            f"# {skill.name}\n\nFollow the steps for this task.\n", encoding="utf-8")
+    print(f"wrote {args.count} skills to {args.out}")
+
+
+if __name__ == "__main__":
+    main()
