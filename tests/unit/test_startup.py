@@ -10,6 +10,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
+
+import pytest
+
+from router.index.embed import loading_in_background
 
 HEAVY = ("numpy", "faiss", "grpc", "onnxruntime", "tokenizers", "torch", "sentence_transformers",
          "bm25s", "scipy", "pathspec", "prometheus_client", "router.engine", "router.index")
@@ -27,3 +32,45 @@ def test_building_the_command_line_parser_imports_no_heavy_library() -> None:
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          check=True).stdout
     assert json.loads(out) == []
+
+
+class _SlowModel:
+    """An embedder whose load waits for the caller's block to signal that it is running."""
+
+    model_id = "fake"
+    dimension = 4
+
+    def __init__(self, fail: bool = False) -> None:
+        self.block_running = threading.Event()
+        self.saw_block = False
+        self.fail = fail
+
+    def prepare(self) -> None:
+        self.saw_block = self.block_running.wait(timeout=10)
+        if self.fail:
+            raise RuntimeError("model files are missing")
+
+    def encode(self, texts: object) -> object:
+        raise AssertionError("not used")
+
+
+def test_the_model_loads_while_the_block_runs() -> None:
+    model = _SlowModel()
+    with loading_in_background(model) as same:
+        assert same is model
+        model.block_running.set()
+    assert model.saw_block
+
+
+def test_a_failed_load_is_raised_when_the_block_ends() -> None:
+    model = _SlowModel(fail=True)
+    with pytest.raises(RuntimeError, match="model files are missing"), \
+            loading_in_background(model):
+        model.block_running.set()
+
+
+def test_an_error_in_the_block_is_the_one_reported() -> None:
+    model = _SlowModel(fail=True)
+    with pytest.raises(ValueError, match="bad index"), loading_in_background(model):
+        model.block_running.set()
+        raise ValueError("bad index")

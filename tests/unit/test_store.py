@@ -73,7 +73,7 @@ def test_a_checksum_mismatch_is_reported_even_when_the_records_do_not_parse(
         tmp_path: Path) -> None:
     info = build_index(SKILLS, [], HashEmbedder(), tmp_path)
     (Path(info.path) / "skills.json").write_text("{")
-    with pytest.raises(IndexCorrupt, match="checksum mismatch in skills.json"):
+    with pytest.raises(IndexCorrupt, match=r"checksum mismatch in skills\.json"):
         load_index(tmp_path)
     with pytest.raises(IndexCorrupt, match="cannot load index"):
         load_index(tmp_path, verify=False)
