@@ -5,12 +5,14 @@
         --no-project --no-home --out /tmp/index-100k
 
 The skills are the benchmark's (``router.bench_catalog``, seed 7): realistic "what it does;
-when to use it" descriptions, all different.
+when to use it" descriptions, all different. Descriptions are written as JSON strings, which
+YAML reads as double-quoted scalars (a bare `` #`` would start a YAML comment).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from router import bench_catalog
@@ -27,7 +29,7 @@ def main() -> None:
         folder = args.out / skill.name
         folder.mkdir()
         (folder / "SKILL.md").write_text(
-            f"---\nname: {skill.name}\ndescription: {skill.description}\n---\n"
+            f"---\nname: {skill.name}\ndescription: {json.dumps(skill.description)}\n---\n"
             f"# {skill.name}\n\nFollow the steps for this task.\n", encoding="utf-8")
     print(f"wrote {args.count} skills to {args.out}")
 
