@@ -70,6 +70,9 @@ class IndexConfig:
     query_backend: str = "onnx"
     query_threads: int = 1  # intra-op threads per query encode (1 measured best on 2 cores)
     search_threads: int = 1  # FAISS OpenMP threads (1 measured best for single queries)
+    # HNSW search breadth at serve time (indexes of 20k+ skills; >= 1): higher finds more of
+    # the exact neighbours and costs more per query (see router.index.dense).
+    hnsw_ef_search: int = 128
 
 
 @dataclass(frozen=True)

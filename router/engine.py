@@ -74,6 +74,7 @@ class Engine:
             raise IndexUnavailable(
                 f"index {snapshot.info.version} was built with {snapshot.info.model!r} "
                 f"but the embedder is {embedder.model_id!r}; rebuild the index")
+        dense.tune(snapshot.dense, config.index.hnsw_ef_search)
         self._snapshot = snapshot
         self._config = config
         self._embedder = embedder
@@ -120,6 +121,7 @@ class Engine:
         if snapshot.info.model != self._embedder.model_id:
             raise IndexUnavailable(f"index {snapshot.info.version} uses model "
                                    f"{snapshot.info.model!r}, not {self._embedder.model_id!r}")
+        dense.tune(snapshot.dense, self._config.index.hnsw_ef_search)
         self._snapshot = snapshot
         log.info("now serving index %s (%d skills)", snapshot.info.version,
                  snapshot.info.skill_count)

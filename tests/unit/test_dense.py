@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from router.errors import InvalidRequest
 from router.index import dense
 
 
@@ -73,3 +74,13 @@ def test_k_larger_than_index_and_empty_index() -> None:
 def test_unknown_kind_is_rejected() -> None:
     with pytest.raises(ValueError, match="unknown dense index kind"):
         dense.build(_unit_rows(4), "ivf")
+
+
+def test_tune_sets_the_hnsw_search_breadth_and_leaves_flat_indexes_alone() -> None:
+    rows = _unit_rows(300)
+    hnsw = dense.build(rows, dense.HNSW)
+    dense.tune(hnsw, 300)
+    assert hnsw.hnsw.efSearch == 300
+    dense.tune(dense.build(rows), 300)  # nothing to set on a flat scan
+    with pytest.raises(InvalidRequest, match="hnsw_ef_search must be at least 1"):
+        dense.tune(hnsw, 0)

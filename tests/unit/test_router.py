@@ -138,3 +138,19 @@ def test_results_are_stable_across_a_reload(engine: Engine, tmp_path: Path) -> N
     query = RouteQuery(message="git commit message for the PDF fix", history=("csv",))
     again = Engine.open(Path(engine.snapshot.info.path).parents[1], Config(), HashEmbedder())
     assert again.route(query) == engine.route(query)
+
+
+def test_the_served_hnsw_breadth_comes_from_the_config(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from router.index import dense
+
+    monkeypatch.setattr(dense, "HNSW_MIN_VECTORS", 1)
+    build_index(SKILLS, [], HashEmbedder(), tmp_path)
+    config = Config()
+    config = replace(config, index=replace(config.index, hnsw_ef_search=77))
+    opened = Engine.open(tmp_path, config, HashEmbedder())
+    assert dense.kind_of(opened.snapshot.dense) == dense.HNSW
+    assert opened.snapshot.dense.hnsw.efSearch == 77
+    build_index(SKILLS[:3], [], HashEmbedder(), tmp_path)
+    assert opened.reload()
+    assert opened.snapshot.dense.hnsw.efSearch == 77
