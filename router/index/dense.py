@@ -55,6 +55,11 @@ HNSW = "hnsw"
 
 
 def _faiss() -> Any:
+    # faiss's loader logs at INFO which build it tried, including a misleading "Could not load
+    # library with AVX2 support" on dynamic-dispatch builds (faiss-cpu 1.10+, AVX2 in use).
+    loader = logging.getLogger("faiss.loader")
+    if loader.level == logging.NOTSET:
+        loader.setLevel(logging.WARNING)
     import faiss
 
     return faiss
