@@ -40,6 +40,8 @@ from router.routing.model import RouteQuery
 
 log = logging.getLogger(__name__)
 
+COLD_START_RUNS = 3  # per query backend; the median is reported
+
 
 @dataclass(frozen=True)
 class BenchOptions:
@@ -170,7 +172,8 @@ def _size_figures(state: _Run, size: int, onnx_dir: Path) -> dict[str, Any]:
     real = min(size, int(state.results["vectors"]["embedded"]))
     figures["search"] = _search_figures(engine.snapshot.vectors, flat, state.queries, real)
     if size == 10_000 or (size == max(options.sizes) and 10_000 not in options.sizes):
-        figures["cold_start"] = _cold_starts(root, state.requests.take(2))
+        runs = 1 if options.quick else COLD_START_RUNS
+        figures["cold_start"] = _cold_starts(root, state.requests.take(2 * runs), runs)
     return figures
 
 
@@ -211,10 +214,17 @@ def _recall(index: Any, exact: Any, queries: np.ndarray, k: int) -> float:
     return round(float(np.mean(found)), 4)
 
 
-def _cold_starts(root: Path, messages: list[str]) -> dict[str, Any]:
-    return {backend: bench_measure.cold_start(
-        root, message, env={"SKILL_ROUTER_INDEX_QUERY_BACKEND": backend})
-        for backend, message in zip(("onnx", "torch"), messages, strict=True)}
+def _cold_starts(root: Path, messages: list[str], runs: int) -> dict[str, Any]:
+    """Per query backend, the median of ``runs`` cold starts (one sample is at the mercy of
+    whatever else the machine is doing), with every run's seconds. Backends alternate."""
+    samples: dict[str, list[float]] = {"onnx": [], "torch": []}
+    for i in range(runs):
+        for j, backend in enumerate(samples):
+            started = bench_measure.cold_start(root, messages[2 * i + j],
+                                               env={"SKILL_ROUTER_INDEX_QUERY_BACKEND": backend})
+            samples[backend].append(started["seconds"])
+    return {backend: {"seconds": round(float(np.median(runs_s)), 3), "runs": runs_s}
+            for backend, runs_s in samples.items()}
 
 
 def rows(results: dict[str, Any]) -> Iterator[tuple[str, str]]:
@@ -237,4 +247,5 @@ def rows(results: dict[str, Any]) -> Iterator[tuple[str, str]]:
         yield (f"{size:>7} recall fp16@50 | hnsw@10",
                f"{s['flat_fp16']['recall_at_50']:.4f} | {s['hnsw']['recall_at_10']:.4f}")
         for backend, c in f.get("cold_start", {}).items():
-            yield (f"{size:>7} cold start ({backend})", f"{c['seconds']:.2f} s")
+            spread = " ".join(f"{r:.2f}" for r in c.get("runs", []))
+            yield (f"{size:>7} cold start ({backend})", f"{c['seconds']:.2f} s median ({spread})")
