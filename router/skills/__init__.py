@@ -1,7 +1,8 @@
 """Skill discovery, parsing, validation and lint.
 
 Import from the modules: ``model`` (the records), ``parse`` (SKILL.md), ``manifest``
-(manifest.json), ``walk`` and ``discovery`` (finding skills), ``lint``, ``resources``. This
-package imports none of them itself, so a server that only reads index records does not pay
-for the scanning code (pathspec, YAML) at start-up.
+(manifest.json), ``fields`` (frontmatter fields), ``files`` (reading a skill's files),
+``walk`` and ``discovery`` (finding skills), ``lint``, ``resources``. This package imports
+none of them itself, so a server that only reads index records and activates skills does not
+pay for the scanning code (the walk, discovery, lint, pathspec) at start-up.
 """
