@@ -114,6 +114,12 @@ class SkillRouterClient:
                                                                     timeout=self.timeout)
         return response
 
+    def list_resources(self, name: str) -> pb.ListResourcesResponse:
+        """The bundled files of skill ``name``, as Activate lists them, without activating it."""
+        response: pb.ListResourcesResponse = self._stub.ListResources(
+            pb.ListResourcesRequest(name=name), timeout=self.timeout)
+        return response
+
     def validate_arguments(self, name: str,
                            arguments_json: str) -> pb.ValidateArgumentsResponse:
         """Check a callable skill's arguments (JSON text); defaults filled when valid."""

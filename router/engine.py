@@ -22,6 +22,7 @@ from router.activation import (
     Activation,
     Activator,
     Resource,
+    ResourceList,
 )
 from router.config import Config
 from router.errors import IndexUnavailable, InvalidRequest
@@ -207,6 +208,9 @@ class Engine:
 
     def read_resource(self, name: str, path: str) -> Resource:
         return self.activator.read_resource(name, path)
+
+    def list_resources(self, name: str) -> ResourceList:
+        return self.activator.list_resources(name)
 
     def validate_arguments(self, name: str, arguments_json: str) -> ValidationResult:
         return self.activator.validate_arguments(name, arguments_json)

@@ -25,6 +25,7 @@ from router.index.layout import IndexInfo
 from router.routing.model import CatalogFormat, Reason, RoutedSkill, RouteQuery, RouteResult
 from router.service.activation_codec import (
     activation_to_proto,
+    resource_list_to_proto,
     resource_to_proto,
     validation_to_proto,
 )
@@ -217,6 +218,12 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
                 swapped=done.swapped)
 
         return _guarded(context, "Reindex", run)
+
+    def ListResources(self, request: pb.ListResourcesRequest,
+                      context: grpc.ServicerContext) -> pb.ListResourcesResponse:
+        """A skill's bundled files without activating it (no session is touched)."""
+        return _guarded(context, "ListResources", lambda: resource_list_to_proto(
+            self._engine.list_resources(request.name)))
 
 
 def _guarded(context: grpc.ServicerContext, method: str, call: Callable[[], T]) -> T:

@@ -311,3 +311,19 @@ class ReindexResponse(_message.Message):
     diagnostics: _containers.RepeatedCompositeFieldContainer[Diagnostic]
     swapped: bool
     def __init__(self, index_version: _Optional[str] = ..., added: _Optional[int] = ..., changed: _Optional[int] = ..., removed: _Optional[int] = ..., unchanged: _Optional[int] = ..., duration_seconds: _Optional[float] = ..., diagnostics: _Optional[_Iterable[_Union[Diagnostic, _Mapping]]] = ..., swapped: _Optional[bool] = ...) -> None: ...
+
+class ListResourcesRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class ListResourcesResponse(_message.Message):
+    __slots__ = ("resources", "resources_truncated", "skill_dir")
+    RESOURCES_FIELD_NUMBER: _ClassVar[int]
+    RESOURCES_TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    SKILL_DIR_FIELD_NUMBER: _ClassVar[int]
+    resources: _containers.RepeatedScalarFieldContainer[str]
+    resources_truncated: bool
+    skill_dir: str
+    def __init__(self, resources: _Optional[_Iterable[str]] = ..., resources_truncated: _Optional[bool] = ..., skill_dir: _Optional[str] = ...) -> None: ...
