@@ -66,7 +66,11 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     door = SkillDoor(backend)
     try:
         if args.transport == "stdio":
-            door.run("stdio")
+            import anyio
+
+            from router.mcp.stdio import run_stdio
+
+            anyio.run(run_stdio, door)
         else:
             print(f"skill-router MCP listening on http://{args.host}:{args.port}/mcp",
                   file=sys.stderr, flush=True)
