@@ -1,0 +1,73 @@
+"""Start the MCP door the way a host does: ``python -m router.cli mcp ...`` in a subprocess,
+over stdio or streamable HTTP on a free loopback port."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from mcp import StdioServerParameters
+
+from tests.service.skilltree import free_port
+
+REPO = Path(__file__).resolve().parents[2]
+START_DEADLINE = 120.0  # generous: a shared machine may be slow; we stop as soon as it answers
+
+
+def door_env() -> dict[str, str]:
+    """This checkout first on the path, whatever the working directory."""
+    path = os.environ.get("PYTHONPATH", "")
+    return {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{path}" if path else str(REPO)}
+
+
+def door_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "router.cli", "mcp", *args]
+
+
+def stdio_params(*args: str) -> StdioServerParameters:
+    """What a host's MCP configuration says: the command and its arguments."""
+    command = door_command(*args)
+    return StdioServerParameters(command=command[0], args=command[1:], env=door_env(),
+                                 cwd=str(REPO))
+
+
+def _answers(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1.0):
+            return True
+    except OSError:
+        return False
+
+
+@contextmanager
+def http_door(args: Sequence[str]) -> Iterator[str]:
+    """A door on a free port; yields its URL once it accepts connections."""
+    port = free_port()
+    process = subprocess.Popen(
+        door_command(*args, "--transport", "http", "--host", "127.0.0.1", "--port", str(port)),
+        env=door_env(), cwd=str(REPO), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + START_DEADLINE
+        while not _answers(port):
+            if process.poll() is not None:
+                raise RuntimeError(f"the door exited with {process.returncode}: "
+                                   f"{process.stderr.read().decode() if process.stderr else ''}")
+            if time.monotonic() > deadline:
+                raise RuntimeError("the door did not start listening")
+            time.sleep(0.05)  # polling for the observed event (the port answers), not a wait
+        yield f"http://127.0.0.1:{port}/mcp"
+        assert process.poll() is None, "the door died while serving"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
