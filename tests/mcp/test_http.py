@@ -166,3 +166,13 @@ async def test_resources_list_and_read_without_activating(door: str) -> None:
     assert isinstance(blob, BlobResourceContents) and base64.b64decode(blob.blob) == BINARY
     # Reading SKILL.md did not activate the skill: the first activation still sends the body.
     assert text(activated).startswith('<skill_content name="git-helper">')
+
+
+async def test_a_request_without_a_session_has_no_memory(index_door: str) -> None:
+    """The 2026-07-28 protocol sends no Mcp-Session-Id: nothing to de-duplicate on."""
+    async with Client(index_door) as client:  # negotiates the newest protocol
+        first = await client.call_tool("activate_skill", {"name": "git-helper"})
+        second = await client.call_tool("activate_skill", {"name": "git-helper"})
+        assert client.protocol_version == "2026-07-28"
+    assert text(first).startswith('<skill_content name="git-helper">')
+    assert text(second).startswith('<skill_content name="git-helper">')
