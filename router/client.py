@@ -31,7 +31,8 @@ _FORMATS = {"xml": pb.CATALOG_FORMAT_XML, "json": pb.CATALOG_FORMAT_JSON,
 
 
 def service_config(retries: int) -> str:
-    """The gRPC service config: retry every SkillRouter and Health call on UNAVAILABLE."""
+    """The gRPC service config: retry every SkillRouter and Health call on UNAVAILABLE, and
+    balance calls across every address the target resolves to."""
     policy = {
         "maxAttempts": max(2, min(retries + 1, 5)),  # gRPC caps attempts at 5
         "initialBackoff": "0.2s",
@@ -40,7 +41,9 @@ def service_config(retries: int) -> str:
         "retryableStatusCodes": ["UNAVAILABLE"],
     }
     names = [{"service": SERVICE}, {"service": "grpc.health.v1.Health"}]
-    return json.dumps({"methodConfig": [{"name": names, "retryPolicy": policy}]})
+    # round_robin: a dns:/// target naming several replicas is balanced per call.
+    return json.dumps({"loadBalancingConfig": [{"round_robin": {}}],
+                       "methodConfig": [{"name": names, "retryPolicy": policy}]})
 
 
 class SkillRouterClient:

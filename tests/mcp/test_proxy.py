@@ -166,3 +166,11 @@ async def test_a_host_that_leaves_mid_call_does_not_hurt_the_door(
         result = await host.call_tool("search_skills", {"query": "extract tables from a PDF"})
     assert not result.is_error
     assert result.structured_content["skills"][0]["name"] == "pdf-tools"  # type: ignore[index]
+
+
+def test_the_client_balances_across_replicas() -> None:
+    import json
+
+    from router.client import service_config
+
+    assert json.loads(service_config(3))["loadBalancingConfig"] == [{"round_robin": {}}]

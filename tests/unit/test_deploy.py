@@ -42,3 +42,21 @@ def test_probes_use_grpc_health_and_pods_read_the_shared_index() -> None:
     claims = {v["persistentVolumeClaim"]["claimName"] for v in job["volumes"]}
     pod = docs["Deployment/skill-router"]["spec"]["template"]["spec"]
     assert claims == {v["persistentVolumeClaim"]["claimName"] for v in pod["volumes"]}
+
+
+def test_the_mcp_door_proxies_to_the_grpc_service() -> None:
+    docs = documents()
+    pod = docs["Deployment/skill-router-mcp"]["spec"]["template"]["spec"]
+    container = pod["containers"][0]
+    args = container["args"]
+    assert args[0] == "mcp" and args[args.index("--transport") + 1] == "http"
+    target = args[args.index("--target") + 1]
+    grpc_port = docs["Service/skill-router"]["spec"]["ports"][0]["port"]
+    assert target == f"dns:///{docs['Service/skill-router']['metadata']['name']}:{grpc_port}"
+    port = int(args[args.index("--port") + 1])
+    assert container["readinessProbe"]["tcpSocket"]["port"] == port
+    assert "volumes" not in pod  # no model, no index: a proxy only
+    service = docs["Service/skill-router-mcp"]["spec"]
+    assert service["sessionAffinity"] == "ClientIP"  # MCP sessions live in one pod's memory
+    assert service["selector"] == docs["Deployment/skill-router-mcp"]["spec"]["selector"][
+        "matchLabels"]
