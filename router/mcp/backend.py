@@ -36,6 +36,7 @@ class Search:
     hits: tuple[Hit, ...]
     catalog_text: str
     index_version: str
+    explicit_content: str = ""  # a skill the query named as /name, activated as Route does
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ class EngineBackend:
             message=query, top_k=top_k, session_id=session.session_id,
             active_skills=session.active_skills))
         hits = tuple(Hit(s.name, s.description, s.score, s.reason.value) for s in result.skills)
-        return Search(hits, result.catalog_text, result.index_version)
+        return Search(hits, result.catalog_text, result.index_version, result.explicit_content)
 
     def activate(self, name: str, session: SessionState) -> Activation:
         return self.engine.activate(name, session.session_id, session.active_skills)

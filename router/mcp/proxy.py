@@ -65,7 +65,7 @@ class GrpcBackend:
             active_skills=session.active_skills))
         hits = tuple(Hit(s.name, s.description, s.score, _REASONS.get(s.reason, "retrieved"))
                      for s in reply.skills)
-        return Search(hits, reply.catalog_text, reply.index_version)
+        return Search(hits, reply.catalog_text, reply.index_version, reply.explicit_content)
 
     def activate(self, name: str, session: SessionState) -> Activation:
         reply = _call(self.client.target, lambda: self.client.activate(

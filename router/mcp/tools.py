@@ -108,6 +108,10 @@ class SkillTools:
                                                score=h.score, reason=h.reason)
                                       for h in found.hits], index_version=found.index_version)
         text = found.catalog_text or NO_SKILL_FITS
+        if found.explicit_content:  # the query began with /name: Route activated that skill
+            named = next((h.name for h in found.hits if h.reason == "explicit"), "")
+            self.sessions.mark_active(state, named)
+            text = f"{text}\n\n{found.explicit_content}"
         return CallToolResult(content=[TextContent(type="text", text=text)],
                               structured_content=output.model_dump(mode="json"))
 

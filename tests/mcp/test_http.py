@@ -99,6 +99,18 @@ async def test_activation_is_deduplicated_within_a_session_not_across(door: str)
     assert reasons["pdf-tools"] == "active"
 
 
+async def test_a_query_naming_a_skill_activates_it_as_route_does(door: str) -> None:
+    async with session(door) as client:
+        found = await client.call_tool("search_skills",
+                                       {"query": "/git-helper write the commit message"})
+        again = await client.call_tool("activate_skill", {"name": "git-helper"})
+    assert "<available_skills>" in text(found)
+    assert '<skill_content name="git-helper">' in text(found)  # the body, once
+    reasons = {s["name"]: s["reason"] for s in found.structured_content["skills"]}  # type: ignore[index]
+    assert reasons["git-helper"] == "explicit"
+    assert "already active" in text(again)
+
+
 async def test_user_only_unknown_and_disabled_skills_are_tool_errors(door: str) -> None:
     async with session(door) as client:
         user_only = await client.call_tool("activate_skill", {"name": "user-only"})
