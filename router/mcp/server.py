@@ -100,14 +100,14 @@ class SkillDoor(MCPServer[Any]):
     async def read_resource(self, uri: AnyUrl | str,
                             context: Context[Any, Any] | None = None
                             ) -> Iterable[ReadResourceContents]:
-        text = str(uri)
+        where = str(uri)
         try:
-            name, path = parse_uri(text)
+            name, path = parse_uri(where)
             found = await anyio.to_thread.run_sync(self.backend.read_resource, name, path)
         except IndexUnavailable as exc:
-            raise MCPError(code=INTERNAL_ERROR, message=str(exc), data={"uri": text}) from exc
+            raise MCPError(code=INTERNAL_ERROR, message=str(exc), data={"uri": where}) from exc
         except RouterError as exc:
-            raise MCPError(code=INVALID_PARAMS, message=str(exc), data={"uri": text}) from exc
-        result = tools.resource_result(found).content[0]
-        content: str | bytes = result.text if result.type == "text" else found.content
+            raise MCPError(code=INVALID_PARAMS, message=str(exc), data={"uri": where}) from exc
+        text_content = tools.as_text(found)
+        content = found.content if text_content is None else text_content
         return [ReadResourceContents(content=content, mime_type=found.media_type)]

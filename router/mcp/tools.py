@@ -77,13 +77,19 @@ def already_active_text(name: str) -> str:
             "sent earlier, so they are not repeated. Keep following them.")
 
 
-def resource_result(resource: Resource) -> CallToolResult:
-    """A text file as text; anything that is not UTF-8 text as a base64 blob."""
+def as_text(resource: Resource) -> str | None:
+    """The file as text when it is UTF-8 without NUL bytes; None for a binary file."""
     try:
         text = resource.content.decode("utf-8")
     except UnicodeDecodeError:
-        text = None
-    if text is not None and "\x00" not in text:
+        return None
+    return None if "\x00" in text else text
+
+
+def resource_result(resource: Resource) -> CallToolResult:
+    """A text file as text; anything else as a base64 blob."""
+    text = as_text(resource)
+    if text is not None:
         return CallToolResult(content=[TextContent(type="text", text=text)])
     blob = BlobResourceContents(uri=resource_uri(resource.name, resource.path),
                                 mime_type=resource.media_type,

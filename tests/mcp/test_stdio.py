@@ -84,3 +84,12 @@ def test_a_malformed_line_gets_an_error_and_the_server_keeps_running(
     assert answers[1]["id"] is None and answers[1]["error"]["code"] == -32600
     assert answers[2] == {"jsonrpc": "2.0", "id": 2, "result": {}}  # still serving
     assert lines.empty()  # nothing else reached stdout
+
+
+def test_a_missing_index_is_one_line_on_stderr_and_nothing_on_stdout(tmp_path: Path) -> None:
+    done = subprocess.run(door_command("--index", str(tmp_path / "nothing-here")), cwd=str(REPO),
+                          env=door_env(), stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, timeout=ANSWER_DEADLINE)
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.startswith("error: ") and "nothing-here" in done.stderr
