@@ -7,10 +7,13 @@ import argparse
 import contextlib
 import logging
 import sys
+from typing import TYPE_CHECKING
 
 from router.config import load_config
 from router.errors import RouterError
-from router.mcp.backend import Backend
+
+if TYPE_CHECKING:  # building the command line imports nothing heavy
+    from router.mcp.backend import Backend
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +53,10 @@ def open_backend(args: argparse.Namespace) -> Backend:
     config = load_config(getattr(args, "config", None))
     engine = Engine.open(args.index or config.index.index_dir, config)
     engine.warm_up()
+    if config.server.index_poll_seconds > 0:  # pick up new index versions, as `serve` does
+        from router.service.poller import IndexPoller
+
+        IndexPoller(engine, config.server.index_poll_seconds).start()
     return EngineBackend(engine)
 
 

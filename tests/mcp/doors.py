@@ -7,10 +7,12 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 from mcp import StdioServerParameters
 
@@ -46,28 +48,35 @@ def _answers(port: int) -> bool:
 
 
 @contextmanager
-def http_door(args: Sequence[str]) -> Iterator[str]:
+def http_door(args: Sequence[str], env: dict[str, str] | None = None) -> Iterator[str]:
     """A door on a free port; yields its URL once it accepts connections."""
     port = free_port()
-    process = subprocess.Popen(
-        door_command(*args, "--transport", "http", "--host", "127.0.0.1", "--port", str(port)),
-        env=door_env(), cwd=str(REPO), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + START_DEADLINE
-        while not _answers(port):
-            if process.poll() is not None:
-                raise RuntimeError(f"the door exited with {process.returncode}: "
-                                   f"{process.stderr.read().decode() if process.stderr else ''}")
-            if time.monotonic() > deadline:
-                raise RuntimeError("the door did not start listening")
-            time.sleep(0.05)  # polling for the observed event (the port answers), not a wait
-        yield f"http://127.0.0.1:{port}/mcp"
-        assert process.poll() is None, "the door died while serving"
-    finally:
-        process.terminate()
+    with tempfile.TemporaryFile() as log:  # a file, not a pipe: a full pipe would block it
+        process = subprocess.Popen(
+            door_command(*args, "--transport", "http", "--host", "127.0.0.1", "--port",
+                         str(port)),
+            env={**door_env(), **(env or {})}, cwd=str(REPO), stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=log)
         try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+            _wait_until_listening(process, port, log)
+            yield f"http://127.0.0.1:{port}/mcp"
+            assert process.poll() is None, "the door died while serving"
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def _wait_until_listening(process: subprocess.Popen[bytes], port: int, log: IO[bytes]) -> None:
+    deadline = time.monotonic() + START_DEADLINE
+    while not _answers(port):
+        if process.poll() is not None:
+            log.seek(0)
+            raise RuntimeError(f"the door exited with {process.returncode}: "
+                               f"{log.read().decode(errors='replace')}")
+        if time.monotonic() > deadline:
+            raise RuntimeError("the door did not start listening")
+        time.sleep(0.05)  # polling for the observed event (the port answers), not a wait

@@ -4,13 +4,16 @@ and as a proxy to a real gRPC server (the ``door`` fixture runs every test again
 from __future__ import annotations
 
 import base64
+import time
 
+import anyio
 import pytest
 from mcp import Client, MCPError
 from mcp_types import BlobResourceContents, CallToolResult, EmbeddedResource, TextContent
 
 from tests.mcp.conftest import BINARY
-from tests.service.skilltree import PDF_BODY
+from tests.mcp.doors import http_door
+from tests.service.skilltree import PDF_BODY, build_tree_index, write_tree
 
 pytestmark = pytest.mark.anyio
 
@@ -188,3 +191,29 @@ async def test_a_request_without_a_session_has_no_memory(index_door: str) -> Non
         assert client.protocol_version == "2026-07-28"
     assert text(first).startswith('<skill_content name="git-helper">')
     assert text(second).startswith('<skill_content name="git-helper">')
+
+
+async def test_the_in_process_door_picks_up_a_new_index_version(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    fresh = write_tree(tmp_path_factory.mktemp("reindexed"))
+    build_tree_index(fresh)
+    env = {"SKILL_ROUTER_SERVER_INDEX_POLL_SECONDS": "0.2"}
+    with http_door(["--index", str(fresh.index)], env) as url:
+        async with session(url) as client:
+            before = await client.call_tool("search_skills", {"query": "water the office plants"})
+            folder = fresh.root / "plant-care"
+            folder.mkdir()
+            (folder / "SKILL.md").write_text(
+                "---\nname: plant-care\ndescription: Waters the office plants on schedule.\n"
+                "---\n\n# Plants\n", encoding="utf-8")
+            build_tree_index(fresh)  # a new version becomes CURRENT
+            deadline = time.monotonic() + 60
+            while True:  # until the door serves the new version (observed, not a fixed wait)
+                after = await client.call_tool("search_skills",
+                                               {"query": "water the office plants"})
+                names = [s["name"] for s in after.structured_content["skills"]]  # type: ignore[index]
+                if "plant-care" in names or time.monotonic() > deadline:
+                    break
+                await anyio.sleep(0.1)
+    assert "plant-care" not in text(before)
+    assert names[0] == "plant-care"
