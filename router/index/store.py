@@ -36,7 +36,7 @@ import numpy as np
 
 from router.errors import IndexCorrupt
 from router.index import dense
-from router.index.embed import Embedder
+from router.index.encoders.base import Embedder
 from router.index.layout import (
     MANIFEST,
     VERSIONS,
@@ -47,8 +47,7 @@ from router.index.layout import (
     read_manifest,
 )
 from router.index.lexical import LexicalIndex, skill_document
-from router.index.vectors import embed_skills, previous_vectors
-from router.routing.fusion import catalog_centroid
+from router.index.vectors import catalog_centroid, embed_skills, previous_vectors
 from router.skills.model import Diagnostic, Level, Skill
 
 log = logging.getLogger(__name__)
@@ -82,11 +81,6 @@ class IndexSnapshot:
     def always_on_flagged(self) -> tuple[int, ...]:
         """Rows of skills whose metadata marks them always-on."""
         return tuple(i for i, s in enumerate(self.skills) if s.always_on)
-
-    @cached_property
-    def render_cache(self) -> dict[tuple[object, ...], int]:
-        """Room for per-snapshot rendering figures (e.g. the full catalog's size per format)."""
-        return {}
 
     def position(self, name: str) -> int | None:
         return self.positions.get(name)

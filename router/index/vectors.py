@@ -10,9 +10,15 @@ from pathlib import Path
 import numpy as np
 
 from router.errors import IndexUnavailable
-from router.index.embed import Embedder
+from router.index.encoders.base import Embedder
 from router.index.layout import VERSIONS, current_version, read_manifest
 from router.skills.model import Skill
+
+
+def catalog_centroid(vectors: np.ndarray) -> np.ndarray:
+    """Mean of the catalog's normalised vectors; ``query @ centroid`` is the mean cosine."""
+    matrix = np.asarray(vectors, dtype=np.float32).reshape(len(vectors), -1)
+    return matrix.mean(axis=0) if len(matrix) else np.zeros(matrix.shape[1], dtype=np.float32)
 
 
 def embedding_text(skill: Skill) -> str:

@@ -16,14 +16,12 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from router.skills.manifest import MANIFEST_FILE
+from router.skills.limits import MANIFEST_FILE, SKILL_MD_FILES, SKIP_DIRS
 from router.skills.model import Diagnostic, Level
 
 log = logging.getLogger(__name__)
 
-SKILL_FILES = ("SKILL.md", "skill.md")
 
-SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__"})
 
 
 @dataclass(frozen=True)
@@ -67,7 +65,7 @@ def _is_file(entry: os.DirEntry[str] | None) -> bool:
 
 
 def _skill_dir(path: str, real: str, entries: dict[str, os.DirEntry[str]]) -> SkillDir | None:
-    skill = next((os.path.join(path, n) for n in SKILL_FILES if _is_file(entries.get(n))), None)
+    skill = next((os.path.join(path, n) for n in SKILL_MD_FILES if _is_file(entries.get(n))), None)
     manifest = os.path.join(path, MANIFEST_FILE) if _is_file(entries.get(MANIFEST_FILE)) else None
     if skill is None and manifest is None:
         return None

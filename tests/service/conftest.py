@@ -11,7 +11,7 @@ import pytest
 
 from router.config import Config, ServerConfig
 from router.engine import Engine
-from router.index.embed import HashEmbedder
+from router.index.encoders.hashing import HashEmbedder
 from router.index.store import build_index
 from router.service.server import RouterServer, build_server
 from router.skills.model import Diagnostic, Level, Skill

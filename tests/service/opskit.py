@@ -15,7 +15,7 @@ import grpc
 
 from router.config import Config, IndexConfig, ServerConfig
 from router.engine import Engine
-from router.index.embed import HashEmbedder
+from router.index.encoders.hashing import HashEmbedder
 from router.service.metrics import ServiceMetrics
 from router.service.server import RouterServer, build_server
 from router.v1 import router_pb2_grpc as pb_grpc

@@ -9,11 +9,11 @@ from pathlib import Path
 
 from router.config import Config, DiscoveryConfig, ServerConfig
 from router.engine import Engine
-from router.index.embed import HashEmbedder
+from router.index.encoders.hashing import HashEmbedder
 from router.index.store import build_index
 from router.service.server import RouterServer, build_server
 from router.skills.discovery import discover
-from router.skills.resources import DEFAULT_MAX_BYTES
+from router.skills.limits import RESOURCE_MAX_BYTES
 
 SECRET = "TOP SECRET: outside every skill directory"
 PDF_BODY = "# PDF tools\n\nUse pdfplumber to extract tables. Run `scripts/extract.py FILE`."
@@ -73,7 +73,7 @@ def write_tree(base: Path) -> Tree:
     (escape / "linked").symlink_to(base / "outside", target_is_directory=True)
     big = _skill(root, "big-data", "Loads very large data exports.", "# Big")
     with open(big / "data.bin", "wb") as fh:
-        fh.truncate(DEFAULT_MAX_BYTES + 1)  # sparse: one byte over the cap, nothing written
+        fh.truncate(RESOURCE_MAX_BYTES + 1)  # sparse: one byte over the cap, nothing written
     meeting = root / "book-meeting"
     meeting.mkdir()
     (meeting / "manifest.json").write_text(json.dumps({

@@ -10,7 +10,7 @@ from typing import Any
 import grpc
 import pytest
 
-from router.routing.activation import is_skill_content
+from router.activation.content import is_skill_content
 from router.v1 import router_pb2 as pb
 from router.v1 import router_pb2_grpc as pb_grpc
 from tests.service.skilltree import SECRET, Tree

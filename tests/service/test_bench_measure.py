@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from router.bench_measure import cold_start, grpc_route_call, serve_process, summary
-from router.index.embed import HashEmbedder
+from benchmarks.measure import cold_start, grpc_route_call, serve_process, summary
+from router.index.encoders.hashing import HashEmbedder
 from router.index.store import build_index
 from router.skills.model import Skill
 

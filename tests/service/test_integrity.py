@@ -78,7 +78,7 @@ def test_a_damaged_new_version_is_refused_and_the_old_one_serves(
     assert reply.index_version == first == engine.info().version
     refusals = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
     assert len(refusals) == 1 and second in refusals[0] and f"still serving {first}" in refusals[0]
-    assert engine.reindex_stats.load_failures == 1
+    assert engine.reindex_stats().load_failures == 1
     write_skill(skills, "skill-fixed", "Repairs broken spreadsheets.")  # the next good build
     assert main(index_argv(skills, out)) == 0
     assert poller.check() is True and engine.info().version == current_version(out)

@@ -13,9 +13,9 @@ import grpc
 import pytest
 
 from router.cli import main
+from router.index.build import discovery_from_settings, recorded_settings
 from router.index.layout import VERSIONS, current_version
 from router.index.store import load_index
-from router.reindex import discovery_from_settings, recorded_settings
 from router.service.poller import IndexPoller
 from router.v1 import router_pb2 as pb
 from tests.service.conftest import SKILLS, build, open_engine

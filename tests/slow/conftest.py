@@ -8,7 +8,8 @@ import pytest
 
 from router.config import Config, DiscoveryConfig
 from router.engine import Engine
-from router.index.embed import Embedder, make_embedder
+from router.index.encoders.base import Embedder
+from router.index.encoders.factory import make_embedder
 from router.index.store import build_index
 from router.skills.discovery import discover
 

@@ -10,16 +10,16 @@ from typing import Any
 
 import pytest
 
-from router.activation import Activation, Activator
-from router.errors import InvalidRequest, NotFound, PermissionDenied, TooLarge
-from router.routing.activation import (
+from router.activation.activator import Activation, Activator
+from router.activation.content import (
     CONTENT_CLOSE,
     CONTENT_OPEN_PREFIX,
     is_skill_content,
     manifest_body,
     render_content,
 )
-from router.sessions import SessionStore
+from router.activation.sessions import SessionStore
+from router.errors import InvalidRequest, NotFound, PermissionDenied, TooLarge
 from router.skills.model import Skill, SkillKind
 
 FRONT = "---\nname: {name}\ndescription: Does {name} things.\n---\n"

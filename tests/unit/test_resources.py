@@ -134,7 +134,7 @@ def test_list_of_missing_or_empty_dir(tmp_path: Path) -> None:
 def test_list_walk_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import router.skills.resources as resources
 
-    monkeypatch.setattr(resources, "MAX_WALK_DIRS", 3)
+    monkeypatch.setattr(resources, "RESOURCE_WALK_DIRS", 3)
     root = tmp_path / "deep"
     path = root
     for i in range(10):

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from router.sessions import SessionStore
+from router.activation.sessions import SessionStore
 
 
 class FakeClock:

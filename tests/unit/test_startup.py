@@ -14,7 +14,7 @@ import threading
 
 import pytest
 
-from router.index.embed import loading_in_background
+from router.index.encoders.factory import loading_in_background
 
 HEAVY = ("numpy", "faiss", "grpc", "onnxruntime", "tokenizers", "torch", "sentence_transformers",
          "bm25s", "scipy", "pathspec", "prometheus_client", "router.engine", "router.index")

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from router.errors import IndexCorrupt, IndexUnavailable
-from router.index.embed import HashEmbedder
+from router.index.encoders.hashing import HashEmbedder
 from router.index.layout import CURRENT, VERSIONS, current_version
 from router.index.store import build_index, load_index
 from router.skills.model import Skill

@@ -1,10 +1,10 @@
 """Write a synthetic skill catalog to disk as SKILL.md folders, to time a real build.
 
-    python scripts/write_catalog.py 100000 /tmp/catalog-100k
+    python -m benchmarks.write_catalog 100000 /tmp/catalog-100k
     SKILL_ROUTER_DISCOVERY_MAX_DIRS=200000 skill-router index --root /tmp/catalog-100k \
         --no-project --no-home --out /tmp/index-100k
 
-The skills are the benchmark's (``router.bench_catalog``, seed 7): realistic "what it does;
+The skills are the benchmark's (``benchmarks.catalog``, seed 7): realistic "what it does;
 when to use it" descriptions, all different. Descriptions are written as JSON strings, which
 YAML reads as double-quoted scalars (a bare `` #`` would start a YAML comment).
 """
@@ -15,7 +15,7 @@ import argparse
 import json
 from pathlib import Path
 
-from router import bench_catalog
+from benchmarks import catalog as bench_catalog
 
 
 def main() -> None:

@@ -1,0 +1,119 @@
+"""The one index-build pipeline: discover -> build (with the settings that repeat it) -> prune.
+
+``skill-router index``, the Reindex RPC (through ``Engine.reindex``) and ``skill-router eval``
+all build through ``build``. A build records its effective discovery settings in the manifest,
+so a reindex needs no arguments: it discovers skills again with those settings and, given the
+skills being served, builds only when something changed (re-using every unchanged embedding).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from router.config import DiscoveryConfig
+from router.errors import IndexUnavailable, InvalidRequest
+from router.index.encoders.base import Embedder
+from router.index.layout import MANIFEST, IndexInfo, read_manifest
+from router.index.retention import prune
+from router.index.store import build_index
+from router.skills.model import Diagnostic, Skill
+
+log = logging.getLogger(__name__)
+
+SETTINGS_KEY = "discovery"
+
+
+@dataclass(frozen=True)
+class Changes:
+    """How a freshly discovered catalog differs from the one being served."""
+
+    added: int = 0
+    changed: int = 0
+    removed: int = 0
+    unchanged: int = 0
+
+    @property
+    def any(self) -> bool:
+        return bool(self.added or self.changed or self.removed)
+
+
+
+def discovery_settings(config: DiscoveryConfig) -> dict[str, Any]:
+    """The ``settings`` a build records so a later reindex can repeat its discovery."""
+    return {SETTINGS_KEY: dataclasses.asdict(config)}
+
+
+def discovery_from_settings(settings: Mapping[str, Any], version: str) -> DiscoveryConfig:
+    """The DiscoveryConfig recorded by ``discovery_settings``. Raises InvalidRequest if none."""
+    data = settings.get(SETTINGS_KEY)
+    if not isinstance(data, Mapping):
+        raise InvalidRequest(
+            f"index {version} records no discovery settings, so it cannot be rebuilt in place; "
+            "build it once with `skill-router index` (which records them)")
+    known = {f.name for f in dataclasses.fields(DiscoveryConfig)}
+    values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v
+                              for k, v in data.items() if k in known}
+    try:
+        return DiscoveryConfig(**values)
+    except TypeError as exc:
+        raise InvalidRequest(f"index {version}: unusable discovery settings: {exc}") from exc
+
+
+def recorded_settings(version_dir: str | Path) -> dict[str, Any]:
+    """The ``settings`` object from a version folder's manifest ({} when absent)."""
+    try:
+        manifest = read_manifest(Path(version_dir))
+    except (OSError, ValueError) as exc:
+        raise IndexUnavailable(f"cannot read {version_dir}/{MANIFEST}: {exc}") from exc
+    settings = manifest.get("settings")
+    return settings if isinstance(settings, dict) else {}
+
+
+def compare(old: Sequence[Skill], new: Sequence[Skill]) -> Changes:
+    """Count added / changed / removed / unchanged skills by name and content hash."""
+    before = {s.name: s.content_hash for s in old}
+    after = {s.name: s.content_hash for s in new}
+    common = before.keys() & after.keys()
+    changed = sum(1 for name in common if before[name] != after[name])
+    return Changes(added=len(after.keys() - before.keys()), changed=changed,
+                   removed=len(before.keys() - after.keys()), unchanged=len(common) - changed)
+
+
+@dataclass(frozen=True)
+class BuildOutcome:
+    """What a pipeline run did. ``info`` is None when nothing changed and nothing was built."""
+
+    info: IndexInfo | None
+    changes: Changes
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def build(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path, *,
+          keep_versions: int, served: Sequence[Skill] | None = None, full: bool = False,
+          progress: bool = False,
+          before_prune: Callable[[IndexInfo], None] | None = None) -> BuildOutcome:
+    """Discover skills with ``discovery`` and build a new current version under ``out``.
+
+    Given the ``served`` skills, nothing is built when none was added, changed or removed
+    (unless ``full``). ``full`` re-embeds every skill instead of re-using unchanged
+    embeddings. ``before_prune`` runs once the new version is current and before old versions
+    are pruned (a server swaps it in there).
+    """
+    from router.skills.discovery import discover  # the scanner loads on the first build
+
+    found = discover(discovery)
+    diagnostics = tuple(found.diagnostics)
+    changes = compare(served or (), found.skills)
+    if served is not None and not (changes.any or full):
+        return BuildOutcome(None, changes, diagnostics)
+    info = build_index(found.skills, diagnostics, embedder, out, progress=progress,
+                       settings=discovery_settings(discovery), reuse=not full)
+    if before_prune is not None:
+        before_prune(info)
+    prune(out, keep_versions)
+    return BuildOutcome(info, changes, diagnostics)
