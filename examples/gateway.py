@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import grpc
 
-from router.activation.content import is_skill_content
+from router.routing.activation import is_skill_content
 from router.client import SkillRouterClient
 from router.v1 import router_pb2 as pb
 

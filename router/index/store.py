@@ -43,6 +43,7 @@ from router.index.layout import (
     IndexInfo,
     checksums,
     current_version,
+    info_from_manifest,
     point_current,
     read_manifest,
 )
@@ -192,10 +193,7 @@ def load_index(root: str | Path, version: str | None = None, *,
         raise IndexCorrupt(f"{folder}: cannot load index: {exc}") from exc
     if len(skills) != vectors.shape[0] or index.ntotal != len(skills):
         raise IndexCorrupt(f"{folder}: {len(skills)} skills but {vectors.shape[0]} vectors")
-    info = IndexInfo(version=version, model=str(manifest["model"]),
-                     dimension=int(manifest["dimension"]), skill_count=len(skills),
-                     built_at=str(manifest["built_at"]), format_version=FORMAT_VERSION,
-                     path=str(folder))
+    info = info_from_manifest(manifest, version, folder)
     return IndexSnapshot(info=info, skills=skills, diagnostics=diagnostics, vectors=vectors,
                          dense=index, lexical=lexical)
 
