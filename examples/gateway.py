@@ -26,8 +26,8 @@ from dataclasses import dataclass
 
 import grpc
 
-from router.routing.activation import is_skill_content
 from router.client import SkillRouterClient
+from router.routing.activation import is_skill_content
 from router.v1 import router_pb2 as pb
 
 DEFAULT_MESSAGE = "Please extract the tables from this PDF report."
