@@ -24,14 +24,19 @@ def main() -> None:
     parser.add_argument("out", type=Path, help="folder to create (must not exist)")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
-    args.out.mkdir(parents=True)
-    for skill in bench_catalog.catalog(args.count, args.seed):
-        folder = args.out / skill.name
+    write(args.out, args.count, args.seed)
+    print(f"wrote {args.count} skills to {args.out}")
+
+
+def write(out: Path, count: int, seed: int = 7) -> None:
+    """``count`` skill folders under ``out`` (created; must not exist)."""
+    out.mkdir(parents=True)
+    for skill in bench_catalog.catalog(count, seed):
+        folder = out / skill.name
         folder.mkdir()
         (folder / "SKILL.md").write_text(
             f"---\nname: {skill.name}\ndescription: {json.dumps(skill.description)}\n---\n"
             f"# {skill.name}\n\nFollow the steps for this task.\n", encoding="utf-8")
-    print(f"wrote {args.count} skills to {args.out}")
 
 
 if __name__ == "__main__":

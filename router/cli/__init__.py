@@ -15,7 +15,8 @@ from router.cli.guard import run_guarded
 # Modules that contribute subcommands, in help order.
 COMMAND_MODULES: tuple[str, ...] = (
     "router.cli.skills",  # list, validate, lint
-    "router.cli.service",  # index, serve, route, info
+    "router.cli.index",  # index (whole, or sharded and merged)
+    "router.cli.service",  # serve, route, info
     "router.cli.quality",  # explain, eval
     "router.cli.ops",  # reindex, config
 )

@@ -1,4 +1,4 @@
-"""``skill-router index | serve | route | info``: build an index, serve it, and query it.
+"""``skill-router serve | route | info``: serve an index and query it.
 
 ``route`` and ``info`` run in-process through the same Engine the gRPC service uses, so what
 they print is what a gateway would receive.
@@ -10,8 +10,6 @@ import argparse
 import dataclasses
 import json
 import logging
-import sys
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -25,8 +23,7 @@ INFO_FIELDS = ("version", "model", "dimension", "skill_count", "built_at", "form
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add the ``index``, ``serve``, ``route`` and ``info`` subcommands."""
-    _register_index(sub)
+    """Add the ``serve``, ``route`` and ``info`` subcommands."""
     _register_serve(sub)
     _register_route(sub)
     p = sub.add_parser("info", help="print the current index's version, model and size as JSON")
@@ -37,18 +34,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def _add_index_arg(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--index", metavar="DIR",
                         help="index folder (default: index.index_dir from the configuration)")
-
-
-def _register_index(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from router.cli.skills import add_discovery_args
-
-    p = sub.add_parser("index", help="discover skills and build a new index version")
-    add_discovery_args(p)
-    p.add_argument("--out", metavar="DIR",
-                   help="index folder to write (default: index.index_dir, 'index_data')")
-    p.add_argument("--model", help="embedding model name or path (default: index.model; "
-                                   "'hash' is a fast test embedder)")
-    p.set_defaults(handler=cmd_index)
 
 
 def _register_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -85,33 +70,6 @@ def _config(args: argparse.Namespace) -> Config:
 
 def _index_dir(args: argparse.Namespace, config: Config) -> str:
     return str(args.index or config.index.index_dir)
-
-
-def cmd_index(args: argparse.Namespace) -> int:
-    from router.cli.skills import discovery_config_from_args
-    from router.index.build import build
-    from router.index.encoders.factory import make_embedder, prepare_query_embedder
-
-    config = _config(args)
-    out = args.out or config.index.index_dir
-    progress = sys.stderr.isatty()
-    started = time.perf_counter()
-    discovery = discovery_config_from_args(args, config.discovery)
-    embedder = make_embedder(args.model or config.index.model,
-                             batch_size=config.index.batch_size)
-    outcome = build(discovery, embedder, out, keep_versions=config.index.keep_versions,
-                    progress=progress)
-    info = outcome.info
-    assert info is not None  # a build without served skills always writes a version
-    prepare_query_embedder(info.model, out, backend=config.index.query_backend)
-    seconds = time.perf_counter() - started
-    rate = info.skill_count / seconds if seconds > 0 else 0.0
-    print(f"index {info.version}: {info.skill_count} skills, {len(outcome.diagnostics)} "
-          f"diagnostics in {seconds:.2f}s ({rate:.1f} skills/s) -> {info.path}")
-    for diagnostic in outcome.diagnostics:
-        print(f"{diagnostic.level.value}: {diagnostic.path}: {diagnostic.message}",
-              file=sys.stderr)
-    return 0
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

@@ -23,7 +23,7 @@ import os
 import shutil
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -101,17 +101,21 @@ def _library_versions() -> dict[str, str]:
 
 def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
                 embedder: Embedder, root: str | Path, *, progress: bool = False,
-                settings: dict[str, Any] | None = None, reuse: bool = True) -> IndexInfo:
+                settings: dict[str, Any] | None = None, reuse: bool = True,
+                known: Mapping[str, np.ndarray] | None = None) -> IndexInfo:
     """Embed ``skills`` and write a new version under ``root``; make it current atomically.
 
     ``reuse`` takes the current version's embedding of any unchanged text instead of
-    encoding it again; ``settings`` (e.g. the discovery settings) are kept in the manifest.
+    encoding it again; ``known`` adds embeddings made elsewhere (a sharded build's partials),
+    keyed by ``vectors.text_key``; ``settings`` (e.g. the discovery settings) are kept in the
+    manifest.
     """
     started = time.perf_counter()
     root = Path(root)
     (root / VERSIONS).mkdir(parents=True, exist_ok=True)
     ordered = sorted(skills, key=lambda s: s.name)
     cache = previous_vectors(root, embedder.model_id) if reuse else {}
+    cache.update(known or {})
     vectors, reused = embed_skills(ordered, embedder, cache, progress)
     built_at = datetime.now(UTC)
     stamp = built_at.isoformat()
