@@ -15,7 +15,7 @@ from router.engine import Engine
 from router.skills.limits import CATALOG_BUDGET_CHARS, HISTORY_TURNS, MESSAGE_CHARS
 from router.v1 import router_pb2 as pb
 from router.v1 import router_pb2_grpc as pb_grpc
-from tests.service.opskit import serving
+from tests.support.servers import serving
 
 CALLER_ERRORS = {grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.RESOURCE_EXHAUSTED}
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -11,18 +12,14 @@ import pytest
 from router.cli import build_parser, main
 from router.cli import skills as cli_skills
 from router.config import DiscoveryConfig
+from tests.support.skills import write_skill as write_skill_md
 
 GOOD = ("Extracts text and tables from PDF files and fills forms. Use when the user "
         "mentions PDFs or document extraction.")
 
 
-def write_skill(folder: Path, name: str | None = None, description: str = GOOD,
-                extra: str = "") -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "SKILL.md"
-    desc = f"description: {description}\n" if description else ""
-    path.write_text(f"---\nname: {name or folder.name}\n{desc}{extra}---\n# Steps\n")
-    return path
+# A lint-clean description and a one-line body unless a test says otherwise.
+write_skill = partial(write_skill_md, description=GOOD, body="# Steps\n")
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
