@@ -109,6 +109,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     from router.index.embed import make_embedder, prepare_query_embedder
     from router.index.retention import prune
     from router.index.store import build_index
+    from router.learning.traffic import learned_examples, learned_settings
     from router.reindex import discovery_settings
     from router.skills.discovery import discover
 
@@ -120,8 +121,9 @@ def cmd_index(args: argparse.Namespace) -> int:
     found = discover(discovery)
     embedder = make_embedder(args.model or config.index.model,
                              batch_size=config.index.batch_size)
+    learned = learned_examples(out, config.feedback, known={s.name for s in found.skills})
     info = build_index(found.skills, found.diagnostics, embedder, out, progress=progress,
-                       settings=discovery_settings(discovery))
+                       settings={**discovery_settings(discovery), **learned_settings(learned)})
     prune(out, config.index.keep_versions)
     prepare_query_embedder(info.model, out, backend=config.index.query_backend)
     seconds = time.perf_counter() - started

@@ -34,6 +34,7 @@ from router.index.embed import (
 )
 from router.index.layout import IndexInfo, current_version
 from router.index.store import IndexSnapshot, load_index
+from router.learning.recorder import Recorder
 from router.reindex import ReindexResult, ReindexStats, reindex_engine
 from router.routing import router as core
 from router.routing.fusion import FusionConfig
@@ -83,6 +84,8 @@ class Engine:
         self.activator = Activator(self._lookup, lambda: [s.name for s in self.skills()],
                                    SessionStore())
         self.index_dir = Path(index_dir) if index_dir is not None else None
+        # Learning from traffic: what was shown, then activated (router.learning).
+        self.recorder = Recorder(self.index_dir, config.feedback)
         # Held while the served index is rebuilt or reloaded, so those never interleave.
         self.index_lock = threading.Lock()
         self.reindex_stats = ReindexStats()
@@ -194,16 +197,30 @@ class Engine:
         """``route`` plus what a turn does besides: a ``/name`` the user typed is activated
         (content in ``explicit_content``, marked active for the session)."""
         result = self.route(query, explain=explain)
+        result = replace(result, route_id=self.recorder.on_route(query, result))
         explicit = [s.name for s in result.skills if s.reason is Reason.EXPLICIT]
         if not explicit:
             return result
         done = self.activator.activate(explicit[0], session_id=query.session_id,
                                        active_skills=query.active_skills, explicit=True)
+        self.recorder.on_activate(done.name, query.session_id, result.route_id, explicit=True)
         return replace(result, explicit_content=done.content)
 
     def activate(self, name: str, session_id: str = "", active_skills: tuple[str, ...] = (),
-                 include_frontmatter: bool = False) -> Activation:
-        return self.activator.activate(name, session_id, active_skills, include_frontmatter)
+                 include_frontmatter: bool = False, route_id: str = "") -> Activation:
+        done = self.activator.activate(name, session_id, active_skills, include_frontmatter)
+        self.recorder.on_activate(done.name, session_id, route_id)
+        return done
+
+    def feedback(self, skill: str, session_id: str, outcome: str, route_id: str = "") -> bool:
+        """Record an outcome for ``skill`` (see ``router.learning.recorder``); False when
+        feedback is off. An unknown skill is ``NotFound``."""
+        if len(session_id) > MAX_SESSION_ID_CHARS:
+            raise InvalidRequest(f"session_id has {len(session_id)} characters; "
+                                 f"the limit is {MAX_SESSION_ID_CHARS}")
+        if self._lookup(skill) is None:
+            self.activator.find(skill)  # raises NotFound (close names suggested)
+        return self.recorder.on_feedback(skill, session_id, outcome, route_id)
 
     def read_resource(self, name: str, path: str) -> Resource:
         return self.activator.read_resource(name, path)

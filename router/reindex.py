@@ -138,22 +138,30 @@ def reindex_engine(engine: Engine, *, full: bool = False) -> ReindexResult:
 
 
 def _rebuild(engine: Engine, index_dir: Path, full: bool, started: float) -> ReindexResult:
+    from router.learning import traffic
     from router.skills.discovery import discover  # the scanner loads on the first reindex
 
     served = engine.snapshot
-    config = discovery_from_settings(recorded_settings(served.info.path), served.info.version)
+    settings = recorded_settings(served.info.path)
+    config = discovery_from_settings(settings, served.info.version)
     found = discover(config)
     changes = compare(served.skills, found.skills)
-    if not (changes.any or full):
+    # Examples learned from traffic since the served build also call for a new version.
+    learned = traffic.learned_examples(index_dir, engine.config.feedback,
+                                       known={s.name for s in found.skills})
+    new_learned = traffic.fingerprint(learned) != traffic.recorded_fingerprint(settings)
+    if not (changes.any or full or new_learned):
         log.info("reindex: %d skills unchanged; still serving %s", changes.unchanged,
                  served.info.version)
         return ReindexResult(served.info.version, changes, time.perf_counter() - started,
                              tuple(found.diagnostics), swapped=False)
     info = build_index(found.skills, found.diagnostics, engine.embedder, index_dir,
-                       settings=discovery_settings(config), reuse=not full)
+                       settings={**discovery_settings(config), **traffic.learned_settings(learned)},
+                       reuse=not full)
     engine.swap(load_index(index_dir, info.version))
     prune(index_dir, engine.config.index.keep_versions)
-    log.info("reindex: %s -> %s (+%d ~%d -%d, %d unchanged)", served.info.version,
-             info.version, changes.added, changes.changed, changes.removed, changes.unchanged)
+    log.info("reindex: %s -> %s (+%d ~%d -%d, %d unchanged, %d learned examples)",
+             served.info.version, info.version, changes.added, changes.changed, changes.removed,
+             changes.unchanged, len(learned))
     return ReindexResult(info.version, changes, time.perf_counter() - started,
                          tuple(found.diagnostics), swapped=True)
