@@ -16,6 +16,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "router.cli_quality",  # explain, eval
     "router.cli_ops",  # reindex, config
     "router.cli_bench",  # bench
+    "router.cli_learning",  # stats, examples
 )
 
 
