@@ -3,7 +3,9 @@
 - Every Route gets a ``route_id`` and a ``route`` row (session, message without its ``/names``,
   shown and retrieved skills), synced before Route answers.
 - An Activate of skill S by the model in session X, when S was shown in one of X's last
-  ``WINDOW`` Routes, records that Route's message as a positive example for S. With a
+  ``WINDOW`` Routes, records that Route's message as a positive example for S. "Shown" means
+  retrieved for that message: always-on skills and the session's active skills are in every
+  catalog, so activating them teaches nothing. With a
   ``route_id`` the window is read from the store, so any replica can decide; without one, from
   this process's memory. A ``/name`` the user typed records one too (its own Route).
   Activations that match no shown skill are counted but teach nothing.
@@ -68,6 +70,11 @@ class Recorder:
                 log.warning("feedback compaction of %s failed: %s", index_dir, exc)
 
         threading.Thread(target=run, name="feedback-compaction", daemon=True).start()
+
+    def close(self) -> None:
+        """Close this process's segment (a compaction can then take it)."""
+        if self._writer is not None:
+            self._writer.close()
 
     def on_route(self, query: RouteQuery, result: RouteResult) -> str:
         """Store what this Route showed; its ``route_id`` ("" when disabled)."""

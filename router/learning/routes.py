@@ -32,12 +32,13 @@ class ShownRoute:
     route_id: str
     session: str
     query: str  # the retrieval text: the message without its /names
-    shown: tuple[str, ...]
+    shown: tuple[str, ...]  # retrieved for this message (always-on and active skills are
+    # in every catalog of a session: activating them says nothing about the message)
     ts: float
 
     @classmethod
     def from_row(cls, row: Row) -> ShownRoute:
-        return cls(row.route_id, row.session, row.query, row.shown, row.ts)
+        return cls(row.route_id, row.session, row.query, row.retrieved, row.ts)
 
 
 def pick(routes: list[ShownRoute], skill: str, preferred: str = "") -> ShownRoute | None:
