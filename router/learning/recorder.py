@@ -47,15 +47,26 @@ class Recorder:
         self._writer = SegmentWriter(self.folder) if self.folder is not None else None
         self._window = RouteWindow()
         self._directory = RouteDirectory(self.folder) if self.folder is not None else None
+        self._failing = False  # the last write failed (later failures are logged quietly)
 
     @classmethod
     def disabled(cls) -> Recorder:
         return cls(None, FeedbackConfig(enabled=False))
 
-    def _append(self, row: Row) -> None:
+    def _append(self, row: Row) -> bool:
+        """Store ``row``; False (logged) when the store cannot be written: routing goes on."""
         assert self._writer is not None
-        if self._writer.append([row]):
+        try:
+            rotated = self._writer.append([row])
+        except OSError as exc:
+            level = logging.DEBUG if self._failing else logging.ERROR
+            log.log(level, "cannot record feedback in %s: %s", self.folder, exc)
+            self._failing = True
+            return False
+        self._failing = False
+        if rotated:
             self.compact_in_background()
+        return True
 
     def compact_in_background(self) -> None:
         """Compact the store in a daemon thread (a no-op when another process is at it)."""
@@ -85,7 +96,8 @@ class Recorder:
                   query=explicit_names(query.message)[1],
                   shown=tuple(s.name for s in result.skills),
                   retrieved=tuple(s.name for s in result.skills if s.reason is Reason.RETRIEVED))
-        self._append(row)
+        if not self._append(row):
+            return ""
         route = ShownRoute.from_row(row)
         self._window.add(route)
         assert self._directory is not None
@@ -126,15 +138,15 @@ class Recorder:
             log.debug("learned: %r -> %s", route.query, skill)
 
     def on_feedback(self, skill: str, session: str, outcome: str, route_id: str = "") -> bool:
-        """Store an outcome; False when disabled. ``outcome`` is one of ``OUTCOMES``."""
+        """Store an outcome; False when disabled or the store cannot be written. ``outcome`` is
+        one of ``OUTCOMES``."""
         if outcome not in OUTCOMES:
             raise InvalidRequest(f"unknown outcome {outcome!r}; use one of "
                                  f"{', '.join(OUTCOMES)}")
         if not self.enabled:
             return False
         route = self._showing(skill, session, route_id) if outcome == "wrong_skill" else None
-        self._append(Row(kind=FEEDBACK, ts=time.time(), skill=skill, outcome=outcome,
-                         session=session or (route.session if route else ""),
-                         query=route.query if route is not None else "",
-                         route_id=route_id or (route.route_id if route else "")))
-        return True
+        return self._append(Row(kind=FEEDBACK, ts=time.time(), skill=skill, outcome=outcome,
+                                session=session or (route.session if route else ""),
+                                query=route.query if route is not None else "",
+                                route_id=route_id or (route.route_id if route else "")))

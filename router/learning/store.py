@@ -88,20 +88,33 @@ class SegmentWriter:
         self._rows = 0
         self._opened = 0.0
         self._serial = 0
-        self._lock = threading.Lock()
+        self._written = 0  # appends written so far (a ticket each)
+        self._synced = 0  # appends known to be on disk
+        self._lock = threading.Lock()  # the file and the counters
+        self._sync_lock = threading.Lock()  # one fsync at a time
 
     def append(self, rows: Sequence[Row]) -> bool:
         """Write and sync ``rows``; True when the segment was full and has been closed (a
-        compaction can now take it)."""
+        compaction can now take it). Concurrent appends share one sync (group commit)."""
         data = "".join(row.to_json() + "\n" for row in rows).encode("utf-8")
         with self._lock:
             fd = self._fd if self._fd is not None else self._open()
             os.write(fd, data)
-            os.fsync(fd)
+            self._written += 1
+            ticket = self._written
             self._rows += len(rows)
-            if self._rows >= self._max_rows or time.time() - self._opened >= self._max_seconds:
-                self._close()
-                return True
+        with self._sync_lock:
+            if self._synced >= ticket:
+                return False  # another caller's sync covered this write
+            with self._lock:
+                current, target = self._fd, self._written
+            if current is not None:
+                os.fsync(current)
+            self._synced = max(self._synced, target)
+            with self._lock:
+                if self._rows >= self._max_rows or time.time() - self._opened >= self._max_seconds:
+                    self._close()
+                    return True
         return False
 
     def _open(self) -> int:
@@ -120,7 +133,10 @@ class SegmentWriter:
         return fd
 
     def _close(self) -> None:
+        """Sync and close the segment (lock held): every write to it is on disk first."""
         if self._fd is not None:
+            os.fsync(self._fd)
+            self._synced = self._written
             os.close(self._fd)  # releases the flock
             self._fd = None
 

@@ -140,3 +140,22 @@ def test_learned_examples_and_their_fingerprint(tmp_path: Path) -> None:
     mark = fingerprint(examples)
     assert mark and mark == fingerprint(learned_examples(tmp_path, policy))
     assert learned_examples(tmp_path, FeedbackConfig(enabled=False)) == []
+
+
+def test_concurrent_appends_share_syncs_and_rotate_without_loss(tmp_path: Path) -> None:
+    import threading
+
+    writer = SegmentWriter(feedback_dir(tmp_path), max_rows=50)
+
+    def work(k: int) -> None:
+        for i in range(40):
+            writer.append([activation(f"q{i}", f"skill-{k}", f"s{k}")])
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    writer.close()
+    assert len(read_rows(tmp_path)) == 240
+    assert len(names(tmp_path)) >= 240 // 50
