@@ -97,21 +97,24 @@ def test_feedback_is_counted_and_a_wrong_skill_is_a_negative(served: Served, ind
 
 def test_feedback_rejects_unknown_skills_and_outcomes(served: Served) -> None:
     with pytest.raises(grpc.RpcError) as unknown:
-        served.stub.Feedback(pb.FeedbackRequest(skill="skil-0", outcome=1))
+        served.stub.Feedback(pb.FeedbackRequest(skill="skil-0",
+                                                outcome=pb.FEEDBACK_OUTCOME_SUCCESS))
     assert unknown.value.code() is grpc.StatusCode.NOT_FOUND
-    assert "skill-0" in unknown.value.details()  # a close name is suggested
+    assert "skill-0" in str(unknown.value.details())  # a close name is suggested
     for outcome in (pb.FEEDBACK_OUTCOME_UNSPECIFIED, 99):
         with pytest.raises(grpc.RpcError) as bad:
-            served.stub.Feedback(pb.FeedbackRequest(skill="skill-0", outcome=outcome))
+            served.stub.Feedback(pb.FeedbackRequest(
+                skill="skill-0", outcome=outcome))  # type: ignore[arg-type]
         assert bad.value.code() is grpc.StatusCode.INVALID_ARGUMENT
-        assert "FEEDBACK_OUTCOME_SUCCESS" in bad.value.details()
+        assert "FEEDBACK_OUTCOME_SUCCESS" in str(bad.value.details())
 
 
 def test_disabled_feedback_stores_nothing(index: Path) -> None:
     with serving(open_engine(index, enabled=False)) as served:
         turn = route(served.stub, PDF, "conv-1")
         activate(served.stub, "skill-0", "conv-1", turn.route_id)
-        reply = served.stub.Feedback(pb.FeedbackRequest(skill="skill-0", outcome=1))
+        reply = served.stub.Feedback(pb.FeedbackRequest(skill="skill-0",
+                                                        outcome=pb.FEEDBACK_OUTCOME_SUCCESS))
     assert turn.route_id == "" and not reply.recorded
     assert not feedback_dir(index).exists()
 
