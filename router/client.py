@@ -29,6 +29,9 @@ from router.v1 import router_pb2_grpc as pb_grpc
 SERVICE_NAME: str = pb.DESCRIPTOR.services_by_name["SkillRouter"].full_name
 _FORMATS = {"xml": pb.CATALOG_FORMAT_XML, "json": pb.CATALOG_FORMAT_JSON,
             "markdown": pb.CATALOG_FORMAT_MARKDOWN}
+_OUTCOMES = {"success": pb.FEEDBACK_OUTCOME_SUCCESS, "failure": pb.FEEDBACK_OUTCOME_FAILURE,
+             "wrong_skill": pb.FEEDBACK_OUTCOME_WRONG_SKILL,
+             "not_used": pb.FEEDBACK_OUTCOME_NOT_USED}
 
 
 def service_config(retries: int) -> str:
@@ -100,12 +103,26 @@ class SkillRouterClient:
         return response
 
     def activate(self, name: str, session_id: str = "", active_skills: Sequence[str] = (),
-                 include_frontmatter: bool = False) -> pb.ActivateResponse:
-        """A skill's instructions (empty ``content`` with ``already_active`` the second time)."""
+                 include_frontmatter: bool = False, route_id: str = "") -> pb.ActivateResponse:
+        """A skill's instructions (empty ``content`` with ``already_active`` the second time).
+        ``route_id``: the one the Route that showed the skill returned (lets the router learn
+        from the activation, whichever replica answers)."""
         request = pb.ActivateRequest(name=name, session_id=session_id,
                                      active_skills=list(active_skills),
-                                     include_frontmatter=include_frontmatter)
+                                     include_frontmatter=include_frontmatter, route_id=route_id)
         response: pb.ActivateResponse = self._stub.Activate(request, timeout=self.timeout)
+        return response
+
+    def feedback(self, skill: str, outcome: str, session_id: str = "",
+                 route_id: str = "") -> pb.FeedbackResponse:
+        """Report how ``skill`` worked out: ``outcome`` is "success", "failure", "wrong_skill"
+        (a negative example) or "not_used". ``recorded`` is False when the server keeps no
+        feedback."""
+        if outcome not in _OUTCOMES:
+            raise ValueError(f"unknown outcome {outcome!r}; use one of {', '.join(_OUTCOMES)}")
+        request = pb.FeedbackRequest(skill=skill, outcome=_OUTCOMES[outcome],
+                                     session_id=session_id, route_id=route_id)
+        response: pb.FeedbackResponse = self._stub.Feedback(request, timeout=self.timeout)
         return response
 
     def read_resource(self, name: str, path: str) -> pb.ReadResourceResponse:

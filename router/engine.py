@@ -11,7 +11,7 @@ import logging
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,12 +23,14 @@ from router.config import Config
 from router.errors import IndexUnavailable, InvalidRequest
 from router.index import build as pipeline
 from router.index import dense
-from router.index.build import Changes
+from router.index.build import ReindexResult, ReindexStats
 from router.index.encoders.base import Embedder
 from router.index.encoders.cache import QueryCache
 from router.index.encoders.factory import loading_in_background, serving_embedder
 from router.index.layout import IndexInfo, current_version
 from router.index.store import IndexSnapshot, load_index
+from router.learning.recorder import Recorder
+from router.learning.traffic import learned_inputs
 from router.routing import router as core
 from router.routing.fusion import FusionConfig
 from router.routing.model import Reason, RouteQuery, RouteResult
@@ -41,26 +43,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-
-
-@dataclass(frozen=True)
-class ReindexResult:
-    index_version: str  # the version served afterwards
-    changes: Changes
-    duration_seconds: float
-    diagnostics: tuple[Diagnostic, ...]
-    swapped: bool
-
-
-@dataclass
-class ReindexStats:
-    """Counters an operator wants to see (exported as metrics)."""
-
-    runs: int = 0
-    failures: int = 0
-    load_failures: int = 0  # new versions found on disk that were refused
-    last_duration_seconds: float = 0.0
-    last_result: ReindexResult | None = None
 
 
 class Engine:
@@ -81,6 +63,8 @@ class Engine:
         self.activator = Activator(self._lookup, lambda: [s.name for s in self.skills()],
                                    SessionStore())
         self.index_dir = Path(index_dir) if index_dir is not None else None
+        # Learning from traffic: what was shown, then activated (router.learning).
+        self.recorder = Recorder(self.index_dir, config.feedback)
         # Held while the served index is rebuilt or reloaded, so those never interleave.
         self._index_lock = threading.Lock()
         self._stats_lock = threading.Lock()  # guards _stats, which metrics read at any time
@@ -195,11 +179,12 @@ class Engine:
 
     def _rebuild(self, index_dir: Path, full: bool, started: float) -> ReindexResult:
         served = self._snapshot
-        discovery = pipeline.discovery_from_settings(
-            pipeline.recorded_settings(served.info.path), served.info.version)
+        recorded = pipeline.recorded_settings(served.info.path)
+        discovery = pipeline.discovery_from_settings(recorded, served.info.version)
         outcome = pipeline.build(
             discovery, self._embedder, index_dir, keep_versions=self._config.index.keep_versions,
-            served=served.skills, full=full,
+            served=pipeline.Served(served.skills, recorded), full=full,
+            inputs=learned_inputs(index_dir, self._config.feedback),
             before_prune=lambda info: self.swap(load_index(index_dir, info.version)))
         changes = outcome.changes
         if outcome.info is None:
@@ -241,16 +226,27 @@ class Engine:
         """``route`` plus what a turn does besides: a ``/name`` the user typed is activated
         (content in ``explicit_content``, marked active for the session)."""
         result = self.route(query, explain=explain)
+        result = replace(result, route_id=self.recorder.on_route(query, result))
         explicit = [s.name for s in result.skills if s.reason is Reason.EXPLICIT]
         if not explicit:
             return result
         done = self.activator.activate(explicit[0], session_id=query.session_id,
                                        active_skills=query.active_skills, explicit=True)
+        self.recorder.on_activate(done.name, query.session_id, result.route_id, explicit=True)
         return replace(result, explicit_content=done.content)
 
     def activate(self, name: str, session_id: str = "", active_skills: tuple[str, ...] = (),
-                 include_frontmatter: bool = False) -> Activation:
-        return self.activator.activate(name, session_id, active_skills, include_frontmatter)
+                 include_frontmatter: bool = False, route_id: str = "") -> Activation:
+        done = self.activator.activate(name, session_id, active_skills, include_frontmatter)
+        self.recorder.on_activate(done.name, session_id, route_id)
+        return done
+
+    def feedback(self, skill: str, session_id: str, outcome: str, route_id: str = "") -> bool:
+        """Record an outcome for ``skill`` (see ``router.learning.recorder``); False when
+        feedback is off. An unknown skill is ``NotFound``."""
+        check_session_fields(session_id, ())
+        self.activator.find(skill)  # NotFound (close names suggested) for an unknown skill
+        return self.recorder.on_feedback(skill, session_id, outcome, route_id)
 
     def read_resource(self, name: str, path: str) -> Resource:
         return self.activator.read_resource(name, path)

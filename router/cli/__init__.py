@@ -19,6 +19,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "router.cli.service",  # serve, route, info
     "router.cli.quality",  # explain, eval
     "router.cli.ops",  # reindex, config
+    "router.cli.learning",  # stats, examples
 )
 
 

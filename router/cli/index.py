@@ -37,6 +37,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     from router.index import build
     from router.index.encoders.factory import make_embedder, prepare_query_embedder
     from router.index.shards import ShardSpec
+    from router.learning.traffic import learned_inputs
 
     config = load_config(getattr(args, "config", None))
     out = args.out or config.index.index_dir
@@ -56,7 +57,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         return 0
     run = build.merge_shards if args.merge else build.build
     outcome = run(discovery, embedder, out, keep_versions=config.index.keep_versions,
-                  progress=progress)
+                  progress=progress, inputs=learned_inputs(out, config.feedback))
     info = outcome.info
     if info is None:  # only a build given the served skills may skip writing
         raise InvalidRequest("nothing was built")

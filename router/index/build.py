@@ -92,6 +92,34 @@ def compare(old: Sequence[Skill], new: Sequence[Skill]) -> Changes:
 
 
 @dataclass(frozen=True)
+class ReindexResult:
+    index_version: str  # the version served afterwards
+    changes: Changes
+    duration_seconds: float
+    diagnostics: tuple[Diagnostic, ...]
+    swapped: bool
+
+
+@dataclass
+class ReindexStats:
+    """Counters an operator wants to see (exported as metrics)."""
+
+    runs: int = 0
+    failures: int = 0
+    load_failures: int = 0  # new versions found on disk that were refused
+    last_duration_seconds: float = 0.0
+    last_result: ReindexResult | None = None
+
+
+@dataclass(frozen=True)
+class Served:
+    """What the index being served was built from: its skills and its manifest settings."""
+
+    skills: Sequence[Skill]
+    settings: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
 class BuildOutcome:
     """What a pipeline run did. ``info`` is None when nothing changed and nothing was built."""
 
@@ -101,28 +129,37 @@ class BuildOutcome:
 
 
 def build(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path, *,
-          keep_versions: int, served: Sequence[Skill] | None = None, full: bool = False,
+          keep_versions: int, served: Served | None = None, full: bool = False,
           progress: bool = False, known: Mapping[str, np.ndarray] | None = None,
+          inputs: Mapping[str, Any] | None = None,
           before_prune: Callable[[IndexInfo], None] | None = None) -> BuildOutcome:
     """Discover skills with ``discovery`` and build a new current version under ``out``.
 
-    Given the ``served`` skills, nothing is built when none was added, changed or removed
-    (unless ``full``). ``full`` re-embeds every skill instead of re-using unchanged
-    embeddings; ``known`` supplies embeddings made elsewhere (see ``merge_shards``).
-    ``before_prune`` runs once the new version is current and before old versions are pruned
-    (a server swaps it in there).
+    ``inputs`` are further settings the build depends on (e.g. the fingerprint of the
+    examples learned from traffic), recorded in the manifest beside the discovery settings.
+    Given the ``served`` index, nothing is built when no skill was added, changed or removed
+    and every input is as recorded (unless ``full``). ``full`` re-embeds every skill instead of
+    re-using unchanged embeddings; ``known`` supplies embeddings made elsewhere (see
+    ``merge_shards``). ``before_prune`` runs once the new version is current and before old
+    versions are pruned (a server swaps it in there).
     """
     found = _discover(discovery)
     diagnostics = tuple(found.diagnostics)
-    changes = compare(served or (), found.skills)
-    if served is not None and not (changes.any or full):
+    inputs = dict(inputs or {})
+    changes = compare(served.skills if served else (), found.skills)
+    if served is not None and not (changes.any or full or _inputs_differ(served, inputs)):
         return BuildOutcome(None, changes, diagnostics)
     info = build_index(found.skills, diagnostics, embedder, out, progress=progress,
-                       settings=discovery_settings(discovery), reuse=not full, known=known)
+                       settings={**discovery_settings(discovery), **inputs}, reuse=not full,
+                       known=known)
     if before_prune is not None:
         before_prune(info)
     prune(out, keep_versions)
     return BuildOutcome(info, changes, diagnostics)
+
+
+def _inputs_differ(served: Served, inputs: Mapping[str, Any]) -> bool:
+    return any(served.settings.get(key) != value for key, value in inputs.items())
 
 
 def _discover(discovery: DiscoveryConfig) -> DiscoveryResult:
@@ -157,7 +194,8 @@ def build_shard(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path,
 
 
 def merge_shards(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path, *,
-                 keep_versions: int, progress: bool = False) -> BuildOutcome:
+                 keep_versions: int, progress: bool = False,
+                 inputs: Mapping[str, Any] | None = None) -> BuildOutcome:
     """Assemble the partials of every shard into a normal new version under ``out`` (made
     current by the same atomic switch as any build), then remove the partials. A missing,
     stale or corrupt partial raises IndexUnavailable and leaves the current index as it was."""
@@ -165,6 +203,6 @@ def merge_shards(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path
     print_ = shards.fingerprint(found.skills, discovery_settings(discovery), embedder.model_id)
     known = shards.collect_partials(out, found.skills, print_, embedder.model_id)
     outcome = build(discovery, embedder, out, keep_versions=keep_versions, progress=progress,
-                    known=known)
+                    known=known, inputs=inputs)
     shards.clear_partials(out)
     return outcome

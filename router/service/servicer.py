@@ -28,6 +28,7 @@ from router.service.codec import (
     resource_to_proto,
     validation_to_proto,
 )
+from router.service.feedback_codec import outcome_from_proto
 from router.skills.model import Diagnostic, Level, Scope, Skill, SkillKind
 from router.v1 import router_pb2 as pb
 from router.v1 import router_pb2_grpc as pb_grpc
@@ -118,6 +119,7 @@ def route_to_proto(result: RouteResult) -> pb.RouteResponse:
         unknown_explicit=list(result.unknown_explicit),
         explicit_content=result.explicit_content,
         activate_tool_json=result.activate_tool_json,
+        route_id=result.route_id,
     )
 
 
@@ -192,7 +194,8 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
         """Activation on the model's behalf (a user's ``/name`` goes through Route)."""
         return _guarded(context, "Activate", lambda: activation_to_proto(
             self._engine.activate(request.name, request.session_id,
-                                  tuple(request.active_skills), request.include_frontmatter)))
+                                  tuple(request.active_skills), request.include_frontmatter,
+                                  route_id=request.route_id)))
 
     def ReadResource(self, request: pb.ReadResourceRequest,
                      context: grpc.ServicerContext) -> pb.ReadResourceResponse:
@@ -217,6 +220,14 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
                 swapped=done.swapped)
 
         return _guarded(context, "Reindex", run)
+
+    def Feedback(self, request: pb.FeedbackRequest,
+                 context: grpc.ServicerContext) -> pb.FeedbackResponse:
+        """An outcome for a skill in a session; see ``router.learning.recorder``."""
+        return _guarded(context, "Feedback", lambda: pb.FeedbackResponse(
+            recorded=self._engine.feedback(request.skill, request.session_id,
+                                           outcome_from_proto(request.outcome),
+                                           request.route_id)))
 
 
 def _guarded(context: grpc.ServicerContext, method: str, call: Callable[[], T]) -> T:
