@@ -46,6 +46,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     level = logging.WARNING - 10 * min(args.verbose, 2)
     logging.basicConfig(level=level, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from router.service.logs import use_format
+
+    use_format("text")  # control characters in messages are escaped
     handler = args.handler
     code: int = handler(args)
     return code

@@ -111,6 +111,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     from router.index.store import build_index
     from router.reindex import discovery_settings
     from router.skills.discovery import discover
+    from router.textsafe import printable
 
     config = _config(args)
     out = args.out or config.index.index_dir
@@ -129,7 +130,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     print(f"index {info.version}: {info.skill_count} skills, {len(found.diagnostics)} "
           f"diagnostics in {seconds:.2f}s ({rate:.1f} skills/s) -> {info.path}")
     for diagnostic in found.diagnostics:
-        print(f"{diagnostic.level.value}: {diagnostic.path}: {diagnostic.message}",
+        print(printable(f"{diagnostic.level.value}: {diagnostic.path}: {diagnostic.message}"),
               file=sys.stderr)
     return 0
 

@@ -7,6 +7,9 @@ tool folders are skipped; ``.gitignore`` files found at or below the root apply 
 beneath them (deepest file decides, as in git). Limits: ``max_depth`` levels below the root and
 ``max_dirs`` directories listed per root; hitting either produces a warning. Directories are
 tracked by real path, so symlink loops are never followed. Unreadable folders become warnings.
+A folder whose name is not valid UTF-8 is not scanned (an error when it holds a skill file: no
+reply or index record could carry its path), and a ``SKILL.md`` or ``manifest.json`` that is
+not a regular file (a FIFO, a device, a folder) is an error: that folder is skipped, never read.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any
 
 from router.skills.manifest import MANIFEST_FILE
 from router.skills.model import Diagnostic, Level
+from router.textsafe import display_path, is_unicode
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +68,19 @@ def _is_file(entry: os.DirEntry[str] | None) -> bool:
         return entry is not None and entry.is_file()
     except OSError:
         return False
+
+
+def _special_skill_file(entries: dict[str, os.DirEntry[str]]) -> str | None:
+    """The path of a skill file that exists but is not a regular file (FIFO, device, ...)."""
+    for name in (*SKILL_FILES, MANIFEST_FILE):
+        entry = entries.get(name)
+        if entry is not None and not _is_file(entry):
+            return entry.path
+    return None
+
+
+def _holds_skill_file(path: str) -> bool:
+    return any(os.path.lexists(os.path.join(path, n)) for n in (*SKILL_FILES, MANIFEST_FILE))
 
 
 def _skill_dir(path: str, real: str, entries: dict[str, os.DirEntry[str]]) -> SkillDir | None:
@@ -113,6 +130,12 @@ class _Walker:
         except OSError as exc:
             self._warn(path, f"cannot read directory: {exc.strerror or exc}")
             return []
+        special = _special_skill_file(entries)
+        if special is not None:
+            self.diagnostics.append(Diagnostic(
+                Level.ERROR, display_path(special), "not a regular file (a FIFO, device, folder "
+                "or broken link); skill skipped without reading it"))
+            return []
         skill = _skill_dir(path, real, entries)
         if skill is not None:
             self.found.append(skill)
@@ -135,6 +158,9 @@ class _Walker:
     def _wanted(self, entry: os.DirEntry[str], ignores: tuple[_Ignore, ...]) -> bool:
         if entry.name in SKIP_DIRS or not _is_dir(entry):
             return False
+        if not is_unicode(entry.name):
+            self._not_unicode(entry.path)
+            return False
         for ignore in reversed(ignores):  # the deepest .gitignore with an opinion decides
             relative = entry.path[len(ignore.prefix):].replace(os.sep, "/")
             include = ignore.spec.check_file(relative + "/").include
@@ -143,6 +169,15 @@ class _Walker:
                     log.debug("skipping %s: matched %s.gitignore", entry.path, ignore.prefix)
                 return not include
         return True
+
+    def _not_unicode(self, path: str) -> None:
+        shown = display_path(path)
+        if _holds_skill_file(path):
+            self.diagnostics.append(Diagnostic(
+                Level.ERROR, shown, "folder name is not valid UTF-8; skill skipped (rename the "
+                "folder)"))
+        else:
+            self._warn(shown, "folder name is not valid UTF-8; not scanned (rename it)")
 
     def _load_ignore(self, folder: str) -> _Ignore | None:
         from pathspec import GitIgnoreSpec  # imported when a .gitignore is first met
@@ -160,6 +195,9 @@ class _Walker:
 def find_skill_dirs(root: str, limits: ScanLimits | None = None
                     ) -> tuple[list[SkillDir], list[Diagnostic]]:
     """Find the skill folders under ``root`` in walk order, with scan warnings."""
+    if not is_unicode(root):
+        return [], [Diagnostic(Level.ERROR, display_path(root),
+                               "skills root path is not valid UTF-8; not scanned")]
     walker = _Walker(root, limits or ScanLimits())
     walker.run()
     return walker.found, walker.diagnostics
