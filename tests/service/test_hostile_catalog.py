@@ -20,9 +20,12 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from router.engine import Engine
+from router.index.embed import HashEmbedder
+from router.index.store import build_index
 from router.service.logs import JsonFormatter
 from router.skills.limits import MAX_DESCRIPTION_CHARS
 from router.v1 import router_pb2 as pb
+from tests.service.conftest import make_skill
 from tests.service.opskit import REPO, Served, engine_for, index_argv, serving, write_skill
 
 SPEC_LIMIT = 4 * 1024 * 1024
@@ -228,3 +231,20 @@ def test_many_unknown_arguments_get_a_bounded_answer(served: Served) -> None:
         name="book-room", arguments_json=arguments), timeout=120)
     assert not reply.valid and len(reply.errors) == 50
     assert reply.errors[0].field == "key-00000"
+
+
+def test_records_from_an_older_index_are_cut_in_replies(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """An index built before descriptions were truncated (and not rebuilt, since the files did
+    not change) still answers Route and ListSkills far under the message limit."""
+    huge = "Handles PDF invoices and tables. " * 27_000  # about 900 KB each
+    skills = tuple(make_skill(f"big-{i}", huge) for i in range(6))
+    root = tmp_path_factory.mktemp("old-index")
+    build_index(skills, (), HashEmbedder(), root)
+    with serving(engine_for(root)) as running:
+        routed = running.stub.Route(pb.RouteRequest(message="PDF invoices tables", top_k=6),
+                                    timeout=60)
+        listed = running.stub.ListSkills(pb.ListSkillsRequest(), timeout=60)
+    assert len(routed.skills) == 6 and len(listed.skills) == 6
+    assert routed.ByteSize() < 6 * 3 * (MAX_DESCRIPTION_CHARS + 300)
+    assert listed.ByteSize() < 6 * (MAX_DESCRIPTION_CHARS + 300)
