@@ -13,7 +13,7 @@ import logging
 from datetime import UTC, datetime
 
 from router.errors import InvalidRequest
-from router.textsafe import printable
+from router.textsafe import is_unicode, printable
 
 FORMATS = ("text", "json")
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -49,7 +49,9 @@ class JsonFormatter(logging.Formatter):
                 data[name] = value
         if record.exc_info:
             data["exc"] = self.formatException(record.exc_info)
-        return json.dumps(data, ensure_ascii=False, default=str)
+        line = json.dumps(data, ensure_ascii=False, default=str)
+        # A lone surrogate (a file name that is not UTF-8) could not be written: escape it.
+        return line if is_unicode(line) else json.dumps(data, default=str)
 
 
 def formatter_for(name: str) -> logging.Formatter:

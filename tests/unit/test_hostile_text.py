@@ -4,6 +4,7 @@ close their wrapper, argument checks stay linear, caches and logs stay bounded a
 from __future__ import annotations
 
 import io
+import json
 import logging
 import re
 import sys
@@ -56,8 +57,6 @@ def test_markdown_description_cannot_add_headings_or_entries() -> None:
 
 
 def test_json_catalog_parses_with_controls() -> None:
-    import json
-
     text = render([Entry("odd", HOSTILE)], CatalogFormat.JSON)
     block = json.loads(text[text.index('{"available_skills"'):])
     assert block["available_skills"][0]["name"] == "odd"
@@ -157,3 +156,11 @@ def test_text_helpers() -> None:
     assert one_line(" a\n\n b\x00c ") == "a b c"
     assert printable("a\u2028b\udcff") == "a\\u2028b\\udcff"
     assert display_path("/s/dir-\udcfe") == "/s/dir-\\xfe"
+
+
+def test_json_logs_write_names_that_are_not_utf8() -> None:
+    record = logging.LogRecord("router.x", logging.WARNING, __file__, 1, "skipped %s",
+                               ("/skills/dir-\udcfe",), None)
+    line = formatter_for("json").format(record)
+    line.encode("utf-8")  # a handler can write it
+    assert json.loads(line)["msg"] == "skipped /skills/dir-\udcfe"
