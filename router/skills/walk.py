@@ -158,19 +158,19 @@ class _Walker:
     def _wanted(self, entry: os.DirEntry[str], ignores: tuple[_Ignore, ...]) -> bool:
         if entry.name in SKIP_DIRS or not _is_dir(entry):
             return False
-        if not is_unicode(entry.name):
-            self._not_unicode(entry.path)
-            return False
         for ignore in reversed(ignores):  # the deepest .gitignore with an opinion decides
             relative = entry.path[len(ignore.prefix):].replace(os.sep, "/")
             include = ignore.spec.check_file(relative + "/").include
             if include is not None:
                 if include:
                     log.debug("skipping %s: matched %s.gitignore", entry.path, ignore.prefix)
-                return not include
-        return True
+                return not include and self._named_in_unicode(entry.path)
+        return self._named_in_unicode(entry.path)
 
-    def _not_unicode(self, path: str) -> None:
+    def _named_in_unicode(self, path: str) -> bool:
+        """True for a folder name that is valid UTF-8; otherwise report it (not scanned)."""
+        if is_unicode(path):
+            return True
         shown = display_path(path)
         if _holds_skill_file(path):
             self.diagnostics.append(Diagnostic(
@@ -178,6 +178,7 @@ class _Walker:
                 "folder)"))
         else:
             self._warn(shown, "folder name is not valid UTF-8; not scanned (rename it)")
+        return False
 
     def _load_ignore(self, folder: str) -> _Ignore | None:
         from pathspec import GitIgnoreSpec  # imported when a .gitignore is first met

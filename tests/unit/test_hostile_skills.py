@@ -58,6 +58,15 @@ def test_a_folder_name_that_is_not_utf8_is_an_error_and_the_rest_loads(tmp_path:
     encodable(skills, diags)
 
 
+def test_a_gitignored_folder_that_is_not_utf8_is_quietly_ignored(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    write_skill(root / "good", "good")
+    write_skill(os.fsencode(root) + b"/build-\xfe", "built")
+    (root / ".gitignore").write_text("build-*/\n", encoding="utf-8")
+    skills, diags = scan_root(str(root), Scope.ORG)
+    assert [s.name for s in skills] == ["good"] and diags == []
+
+
 def test_an_index_builds_beside_a_folder_that_is_not_utf8(tmp_path: Path) -> None:
     root = tmp_path / "skills"
     write_skill(root / "good", "good")
