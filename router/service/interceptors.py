@@ -20,10 +20,11 @@ from typing import Any
 
 import grpc
 
+from router.skills.limits import REQUEST_ID_CHARS
+
 log = logging.getLogger(__name__)
 
 REQUEST_ID_KEY = "x-request-id"
-MAX_REQUEST_ID_CHARS = 128
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ def request_id_of(context: grpc.ServicerContext) -> str:
     """The caller's ``x-request-id`` (trimmed to a sane length), else a fresh one."""
     for key, value in context.invocation_metadata() or ():
         if key == REQUEST_ID_KEY and isinstance(value, str) and value.strip():
-            return value.strip()[:MAX_REQUEST_ID_CHARS]
+            return value.strip()[:REQUEST_ID_CHARS]
     return uuid.uuid4().hex
 
 

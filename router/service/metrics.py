@@ -27,6 +27,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, start_http_
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily
 from prometheus_client.registry import Collector
 
+from router.client import SERVICE_NAME
 from router.engine import Engine
 from router.service.interceptors import CallRecord
 from router.v1 import router_pb2 as pb
@@ -34,7 +35,7 @@ from router.v1 import router_pb2 as pb
 log = logging.getLogger(__name__)
 
 PREFIX = "skill_router"
-SERVICE_PREFIX = "/router.v1.SkillRouter/"
+SERVICE_PREFIX = f"/{SERVICE_NAME}/"
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0)
 _REASON_PREFIX = "ROUTE_REASON_"
 
@@ -55,7 +56,7 @@ class EngineCollector(Collector):
 
     def collect(self) -> Iterator[Any]:
         info = self._engine.info()
-        stats = self._engine.reindex_stats
+        stats = self._engine.reindex_stats()
         index = InfoMetricFamily(f"{PREFIX}_index", "The index version being served")
         index.add_metric([], {"version": info.version, "model": info.model})
         yield index

@@ -23,7 +23,7 @@ from router.errors import (
 )
 from router.index.layout import IndexInfo
 from router.routing.model import CatalogFormat, Reason, RoutedSkill, RouteQuery, RouteResult
-from router.service.activation_codec import (
+from router.service.codec import (
     activation_to_proto,
     resource_to_proto,
     validation_to_proto,
@@ -207,7 +207,7 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
 
     def Reindex(self, request: pb.ReindexRequest,
                 context: grpc.ServicerContext) -> pb.ReindexResponse:
-        """Rebuild from the recorded discovery settings and swap; see ``router.reindex``."""
+        """Rebuild from the recorded discovery settings and swap; see ``router.index.build``."""
         def run() -> pb.ReindexResponse:
             done = self._engine.reindex(full=request.full)
             return pb.ReindexResponse(
@@ -240,4 +240,3 @@ def add_to_server(engine: Engine, server: grpc.Server) -> SkillRouterServicer:
     return servicer
 
 
-SERVICE_NAME: str = pb.DESCRIPTOR.services_by_name["SkillRouter"].full_name

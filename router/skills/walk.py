@@ -19,15 +19,13 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from router.skills.manifest import MANIFEST_FILE
+from router.skills.limits import MANIFEST_FILE, SKILL_MD_FILES, SKIP_DIRS
 from router.skills.model import Diagnostic, Level
 from router.textsafe import display_path, is_unicode
 
 log = logging.getLogger(__name__)
 
-SKILL_FILES = ("SKILL.md", "skill.md")
 
-SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__"})
 
 
 @dataclass(frozen=True)
@@ -72,7 +70,7 @@ def _is_file(entry: os.DirEntry[str] | None) -> bool:
 
 def _special_skill_file(entries: dict[str, os.DirEntry[str]]) -> str | None:
     """The path of a skill file that exists but is not a regular file (FIFO, device, ...)."""
-    for name in (*SKILL_FILES, MANIFEST_FILE):
+    for name in (*SKILL_MD_FILES, MANIFEST_FILE):
         entry = entries.get(name)
         if entry is not None and not _is_file(entry):
             return entry.path
@@ -80,11 +78,11 @@ def _special_skill_file(entries: dict[str, os.DirEntry[str]]) -> str | None:
 
 
 def _holds_skill_file(path: str) -> bool:
-    return any(os.path.lexists(os.path.join(path, n)) for n in (*SKILL_FILES, MANIFEST_FILE))
+    return any(os.path.lexists(os.path.join(path, n)) for n in (*SKILL_MD_FILES, MANIFEST_FILE))
 
 
 def _skill_dir(path: str, real: str, entries: dict[str, os.DirEntry[str]]) -> SkillDir | None:
-    skill = next((os.path.join(path, n) for n in SKILL_FILES if _is_file(entries.get(n))), None)
+    skill = next((os.path.join(path, n) for n in SKILL_MD_FILES if _is_file(entries.get(n))), None)
     manifest = os.path.join(path, MANIFEST_FILE) if _is_file(entries.get(MANIFEST_FILE)) else None
     if skill is None and manifest is None:
         return None

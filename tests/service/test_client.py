@@ -13,12 +13,12 @@ import pytest
 
 from router.client import SkillRouterClient, service_config
 from router.engine import Engine
-from router.service.server import RouterServer, build_server
+from router.service.server import RouterServer
 from router.service.servicer import SkillRouterServicer
 from router.v1 import router_pb2 as pb
 from router.v1 import router_pb2_grpc as pb_grpc
-from tests.service.conftest import SERVER_CONFIG
-from tests.service.skilltree import free_port
+from tests.support.ports import free_port
+from tests.support.servers import start_server
 
 
 @pytest.fixture()
@@ -74,9 +74,7 @@ def _start_later(engine: Engine, port: int, delay: float,
                  holder: list[RouterServer]) -> threading.Thread:
     def run() -> None:
         time.sleep(delay)
-        running = build_server(engine, SERVER_CONFIG, f"127.0.0.1:{port}")
-        running.server.start()
-        holder.append(running)
+        holder.append(start_server(engine, port=port))
 
     thread = threading.Thread(target=run)
     thread.start()

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 from router.service.server import RouterServer
-from tests.service.skilltree import free_port
+from tests.support import REPO
+from tests.support.ports import free_port
 
-GATEWAY = Path(__file__).resolve().parents[2] / "examples" / "gateway.py"
+GATEWAY = REPO / "examples" / "gateway.py"
 
 
 def run_gateway(*args: str) -> subprocess.CompletedProcess[str]:

@@ -23,12 +23,12 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from router.config import Config, ServerConfig
 from router.engine import Engine
-from router.index.embed import HashEmbedder
+from router.index.encoders.hashing import HashEmbedder
 from router.index.store import build_index
 from router.service.logs import JsonFormatter
 from router.service.metrics import ServiceMetrics
 from router.service.server import build_server
-from router.skills.limits import MAX_DESCRIPTION_CHARS
+from router.skills.limits import DESCRIPTION_CHARS
 from router.skills.model import Skill
 from router.v1 import router_pb2 as pb
 from router.v1 import router_pb2_grpc as pb_grpc
@@ -140,7 +140,7 @@ def test_index_succeeds_and_the_bad_skills_are_diagnostics(
                            ("piped/SKILL.md", "not a regular file")):
         assert any(p.endswith(where) and problem in m for p, m in errors), where
     huge = next(s for s in reply.skills if s.name == "huge")
-    assert len(huge.description) <= MAX_DESCRIPTION_CHARS
+    assert len(huge.description) <= DESCRIPTION_CHARS
     assert reply.ByteSize() < 64 * 1024
     warned = [d.message for d in reply.diagnostics if d.path.endswith("huge/SKILL.md")]
     assert any("truncated to 1024" in m for m in warned)
@@ -287,5 +287,5 @@ def test_records_from_an_older_index_are_cut_in_replies(
                                     timeout=60)
         listed = running.stub.ListSkills(pb.ListSkillsRequest(), timeout=60)
     assert len(routed.skills) == 6 and len(listed.skills) == 6
-    assert routed.ByteSize() < 6 * 3 * (MAX_DESCRIPTION_CHARS + 300)
-    assert listed.ByteSize() < 6 * (MAX_DESCRIPTION_CHARS + 300)
+    assert routed.ByteSize() < 6 * 3 * (DESCRIPTION_CHARS + 300)
+    assert listed.ByteSize() < 6 * (DESCRIPTION_CHARS + 300)

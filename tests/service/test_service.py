@@ -13,7 +13,9 @@ from router.config import Config
 from router.engine import Engine
 from router.v1 import router_pb2 as pb
 from router.v1 import router_pb2_grpc as pb_grpc
-from tests.service.conftest import DIAGNOSTICS, FILTERED, SKILLS, make_stub, open_engine, start
+from tests.support.indexes import open_engine
+from tests.support.servers import serving
+from tests.support.skills import DIAGNOSTICS, FILTERED, SKILLS
 
 PDF_MESSAGE = "please extract the tables from this PDF file and merge PDF documents"
 MAX_TOP_K = Config().routing.max_top_k
@@ -181,12 +183,7 @@ def test_reloaded_index_gives_identical_results(
         pb.RouteRequest(message="deploy docker containers", top_k=2,
                         format=pb.CATALOG_FORMAT_MARKDOWN),
     ]
-    reloaded = start(open_engine(index_dir))
-    try:
-        with grpc.insecure_channel(f"127.0.0.1:{reloaded.port}") as chan:
-            fresh = make_stub(chan)
-            for request in requests:
-                assert fresh.Route(request) == stub.Route(request)
-                assert fresh.Explain(request) == stub.Explain(request)
-    finally:
-        reloaded.stop(0)
+    with serving(open_engine(index_dir)) as reloaded:
+        for request in requests:
+            assert reloaded.stub.Route(request) == stub.Route(request)
+            assert reloaded.stub.Explain(request) == stub.Explain(request)

@@ -14,18 +14,8 @@ from router.errors import SkillParseError
 from router.skills.discovery import discover, scan_root
 from router.skills.files import read_body
 from router.skills.model import DiscoveryResult, Level, Scope, SkillKind
-
-DESC = "Extracts things from files. Use when the user asks for it."
-
-
-def write_skill(folder: Path, name: str | None = None, description: str = DESC,
-                body: str = "# Steps\n\nDo it.\n", filename: str = "SKILL.md") -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    front = f"name: {name or folder.name}\n" + (f"description: {description}\n"
-                                                  if description else "")
-    path = folder / filename
-    path.write_text(f"---\n{front}---\n{body}", encoding="utf-8")
-    return path
+from tests.support.skills import DESCRIPTION as DESC
+from tests.support.skills import write_skill
 
 
 def config(tmp_path: Path, **kw: Any) -> DiscoveryConfig:

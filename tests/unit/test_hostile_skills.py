@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from router.activation import Activator
+from router.activation.activator import Activator
+from router.activation.sessions import SessionStore
 from router.errors import NotFound, SkillParseError
-from router.index.embed import HashEmbedder
+from router.index.encoders.hashing import HashEmbedder
 from router.index.store import build_index, load_index
-from router.sessions import SessionStore
 from router.skills.discovery import scan_root
 from router.skills.files import read_file
 from router.skills.model import Diagnostic, Level, Scope, Skill, SkillKind

@@ -14,15 +14,16 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from router.cli_skills import format_diagnostic, format_table
-from router.index.embed import HashEmbedder, QueryCache
-from router.routing import arguments
-from router.routing.activation import CONTENT_CLOSE, is_skill_content, render_content
-from router.routing.argument_errors import ArgumentError
+from router.activation import arguments
+from router.activation.argument_errors import ArgumentError
+from router.activation.content import CONTENT_CLOSE, is_skill_content, render_content
+from router.cli.skills import format_diagnostic, format_table
+from router.index.encoders.cache import QueryCache
+from router.index.encoders.hashing import HashEmbedder
 from router.routing.catalog import Entry, render
 from router.routing.model import CatalogFormat
 from router.service.logs import formatter_for
-from router.skills.limits import MAX_DESCRIPTION_CHARS
+from router.skills.limits import ARGUMENT_ERRORS, DESCRIPTION_CHARS
 from router.skills.model import Diagnostic, Level, Skill
 from router.textsafe import display_path, one_line, printable, xml_chars
 
@@ -66,7 +67,7 @@ def test_json_catalog_parses_with_controls() -> None:
 def test_an_oversized_description_is_cut_in_the_catalog(fmt: CatalogFormat) -> None:
     huge = "Handles PDF files. " * 50_000  # about 950 KB
     text = render([Entry(f"big-{i}", huge) for i in range(6)], fmt)
-    assert len(text) < 6 * (MAX_DESCRIPTION_CHARS + 200) + 1000
+    assert len(text) < 6 * (DESCRIPTION_CHARS + 200) + 1000
 
 
 @pytest.mark.parametrize("closing", ["</skill_content>", "</SKILL_CONTENT>", "</Skill_Content>",
@@ -116,7 +117,7 @@ def test_unknown_argument_keys_are_checked_in_linear_work(monkeypatch: pytest.Mo
     keys = [f"k{i:05d}" for i in range(2000)]
     result = arguments.validate_arguments(schema, dict.fromkeys(keys, 1))
     assert compared[0] < len(keys)
-    assert [e.field for e in result.errors] == keys[:arguments.MAX_ERRORS]
+    assert [e.field for e in result.errors] == keys[:ARGUMENT_ERRORS]
 
 
 def test_duplicate_problems_are_still_reported_once() -> None:

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from router.errors import SkillParseError
+from router.skills.limits import SKILL_FILE_MAX_BYTES
 from router.skills.model import Level, Scope, SkillKind
 from router.skills.parse import (
-    DEFAULT_MAX_BYTES,
     diagnostic_from_error,
     load_frontmatter,
     parse_skill_md,
@@ -190,7 +190,7 @@ def test_size_cap() -> None:
     text = skill_text(f"name: pdf-processing\ndescription: {DESC}", "x" * 2000)
     with pytest.raises(SkillParseError, match="larger than 1000 bytes"):
         parse(text, max_bytes=1000)
-    big = skill_text(f"name: pdf-processing\ndescription: {DESC}", "y\n" * DEFAULT_MAX_BYTES)
+    big = skill_text(f"name: pdf-processing\ndescription: {DESC}", "y\n" * SKILL_FILE_MAX_BYTES)
     with pytest.raises(SkillParseError, match="larger than"):
         parse(big)
 

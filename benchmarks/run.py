@@ -1,4 +1,4 @@
-"""``skill-router bench``: latency, throughput, build and start-up figures on synthetic catalogs.
+"""Latency, throughput, build and start-up figures on synthetic catalogs (`make bench`).
 
 For each catalog size: Route p50/p99 in-process and over gRPC on loopback (one client),
 throughput at 8 and 32 concurrent calls, the *floor* in the same run (one sentence-transformers
@@ -23,17 +23,15 @@ from typing import Any
 
 import numpy as np
 
-from router import bench_catalog, bench_measure
-from router.bench_encoders import CachedEmbedder, encoder_figures, skill_vectors
-from router.config import DEFAULT_MODEL, Config
+from benchmarks import catalog as bench_catalog
+from benchmarks import measure as bench_measure
+from benchmarks.encoders import CachedEmbedder, encoder_figures, skill_vectors
+from benchmarks.options import BenchOptions
+from router.config import Config
 from router.engine import Engine
 from router.index import dense
-from router.index.embed import (
-    Embedder,
-    make_embedder,
-    prepare_query_embedder,
-    query_embedder,
-)
+from router.index.encoders.base import Embedder
+from router.index.encoders.factory import make_embedder, prepare_query_embedder, query_embedder
 from router.index.store import build_index
 from router.index.vectors import embedding_text
 from router.routing.model import RouteQuery
@@ -43,19 +41,6 @@ log = logging.getLogger(__name__)
 COLD_START_RUNS = 3  # per query backend; the median is reported
 
 
-@dataclass(frozen=True)
-class BenchOptions:
-    sizes: tuple[int, ...] = (1_000, 10_000, 100_000)
-    quick: bool = False
-    out_dir: Path = Path("bench_results")
-    model: str = DEFAULT_MODEL
-    seed: int = 7
-    build_size: int = 1_000  # skills embedded for real to measure the build rate
-    embed_limit: int | None = None  # skills past this get derived vectors (see skill_vectors)
-
-    @property
-    def requests(self) -> int:
-        return 40 if self.quick else 200
 
 
 @dataclass

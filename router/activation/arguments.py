@@ -23,16 +23,15 @@ from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 from jsonschema.validators import validator_for
 
+from router.activation.argument_errors import ArgumentError, describe
 from router.errors import InvalidRequest, TooLarge
-from router.routing.argument_errors import ArgumentError, describe
+from router.skills.limits import ARGUMENT_ERRORS, ARGUMENTS_JSON_CHARS
 
 log = logging.getLogger(__name__)
 
 __all__ = ["ArgumentError", "ValidationResult", "fill_defaults", "parse_arguments_json",
            "validate_arguments"]
 
-MAX_ARGUMENTS_CHARS = 1024 * 1024
-MAX_ERRORS = 50
 _DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
 _TIME = re.compile(r"\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
 
@@ -73,9 +72,9 @@ class ValidationResult:
 
 def parse_arguments_json(text: str) -> object:
     """Decode a tool call's arguments. Empty text means no arguments (``{}``)."""
-    if len(text) > MAX_ARGUMENTS_CHARS:
+    if len(text) > ARGUMENTS_JSON_CHARS:
         raise TooLarge(f"arguments are {len(text)} characters; the limit is "
-                       f"{MAX_ARGUMENTS_CHARS}")
+                       f"{ARGUMENTS_JSON_CHARS}")
     if not text.strip():
         return {}
 
@@ -145,6 +144,6 @@ def validate_arguments(schema: Mapping[str, Any], arguments: object) -> Validati
     if errors:
         log.debug("arguments rejected: %d problem(s)", len(errors))
         errors.sort(key=_field_key)
-        return ValidationResult(arguments=None, errors=tuple(errors[:MAX_ERRORS]))
+        return ValidationResult(arguments=None, errors=tuple(errors[:ARGUMENT_ERRORS]))
     return ValidationResult(arguments=filled)
 

@@ -1,6 +1,6 @@
 """Dense search at scales past the benchmark's catalogs (e.g. 1M vectors).
 
-    python scripts/dense_scale.py 1000000
+    python -m benchmarks.dense_scale 1000000
 
 Builds the index kind ``router.index.dense`` chooses for N vectors (HNSW from 20,000) over the
 benchmark's skill vectors: the real embeddings cached by ``make bench`` (10,000) and, past
@@ -22,11 +22,12 @@ from pathlib import Path
 
 import numpy as np
 
-from router import bench_catalog, bench_measure
-from router.bench import BenchOptions
-from router.bench_encoders import skill_vectors
+from benchmarks import catalog as bench_catalog
+from benchmarks import measure as bench_measure
+from benchmarks.encoders import skill_vectors
+from benchmarks.options import BenchOptions
 from router.index import dense
-from router.index.embed import prepare_query_embedder, query_embedder
+from router.index.encoders.factory import prepare_query_embedder, query_embedder
 
 
 def main() -> None:

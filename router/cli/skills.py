@@ -12,19 +12,19 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
+from router.cli.guard import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from router.config import DiscoveryConfig, load_config
-from router.errors import RouterError, SkillParseError
+from router.errors import SkillParseError
 from router.skills.discovery import discover, load_skill_dir
 from router.skills.files import read_body
+from router.skills.limits import MANIFEST_FILE, SKILL_MD_FILES
 from router.skills.lint import lint_skill
-from router.skills.manifest import MANIFEST_FILE
 from router.skills.model import Diagnostic, Level, Scope, Skill, SkillKind
-from router.skills.walk import SKILL_FILES, ScanLimits, find_skill_dirs
+from router.skills.walk import ScanLimits, find_skill_dirs
 from router.textsafe import one_line, printable
 
 log = logging.getLogger(__name__)
 
-EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 
 
 def add_discovery_args(parser: argparse.ArgumentParser) -> None:
@@ -100,11 +100,7 @@ def _base_config(args: argparse.Namespace) -> DiscoveryConfig:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    try:
-        config = discovery_config_from_args(args, _base_config(args))
-    except RouterError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    config = discovery_config_from_args(args, _base_config(args))
     result = discover(config)
     if args.format == "json":
         print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
@@ -154,7 +150,7 @@ def _resolve(path: str) -> str | None:
     full = os.path.abspath(path)
     if os.path.isdir(full):
         return full
-    if os.path.isfile(full) and os.path.basename(full) in (*SKILL_FILES, MANIFEST_FILE):
+    if os.path.isfile(full) and os.path.basename(full) in (*SKILL_MD_FILES, MANIFEST_FILE):
         return os.path.dirname(full)
     return None
 
@@ -185,7 +181,7 @@ def check_paths(paths: Sequence[str], *, lint: bool, strict: bool) -> int:
     print(f"checked {len(skills)} skills: {errors} errors, {len(unique) - errors} warnings",
           file=sys.stderr)
     if code == EXIT_OK and (errors or (strict and unique)):
-        code = EXIT_PROBLEMS
+        code = EXIT_FAILURE
     return code
 
 

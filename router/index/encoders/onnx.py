@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from router.index.embed import resolve_model_path, set_offline
+from router.index.encoders.base import normalise, resolve_model_path, set_offline
 
 log = logging.getLogger(__name__)
 
@@ -232,6 +232,4 @@ class OnnxEmbedder:
             weights = mask[..., None].astype(np.float32)
             pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
             out[chunk] = pooled
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        norms[norms == 0] = 1.0
-        return np.ascontiguousarray(out / norms, dtype=np.float32)
+        return normalise(out)

@@ -1,5 +1,6 @@
-"""The ``skill-router`` command. Each group of subcommands lives in its own ``cli_*`` module,
-which exposes ``register(subparsers)``; handlers return a process exit code."""
+"""The ``skill-router`` command. Each group of subcommands lives in its own module of this
+package, which exposes ``register(subparsers)``; handlers return a process exit code and run
+under the one error guard in ``guard``."""
 
 from __future__ import annotations
 
@@ -9,13 +10,15 @@ import logging
 import sys
 from collections.abc import Sequence
 
+from router.cli.guard import run_guarded
+
 # Modules that contribute subcommands, in help order.
 COMMAND_MODULES: tuple[str, ...] = (
-    "router.cli_skills",  # list, validate, lint
-    "router.cli_service",  # index, serve, route, info
-    "router.cli_quality",  # explain, eval
-    "router.cli_ops",  # reindex, config
-    "router.cli_bench",  # bench
+    "router.cli.skills",  # list, validate, lint
+    "router.cli.index",  # index (whole, or sharded and merged)
+    "router.cli.service",  # serve, route, info
+    "router.cli.quality",  # explain, eval
+    "router.cli.ops",  # reindex, config
 )
 
 
@@ -49,10 +52,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     from router.service.logs import use_format
 
     use_format("text")  # control characters in messages are escaped
-    handler = args.handler
-    code: int = handler(args)
-    return code
+    return run_guarded(args.handler, args)
 
-
-if __name__ == "__main__":
-    sys.exit(main())

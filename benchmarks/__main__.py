@@ -1,20 +1,24 @@
-"""``skill-router bench``: the performance benchmark (a table on stdout, JSON in a file)."""
+"""The performance benchmark: ``make bench`` or ``python -m benchmarks [--sizes ...]`` from the
+repository root (a table on stdout, JSON in a file). Not part of the installed package."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
 import platform
+import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add the ``bench`` subcommand."""
-    p = sub.add_parser("bench", help="measure Route latency, throughput, build rate and "
-                                      "cold start on synthetic catalogs")
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m benchmarks",
+                                description="measure Route latency, throughput, build rate and "
+                                            "cold start on synthetic catalogs")
+    p.add_argument("--config", help="YAML configuration file (env SKILL_ROUTER_* overrides)")
     p.add_argument("--sizes", default="1000,10000,100000",
                    help="catalog sizes, comma-separated (default 1000,10000,100000; the "
                         "first 100k run embeds its skills once, ~15 min, then reuses them)")
@@ -25,7 +29,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--embed-limit", type=int, metavar="N",
                    help="embed at most N catalog skills for real; the rest get a real "
                         "vector plus noise (latency and memory only; recall uses real rows)")
-    p.set_defaults(handler=cmd_bench)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    return cmd_bench(build_parser().parse_args(argv))
 
 
 def _sizes(text: str) -> tuple[int, ...]:
@@ -39,7 +49,8 @@ def _sizes(text: str) -> tuple[int, ...]:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from router.bench import BenchOptions, run
+    from benchmarks.options import BenchOptions
+    from benchmarks.run import run
     from router.config import load_config
 
     config = load_config(getattr(args, "config", None))
@@ -65,7 +76,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _print(results: dict[str, Any]) -> None:
-    from router.bench import rows
+    from benchmarks.run import rows
 
     enc = results["encoder"]
     print("encoder, one query (p50 ms): " + ", ".join(
@@ -97,3 +108,7 @@ def _load() -> list[float]:
         return [round(x, 2) for x in os.getloadavg()]
     except OSError:
         return []
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -23,25 +23,27 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from router.activation.content import manifest_body, render_content
+from router.activation.sessions import SessionStore, check_session_fields
 from router.errors import InvalidRequest, NotFound, PermissionDenied, SkillParseError, TooLarge
-from router.routing.activation import manifest_body, render_content
-from router.sessions import SessionStore
 from router.skills.files import read_body, read_file
+from router.skills.limits import (
+    REQUEST_NAME_CHARS,
+    RESOURCE_LIST_CAP,
+    RESOURCE_MAX_BYTES,
+    SKILL_FILE_MAX_BYTES,
+)
 from router.skills.model import Skill, SkillKind
-from router.skills.parse import DEFAULT_MAX_BYTES as SKILL_FILE_MAX_BYTES
 from router.skills.parse import decode_text
-from router.skills.resources import DEFAULT_LIST_CAP, DEFAULT_MAX_BYTES, scan_resources
 from router.skills.resources import read_resource as read_skill_file
+from router.skills.resources import scan_resources
 from router.textsafe import is_unicode
 
 if TYPE_CHECKING:
-    from router.routing.arguments import ValidationResult
+    from router.activation.arguments import ValidationResult
 
 log = logging.getLogger(__name__)
 
-MAX_NAME_CHARS = 256
-MAX_SESSION_ID_CHARS = 256
-MAX_ACTIVE_SKILLS = 256
 
 
 @dataclass(frozen=True)
@@ -72,8 +74,8 @@ class Activator:
 
     def __init__(self, lookup: Callable[[str], Skill | None], names: Callable[[], Sequence[str]],
                  sessions: SessionStore | None = None, *,
-                 resource_list_cap: int = DEFAULT_LIST_CAP,
-                 resource_max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+                 resource_list_cap: int = RESOURCE_LIST_CAP,
+                 resource_max_bytes: int = RESOURCE_MAX_BYTES) -> None:
         self._lookup = lookup
         self._names = names
         self.sessions = sessions if sessions is not None else SessionStore()
@@ -85,7 +87,7 @@ class Activator:
         ``PermissionDenied`` (disabled)."""
         if not name or not name.strip():
             raise InvalidRequest("skill name is empty: give a name from the catalog")
-        if len(name) > MAX_NAME_CHARS or "\x00" in name:
+        if len(name) > REQUEST_NAME_CHARS or "\x00" in name:
             raise InvalidRequest("skill name is not valid: give a name from the catalog")
         skill = self._lookup(name)
         if skill is None:
@@ -103,7 +105,7 @@ class Activator:
     def activate(self, name: str, session_id: str = "", active_skills: Collection[str] = (),
                  include_frontmatter: bool = False, explicit: bool = False) -> Activation:
         """Activate ``name`` for the model (or, with ``explicit``, for the user's ``/name``)."""
-        _check_session(session_id, active_skills)
+        check_session_fields(session_id, active_skills)
         skill = self.find(name)
         _check_invocation(skill, explicit)
         listing = scan_resources(skill.base_dir, self._list_cap)
@@ -160,18 +162,10 @@ class Activator:
         if skill.parameters is None:
             raise InvalidRequest(f"skill {name!r} takes no arguments: it is not a callable "
                                  "skill (no manifest.json parameters)")
-        from router.routing import arguments  # jsonschema loads on first use, not at start-up
+        from router.activation import arguments  # jsonschema loads on first use, not at start-up
 
         return arguments.validate_arguments(skill.parameters,
                                             arguments.parse_arguments_json(arguments_json))
-
-
-def _check_session(session_id: str, active_skills: Collection[str]) -> None:
-    if len(session_id) > MAX_SESSION_ID_CHARS:
-        raise InvalidRequest(f"session_id is longer than {MAX_SESSION_ID_CHARS} characters")
-    if len(active_skills) > MAX_ACTIVE_SKILLS:
-        raise InvalidRequest(f"active_skills lists {len(active_skills)} names; the limit is "
-                             f"{MAX_ACTIVE_SKILLS}")
 
 
 def _check_deliverable(name: str, content: str) -> None:

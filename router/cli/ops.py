@@ -9,8 +9,8 @@ from typing import Any
 
 import yaml
 
+from router.cli.guard import EXIT_FAILURE, EXIT_USAGE
 from router.config import load_config
-from router.errors import RouterError
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -36,18 +36,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def cmd_reindex(args: argparse.Namespace) -> int:
     import grpc
 
-    from router.v1 import router_pb2 as pb
-    from router.v1 import router_pb2_grpc as pb_grpc
+    from router.client import SkillRouterClient
 
-    with grpc.insecure_channel(args.target) as channel:
-        stub = pb_grpc.SkillRouterStub(channel)  # type: ignore[no-untyped-call]
+    with SkillRouterClient(args.target, timeout=args.timeout, retries=0) as client:
         try:
-            reply = stub.Reindex(pb.ReindexRequest(full=args.full), timeout=args.timeout)
+            reply = client.reindex(full=args.full)
         except grpc.RpcError as exc:
             code = exc.code()  # type: ignore[attr-defined]
             print(f"error: reindex on {args.target} failed: {code.name}: "
                   f"{exc.details()}", file=sys.stderr)  # type: ignore[attr-defined]
-            return 2 if code is grpc.StatusCode.INVALID_ARGUMENT else 1
+            return EXIT_USAGE if code is grpc.StatusCode.INVALID_ARGUMENT else EXIT_FAILURE
     print(json.dumps(reindex_reply_dict(reply), indent=2, ensure_ascii=False))
     return 0
 
@@ -63,11 +61,7 @@ def reindex_reply_dict(reply: Any) -> dict[str, Any]:
 
 
 def cmd_config(args: argparse.Namespace) -> int:
-    try:
-        config = load_config(getattr(args, "config", None))
-    except RouterError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    config = load_config(getattr(args, "config", None))
     data = json.loads(json.dumps(config.to_dict()))  # tuples -> lists
     if args.format == "json":
         print(json.dumps(data, indent=2, ensure_ascii=False))

@@ -1,4 +1,4 @@
-"""``skill-router index | serve | route | info``: build an index, serve it, and query it.
+"""``skill-router serve | route | info``: serve an index and query it.
 
 ``route`` and ``info`` run in-process through the same Engine the gRPC service uses, so what
 they print is what a gateway would receive.
@@ -10,13 +10,10 @@ import argparse
 import dataclasses
 import json
 import logging
-import sys
-import time
 from collections.abc import Callable
 from typing import Any
 
 from router.config import Config, ServerConfig, load_config
-from router.errors import InvalidRequest, RouterError
 from router.routing.model import CatalogFormat, RouteQuery
 
 Handler = Callable[[argparse.Namespace], int]
@@ -26,30 +23,17 @@ INFO_FIELDS = ("version", "model", "dimension", "skill_count", "built_at", "form
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add the ``index``, ``serve``, ``route`` and ``info`` subcommands."""
-    _register_index(sub)
+    """Add the ``serve``, ``route`` and ``info`` subcommands."""
     _register_serve(sub)
     _register_route(sub)
     p = sub.add_parser("info", help="print the current index's version, model and size as JSON")
     _add_index_arg(p)
-    p.set_defaults(handler=_guard(cmd_info))
+    p.set_defaults(handler=cmd_info)
 
 
 def _add_index_arg(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--index", metavar="DIR",
                         help="index folder (default: index.index_dir from the configuration)")
-
-
-def _register_index(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from router.cli_skills import add_discovery_args
-
-    p = sub.add_parser("index", help="discover skills and build a new index version")
-    add_discovery_args(p)
-    p.add_argument("--out", metavar="DIR",
-                   help="index folder to write (default: index.index_dir, 'index_data')")
-    p.add_argument("--model", help="embedding model name or path (default: index.model; "
-                                   "'hash' is a fast test embedder)")
-    p.set_defaults(handler=_guard(cmd_index))
 
 
 def _register_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -64,7 +48,7 @@ def _register_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
                    help="log lines as text or one JSON object each (default: server.log_format)")
     p.add_argument("--poll-seconds", type=float, help="check the index folder for a new "
                    "version this often, 0 = never (default: server.index_poll_seconds, 2)")
-    p.set_defaults(handler=_guard(cmd_serve))
+    p.set_defaults(handler=cmd_serve)
 
 
 def _register_route(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -77,23 +61,7 @@ def _register_route(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--history", nargs="*", default=[], metavar="TURN",
                    help="earlier turns, oldest first")
     p.add_argument("--json", action="store_true", help="print the whole result as JSON")
-    p.set_defaults(handler=_guard(cmd_route))
-
-
-def _guard(handler: Handler) -> Handler:
-    """Report expected errors as one line on stderr and an exit code, not a traceback."""
-
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return handler(args)
-        except InvalidRequest as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-        except (RouterError, OSError) as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 1
-
-    return run
+    p.set_defaults(handler=cmd_route)
 
 
 def _config(args: argparse.Namespace) -> Config:
@@ -104,39 +72,8 @@ def _index_dir(args: argparse.Namespace, config: Config) -> str:
     return str(args.index or config.index.index_dir)
 
 
-def cmd_index(args: argparse.Namespace) -> int:
-    from router.cli_skills import discovery_config_from_args
-    from router.index.embed import make_embedder, prepare_query_embedder
-    from router.index.retention import prune
-    from router.index.store import build_index
-    from router.reindex import discovery_settings
-    from router.skills.discovery import discover
-    from router.textsafe import printable
-
-    config = _config(args)
-    out = args.out or config.index.index_dir
-    progress = sys.stderr.isatty()
-    started = time.perf_counter()
-    discovery = discovery_config_from_args(args, config.discovery)
-    found = discover(discovery)
-    embedder = make_embedder(args.model or config.index.model,
-                             batch_size=config.index.batch_size)
-    info = build_index(found.skills, found.diagnostics, embedder, out, progress=progress,
-                       settings=discovery_settings(discovery))
-    prune(out, config.index.keep_versions)
-    prepare_query_embedder(info.model, out, backend=config.index.query_backend)
-    seconds = time.perf_counter() - started
-    rate = info.skill_count / seconds if seconds > 0 else 0.0
-    print(f"index {info.version}: {info.skill_count} skills, {len(found.diagnostics)} "
-          f"diagnostics in {seconds:.2f}s ({rate:.1f} skills/s) -> {info.path}")
-    for diagnostic in found.diagnostics:
-        print(printable(f"{diagnostic.level.value}: {diagnostic.path}: {diagnostic.message}"),
-              file=sys.stderr)
-    return 0
-
-
 def cmd_serve(args: argparse.Namespace) -> int:
-    from router.index.embed import loading_in_background, serving_embedder
+    from router.index.encoders.factory import loading_in_background, serving_embedder
     from router.service.logs import use_format
 
     config = _config(args)

@@ -8,11 +8,11 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from router.activation import Activation, Resource
+from router.activation.activator import Activation, Resource
 from router.v1 import router_pb2 as pb
 
 if TYPE_CHECKING:
-    from router.routing.arguments import ValidationResult
+    from router.activation.arguments import ValidationResult
 
 
 def activation_to_proto(activation: Activation) -> pb.ActivateResponse:

@@ -13,13 +13,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from router import bench_catalog, bench_measure
-from router.index.embed import Embedder, query_embedder
+from benchmarks import catalog as bench_catalog
+from benchmarks import measure as bench_measure
+from router.index.encoders.base import Embedder
+from router.index.encoders.factory import query_embedder
 from router.index.vectors import embedding_text
 from router.skills.model import Skill
 
 if TYPE_CHECKING:
-    from router.bench import BenchOptions
+    from benchmarks.options import BenchOptions
 
 log = logging.getLogger(__name__)
 
