@@ -37,6 +37,7 @@ from router.skills.model import Skill, SkillKind
 from router.skills.parse import decode_text
 from router.skills.resources import read_resource as read_skill_file
 from router.skills.resources import scan_resources
+from router.textsafe import is_unicode
 
 if TYPE_CHECKING:
     from router.activation.arguments import ValidationResult
@@ -109,6 +110,10 @@ class Activator:
         _check_invocation(skill, explicit)
         listing = scan_resources(skill.base_dir, self._list_cap)
         files = listing.files
+        if listing.skipped:
+            log.warning("skill %s: %d bundled file name(s) not listed (not UTF-8 or control "
+                        "characters): %s", skill.name, len(listing.skipped),
+                        ", ".join(listing.skipped[:5]))
 
         def result(content: str, already: bool) -> Activation:
             return Activation(skill.name, content, files, listing.truncated, skill.base_dir,
@@ -119,6 +124,7 @@ class Activator:
         body = self._body(skill, include_frontmatter)
         content = render_content(skill.name, body, skill.base_dir, files, listing.truncated,
                                  omitted=listing.omitted, complete=listing.complete)
+        _check_deliverable(skill.name, content)  # before the session remembers it as given
         if not self.sessions.mark_active(session_id, skill.name):
             return result("", True)  # a concurrent activation in this session won
         log.info("activated skill %s (%s)", skill.name, "user" if explicit else "model")
@@ -160,6 +166,13 @@ class Activator:
 
         return arguments.validate_arguments(skill.parameters,
                                             arguments.parse_arguments_json(arguments_json))
+
+
+def _check_deliverable(name: str, content: str) -> None:
+    """Refuse content a reply could not carry (text that is not valid Unicode)."""
+    if not is_unicode(content):
+        raise NotFound(f"skill {name!r} cannot be delivered: its content holds text that is not "
+                       "valid Unicode; fix the skill folder and reindex")
 
 
 def _check_invocation(skill: Skill, explicit: bool) -> None:

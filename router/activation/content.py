@@ -20,9 +20,11 @@ Markers for context compaction: a gateway that trims or summarises older message
 every message (or tool result) that starts with ``CONTENT_OPEN_PREFIX`` and ends with
 ``CONTENT_CLOSE``; ``is_skill_content`` performs exactly that check. Skill instructions are
 lasting guidance, and losing them silently degrades the agent. To keep the markers reliable, a
-literal ``</skill_content`` inside a body is written as ``&lt;/skill_content``.
+literal ``</skill_content`` inside a body, in any letter case, is written as ``&lt;/skill_content``
+(the case kept).
 
-The skill name, the directory and every resource path are XML-escaped; the body is Markdown and
+The skill name, the directory and every resource path are XML-escaped (characters XML 1.0
+forbids are dropped); the body is Markdown and
 is passed through unchanged otherwise. The ``<skill_resources>`` block is omitted when a skill
 bundles no files.
 """
@@ -30,9 +32,12 @@ bundles no files.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
+
+from router.textsafe import xml_chars
 
 CONTENT_OPEN_PREFIX = "<skill_content"
 """Every activated skill's content starts with this text (followed by `` name="..."``)."""
@@ -42,6 +47,7 @@ RESOURCES_OPEN = "<skill_resources>"
 RESOURCES_CLOSE = "</skill_resources>"
 DIRECTORY_LABEL = "Skill directory: "
 RELATIVE_PATHS_NOTE = "Relative paths in this skill are relative to the skill directory."
+_CLOSING_TAG = re.compile(r"<(/\s*skill_content)", re.IGNORECASE)
 
 
 def is_skill_content(text: str) -> bool:
@@ -73,7 +79,7 @@ def render_resources(resources: Sequence[str], truncated: bool, omitted: int = 0
 
 
 def _guard_body(body: str) -> str:
-    return body.strip().replace("</skill_content", "&lt;/skill_content")
+    return _CLOSING_TAG.sub(r"&lt;\1", body.strip())
 
 
 def render_content(skill_name: str, body: str, skill_dir: str, resources: Sequence[str],
@@ -84,12 +90,13 @@ def render_content(skill_name: str, body: str, skill_dir: str, resources: Sequen
     with a note: ``omitted`` is how many files were left out (``complete=False`` when that count
     is itself a lower bound).
     """
-    name = escape(skill_name)
+    name = escape(xml_chars(skill_name))
     parts = [f'{CONTENT_OPEN_PREFIX} name="{name}">']
     guarded = _guard_body(body)
     if guarded:
         parts.append(guarded + "\n")
-    parts.append(f"{DIRECTORY_LABEL}{escape(skill_dir, quote=False)}\n{RELATIVE_PATHS_NOTE}")
+    parts.append(f"{DIRECTORY_LABEL}{escape(xml_chars(skill_dir), quote=False)}\n"
+                 f"{RELATIVE_PATHS_NOTE}")
     block = render_resources(resources, truncated, omitted, complete)
     if block:
         parts.append("\n" + block)

@@ -50,5 +50,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     level = logging.WARNING - 10 * min(args.verbose, 2)
     logging.basicConfig(level=level, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from router.service.logs import use_format
+
+    use_format("text")  # control characters in messages are escaped
     return run_guarded(args.handler, args)
 

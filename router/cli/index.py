@@ -11,6 +11,7 @@ from typing import Any
 from router.config import load_config
 from router.errors import InvalidRequest
 from router.skills.model import Diagnostic
+from router.textsafe import printable
 
 
 def register(sub: Any) -> None:
@@ -76,5 +77,5 @@ def _rate(count: int, seconds: float) -> str:
 
 def _print_diagnostics(diagnostics: tuple[Diagnostic, ...]) -> None:
     for diagnostic in diagnostics:
-        print(f"{diagnostic.level.value}: {diagnostic.path}: {diagnostic.message}",
+        print(printable(f"{diagnostic.level.value}: {diagnostic.path}: {diagnostic.message}"),
               file=sys.stderr)

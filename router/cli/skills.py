@@ -21,6 +21,7 @@ from router.skills.limits import MANIFEST_FILE, SKILL_MD_FILES
 from router.skills.lint import lint_skill
 from router.skills.model import Diagnostic, Level, Scope, Skill, SkillKind
 from router.skills.walk import ScanLimits, find_skill_dirs
+from router.textsafe import one_line, printable
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +70,7 @@ def discovery_config_from_args(args: argparse.Namespace,
 
 def format_diagnostic(diag: Diagnostic) -> str:
     where = f" {diag.path}:" if diag.path else ":"
-    return f"{diag.level.value.upper()}{where} {diag.message}"
+    return printable(f"{diag.level.value.upper()}{where} {diag.message}")
 
 
 def _flags(skill: Skill) -> str:
@@ -81,7 +82,8 @@ def _flags(skill: Skill) -> str:
 
 def format_table(skills: Sequence[Skill], width: int) -> list[str]:
     """Aligned rows: name, scope, flags, description truncated to fit ``width``."""
-    rows = [(s.name, s.scope.value, _flags(s), " ".join(s.description.split())) for s in skills]
+    rows = [(printable(s.name), s.scope.value, _flags(s), printable(one_line(s.description)))
+            for s in skills]
     table = [("NAME", "SCOPE", "FLAGS", "DESCRIPTION"), *rows]
     widths = [max(len(row[i]) for row in table) for i in range(3)]
     room = max(20, width - sum(widths) - 6)

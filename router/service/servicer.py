@@ -29,6 +29,7 @@ from router.service.codec import (
     validation_to_proto,
 )
 from router.service.feedback_codec import outcome_from_proto
+from router.skills.limits import truncate_description
 from router.skills.model import Diagnostic, Level, Scope, Skill, SkillKind
 from router.v1 import router_pb2 as pb
 from router.v1 import router_pb2_grpc as pb_grpc
@@ -100,7 +101,7 @@ def query_from_proto(request: pb.RouteRequest) -> RouteQuery:
 
 
 def routed_to_proto(skill: RoutedSkill) -> pb.RoutedSkill:
-    return pb.RoutedSkill(name=skill.name, description=skill.description,
+    return pb.RoutedSkill(name=skill.name, description=truncate_description(skill.description),
                           location=skill.location, score=skill.score,
                           reason=_REASONS.get(skill.reason, pb.ROUTE_REASON_UNSPECIFIED),
                           parameters_json=skill.parameters_json)
@@ -137,8 +138,8 @@ def explain_to_proto(result: RouteResult) -> pb.ExplainResponse:
 
 def skill_to_proto(skill: Skill) -> pb.SkillInfo:
     return pb.SkillInfo(
-        name=skill.name, description=skill.description, location=skill.location,
-        scope=_SCOPES.get(skill.scope, pb.SKILL_SCOPE_UNSPECIFIED),
+        name=skill.name, description=truncate_description(skill.description),
+        location=skill.location, scope=_SCOPES.get(skill.scope, pb.SKILL_SCOPE_UNSPECIFIED),
         kind=_KINDS.get(skill.kind, pb.SKILL_KIND_UNSPECIFIED),
         model_invocable=skill.model_invocable, user_invocable=skill.user_invocable,
         enabled=skill.enabled, deprecated=skill.deprecated, always_on=skill.always_on,

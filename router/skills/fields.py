@@ -16,8 +16,14 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from router.errors import SkillParseError
-from router.skills.limits import COMPATIBILITY_LINT_CHARS, DESCRIPTION_LINT_CHARS, NAME_LINT_CHARS
+from router.skills.limits import (
+    COMPATIBILITY_LINT_CHARS,
+    DESCRIPTION_CHARS,
+    NAME_LINT_CHARS,
+    truncate_description,
+)
 from router.skills.model import Diagnostic, Level, Scope, Skill, SkillKind
+from router.textsafe import is_unicode
 
 log = logging.getLogger(__name__)
 
@@ -38,20 +44,30 @@ Warn = Callable[[str], None]
 def to_jsonable(value: Any, *, path: str) -> Any:
     """Copy ``value`` into plain JSON types (str keys; dates and bytes become strings).
 
-    Raises ``SkillParseError`` for structures too deep or too large (e.g. YAML alias bombs).
+    Raises ``SkillParseError`` for structures too deep or too large (e.g. YAML alias bombs),
+    and for text that is not valid Unicode (a lone surrogate such as JSON's ``"\\ud800"``),
+    which no index file or reply could carry.
     """
     budget = [_MAX_NODES]
+
+    def text(item: str) -> str:
+        if not is_unicode(item):
+            raise SkillParseError("text holds a lone surrogate (e.g. \\ud800), which is not "
+                                  "valid Unicode; skill not loaded", path=path)
+        return item
 
     def conv(item: Any, depth: int) -> Any:
         budget[0] -= 1
         if budget[0] < 0 or depth > _MAX_DEPTH:
             raise SkillParseError("frontmatter is too large or too deeply nested", path=path)
-        if item is None or isinstance(item, bool | int | str):
+        if isinstance(item, str):
+            return text(item)
+        if item is None or isinstance(item, bool | int):
             return item
         if isinstance(item, float):
             return item if math.isfinite(item) else str(item)
         if isinstance(item, Mapping):
-            return {str(k): conv(v, depth + 1) for k, v in item.items()}
+            return {text(str(k)): conv(v, depth + 1) for k, v in item.items()}
         if isinstance(item, list | tuple):
             return [conv(v, depth + 1) for v in item]
         if isinstance(item, set | frozenset):
@@ -115,8 +131,10 @@ def _description(fields: Mapping[str, Any], path: str, warn: Warn) -> str:
     text = _text(raw, "description", warn)
     if not text:
         raise SkillParseError("empty description; skill not loaded", path=path)
-    if len(text) > DESCRIPTION_LINT_CHARS:
-        warn(f"description is {len(text)} characters; the limit is {DESCRIPTION_LINT_CHARS}")
+    if len(text) > DESCRIPTION_CHARS:
+        warn(f"description is {len(text)} characters; the limit is {DESCRIPTION_CHARS}: "
+             f"truncated to {DESCRIPTION_CHARS} in the index and catalog")
+        return truncate_description(text)
     return text
 
 

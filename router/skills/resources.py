@@ -3,7 +3,9 @@
 Listing walks the skill directory breadth-first within fixed bounds, skipping ``.git``,
 ``node_modules``, hidden files and folders, and the skill file itself (``SKILL.md``,
 ``skill.md``, ``manifest.json``). Symlinks are followed only when their target stays inside the
-skill directory; every real directory is visited once, so links cannot loop.
+skill directory; every real directory is visited once, so links cannot loop. A file or folder
+whose name is not valid UTF-8 or holds control characters cannot be named in a reply; it is left
+out of the listing and reported in ``ResourceListing.skipped`` (escaped for display).
 
 Serving takes a path relative to the skill directory, exactly as listed (it is not URL-decoded).
 Paths that try to leave the directory are refused before the disk is touched: ``..`` segments,
@@ -34,6 +36,7 @@ from router.skills.limits import (
     SKILL_DEFINITION_FILES,
     SKIP_DIRS,
 )
+from router.textsafe import display_path, is_unicode, printable
 
 _MAX_DECODE_ROUNDS = 8
 _DEFAULT_MEDIA_TYPE = "application/octet-stream"
@@ -61,6 +64,7 @@ class ResourceListing:
     files: tuple[str, ...]
     omitted: int
     complete: bool
+    skipped: tuple[str, ...] = ()  # unlistable names (not UTF-8, control characters), escaped
 
     @property
     def truncated(self) -> bool:
@@ -83,8 +87,13 @@ def _entries(folder: str) -> list[os.DirEntry[str]]:
         return []
 
 
-def _walk(root: str) -> tuple[list[str], bool]:
-    """Relative paths of regular files under ``root`` (a real path) and whether the walk ended."""
+def _listable(name: str) -> bool:
+    return is_unicode(name) and printable(name) == name
+
+
+def _walk(root: str, skipped: list[str]) -> tuple[list[str], bool]:
+    """Relative paths of regular files under ``root`` (a real path) and whether the walk ended;
+    names that cannot be listed are added to ``skipped``."""
     found: list[str] = []
     seen = {root}
     queue: deque[tuple[str, str]] = deque([(root, "")])
@@ -99,6 +108,9 @@ def _walk(root: str) -> tuple[list[str], bool]:
                 return found, False
             defines = not prefix and entry.name in SKILL_DEFINITION_FILES
             if _hidden_or_skipped(entry.name) or defines:
+                continue
+            if not _listable(entry.name):
+                skipped.append(display_path(prefix + entry.name))
                 continue
             real = os.path.realpath(entry.path)
             if not _inside(real, root):
@@ -118,10 +130,11 @@ def scan_resources(skill_dir: str, cap: int = RESOURCE_LIST_CAP) -> ResourceList
     root = os.path.realpath(skill_dir)
     if not os.path.isdir(root):
         return ResourceListing((), 0, True)
-    found, complete = _walk(root)
+    skipped: list[str] = []
+    found, complete = _walk(root, skipped)
     found.sort()
     kept = found[:max(cap, 0)]
-    return ResourceListing(tuple(kept), len(found) - len(kept), complete)
+    return ResourceListing(tuple(kept), len(found) - len(kept), complete, tuple(skipped))
 
 
 def list_resources(skill_dir: str, cap: int = RESOURCE_LIST_CAP) -> tuple[list[str], bool]:

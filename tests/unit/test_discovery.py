@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import builtins
 import json
 import os
 from pathlib import Path
@@ -272,14 +271,14 @@ def test_unreadable_directory_chmod(tmp_path: Path) -> None:
 def test_unreadable_file_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     locked = write_skill(tmp_path / "org/locked")
     write_skill(tmp_path / "org/open")
-    real_open = builtins.open
+    real_open = os.open
 
     def fake_open(file: Any, *args: Any, **kwargs: Any) -> Any:
         if str(file) == str(locked):
             raise PermissionError(13, "Permission denied", str(file))
         return real_open(file, *args, **kwargs)
 
-    monkeypatch.setattr(builtins, "open", fake_open)
+    monkeypatch.setattr(os, "open", fake_open)
     result = discover(config(tmp_path, org_roots=(str(tmp_path / "org"),)))
     assert names(result) == ["open"]
     error = next(d for d in result.diagnostics if d.level is Level.ERROR)

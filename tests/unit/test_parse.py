@@ -242,10 +242,11 @@ def test_long_description_body_and_compatibility_warn() -> None:
                       f"compatibility: {'c' * 501}", "line\n" * 501)
     skill, diags = parse(text)
     found = messages(diags)
-    assert "characters; the limit is 1024" in found
+    assert "characters; the limit is 1024: truncated to 1024" in found
     assert "the limit is 500" in found
     assert "body is 501 lines" in found
-    assert skill.description == long_desc.strip()
+    assert len(skill.description) == 1024 and skill.description.endswith("\u2026")
+    assert long_desc.startswith(skill.description[:-1])
 
 
 def test_non_string_compatibility_is_converted_with_warning() -> None:

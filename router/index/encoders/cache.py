@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -12,16 +13,27 @@ from router.index.encoders.base import Embedder
 
 
 class QueryCache:
-    """A small LRU of query embeddings: repeated turns skip the encoder."""
+    """A small LRU of query embeddings: repeated turns skip the encoder.
+
+    Entries are keyed by a digest of the model id and the text, never by the text itself, so
+    the cache holds ``size`` rows of fixed size however long the messages are."""
 
     def __init__(self, size: int = 2048) -> None:
         self._size = size
-        self._data: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+        self._data: OrderedDict[bytes, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
+
+    @staticmethod
+    def key(model_id: str, text: str) -> bytes:
+        """The fixed-size cache key of ``text`` for ``model_id``."""
+        digest = hashlib.blake2b(digest_size=16)
+        digest.update(model_id.encode("utf-8", "surrogatepass") + b"\x00")
+        digest.update(text.encode("utf-8", "surrogatepass"))
+        return digest.digest()
 
     def encode(self, embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
         """Rows for ``texts``; only the ones not cached go to the encoder, in one batch."""
-        keys = [(embedder.model_id, t) for t in texts]
+        keys = [self.key(embedder.model_id, t) for t in texts]
         rows: dict[int, np.ndarray] = {}
         with self._lock:
             for i, key in enumerate(keys):
