@@ -37,7 +37,7 @@ test-fast: setup
 	$(PY) -m pytest -q -m "not slow"
 
 lint: setup
-	$(VENV)/bin/ruff check router tests examples
+	$(VENV)/bin/ruff check router tests examples benchmarks scripts
 	$(VENV)/bin/mypy
 
 proto: setup
@@ -51,7 +51,7 @@ proto-check: setup
 BENCH_ARGS ?= --embed-limit 10000
 
 bench: setup
-	$(CLI) bench $(BENCH_ARGS)
+	$(PY) -m benchmarks $(BENCH_ARGS)
 
 DEV_SET ?= ../shared/data/sealtools
 

@@ -4,13 +4,15 @@ The "model" here is scripted so the example runs offline and deterministically; 
 would send the system prompt and messages to its LLM and act on the tool call it returns.
 
 The turn:
-  1. Route the user's message; inject ``catalog_text`` into the system prompt.
+  1. Route the user's message; inject ``catalog_text`` into the system prompt; keep ``route_id``.
   2. The model picks a skill from the routed names and calls ``activate_skill``.
-  3. Activate it; the ``<skill_content>`` result goes into the conversation.
+  3. Activate it, passing ``route_id`` back (the router learns from shown-then-activated skills,
+     whichever replica answers); the ``<skill_content>`` result goes into the conversation.
   4. Compaction drops old messages but keeps every skill-content message.
   5. ReadResource fetches a bundled file the instructions refer to.
   6. Activating the same skill again in the session returns ``already_active`` (no second copy).
   7. A user typing ``/name`` gets the skill's content straight from Route (``explicit_content``).
+  8. Feedback reports how the skill worked out (here: success) with the same ``route_id``.
 
 Usage: python examples/gateway.py [--target HOST:PORT] [--message TEXT] [--timeout SECONDS]
 Exit status: 0 on success, 1 when the server cannot be reached or the turn cannot complete.
@@ -74,23 +76,24 @@ def preview(text: str, lines: int = 4) -> str:
 
 
 def route_and_activate(client: SkillRouterClient, message: str,
-                       session: str) -> tuple[list[Message], str, pb.ActivateResponse]:
+                       session: str) -> tuple[list[Message], str, pb.ActivateResponse, str]:
     """Steps 1-3: route, inject the catalog, let the model pick, activate."""
     step(1, "Route the user's message")
     route = client.route(message, session_id=session)
     print(f"   routed: {[s.name for s in route.skills]} "
-          f"({route.catalog_chars} of {route.full_catalog_chars} catalog characters)")
+          f"({route.catalog_chars} of {route.full_catalog_chars} catalog characters), "
+          f"route_id {route.route_id or '(feedback off)'}")
     conversation = [Message("system", f"{SYSTEM_PROMPT}\n\n{route.catalog_text}"),
                     Message("user", message)]
     step(2, "The model picks a skill")
     name = scripted_model(route)
     print(f"   model calls activate_skill(name={name!r})")
     step(3, "Activate it")
-    activation = client.activate(name, session_id=session)
+    activation = client.activate(name, session_id=session, route_id=route.route_id)
     print(f"   skill_dir: {activation.skill_dir}\n   resources: {list(activation.resources)}")
     print(preview(activation.content))
     conversation.append(Message("tool", activation.content))
-    return conversation, name, activation
+    return conversation, name, activation, route.route_id
 
 
 def protect_and_read(client: SkillRouterClient, conversation: list[Message], name: str,
@@ -132,9 +135,12 @@ def run(client: SkillRouterClient, message: str) -> None:
     """One conversation, every step printed."""
     session = f"gateway-{uuid.uuid4().hex[:8]}"
     print(f"skill-router at {client.target}, session {session}")
-    conversation, name, activation = route_and_activate(client, message, session)
+    conversation, name, activation, route_id = route_and_activate(client, message, session)
     protect_and_read(client, conversation, name, activation)
     dedup_and_explicit(client, name, session)
+    step(8, "Report how the skill worked out")
+    reply = client.feedback(name, "success", session_id=session, route_id=route_id)
+    print(f"   feedback success for {name}: recorded={reply.recorded}")
     print("\nturn complete")
 
 

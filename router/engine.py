@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -16,54 +17,32 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from router.activation import (
-    MAX_ACTIVE_SKILLS,
-    MAX_SESSION_ID_CHARS,
-    Activation,
-    Activator,
-    Resource,
-    ResourceList,
-)
+from router.activation.activator import Activation, Activator, Resource, ResourceList
+from router.activation.sessions import SessionStore, check_session_fields
 from router.config import Config
 from router.errors import IndexUnavailable, InvalidRequest
+from router.index import build as pipeline
 from router.index import dense
-from router.index.embed import (
-    Embedder,
-    QueryCache,
-    loading_in_background,
-    serving_embedder,
-)
+from router.index.build import ReindexResult, ReindexStats
+from router.index.encoders.base import Embedder
+from router.index.encoders.cache import QueryCache
+from router.index.encoders.factory import loading_in_background, serving_embedder
 from router.index.layout import IndexInfo, current_version
 from router.index.store import IndexSnapshot, load_index
-from router.reindex import ReindexResult, ReindexStats, reindex_engine
+from router.learning.recorder import Recorder
+from router.learning.traffic import learned_inputs
 from router.routing import router as core
 from router.routing.fusion import FusionConfig
-from router.routing.model import CatalogFormat, Reason, RouteQuery, RouteResult
-from router.sessions import SessionStore
+from router.routing.model import Reason, RouteQuery, RouteResult
+from router.routing.request import checked_query
 from router.skills.model import Diagnostic, Skill
 
 if TYPE_CHECKING:
-    from router.routing.arguments import ValidationResult
+    from router.activation.arguments import ValidationResult
 
 log = logging.getLogger(__name__)
 
-MAX_MESSAGE_CHARS = 32_000
-MAX_HISTORY_TURNS = 50
-MAX_CATALOG_CHARS = 1_000_000  # a larger budget is no budget; refuse it as a likely mistake
 
-
-def _check_sizes(query: RouteQuery) -> None:
-    """The caps on a request's parts other than the message. Raises InvalidRequest."""
-    longest = max((len(turn) for turn in query.history), default=0)
-    if longest > MAX_MESSAGE_CHARS:
-        raise InvalidRequest(f"a history turn has {longest} characters; the limit is "
-                             f"{MAX_MESSAGE_CHARS}: trim or drop long turns")
-    if len(query.active_skills) > MAX_ACTIVE_SKILLS:
-        raise InvalidRequest(f"active_skills lists {len(query.active_skills)} names; "
-                             f"the limit is {MAX_ACTIVE_SKILLS}")
-    if len(query.session_id) > MAX_SESSION_ID_CHARS:
-        raise InvalidRequest(f"session_id has {len(query.session_id)} characters; "
-                             f"the limit is {MAX_SESSION_ID_CHARS}")
 
 
 class Engine:
@@ -84,9 +63,12 @@ class Engine:
         self.activator = Activator(self._lookup, lambda: [s.name for s in self.skills()],
                                    SessionStore())
         self.index_dir = Path(index_dir) if index_dir is not None else None
+        # Learning from traffic: what was shown, then activated (router.learning).
+        self.recorder = Recorder(self.index_dir, config.feedback)
         # Held while the served index is rebuilt or reloaded, so those never interleave.
-        self.index_lock = threading.Lock()
-        self.reindex_stats = ReindexStats()
+        self._index_lock = threading.Lock()
+        self._stats_lock = threading.Lock()  # guards _stats, which metrics read at any time
+        self._stats = ReindexStats()
 
     @classmethod
     def open(cls, index_dir: str | Path, config: Config,
@@ -136,7 +118,7 @@ class Engine:
         """
         if self.index_dir is None:
             return False
-        if not self.index_lock.acquire(blocking=wait):
+        if not self._index_lock.acquire(blocking=wait):
             return False
         try:
             if current_version(self.index_dir) == self._snapshot.info.version:
@@ -144,34 +126,83 @@ class Engine:
             self.swap(load_index(self.index_dir))
             return True
         finally:
-            self.index_lock.release()
+            self._index_lock.release()
+
+    @property
+    def index_lock(self) -> threading.Lock:
+        """Held while the served index is rebuilt or reloaded; hold it to keep it still."""
+        return self._index_lock
+
+    def reindex_stats(self) -> ReindexStats:
+        """A copy of the reindex and reload counters."""
+        with self._stats_lock:
+            return replace(self._stats)
+
+    def record_load_failure(self) -> None:
+        """Count a version found on disk that could not be served."""
+        with self._stats_lock:
+            self._stats.load_failures += 1
 
     def reindex(self, full: bool = False) -> ReindexResult:
-        """Rebuild from the recorded discovery settings and swap (see ``router.reindex``)."""
-        return reindex_engine(self, full=full)
+        """Discover skills again with the settings the served index was built with; when any
+        changed (or ``full``), build a new version, make it current and swap it in.
+
+        Reindexes are serialised: a second call waits for the running one (up to
+        ``index.reindex_wait_seconds``), then runs itself, usually finding nothing to do; past
+        that wait it raises IndexUnavailable. Routes in flight finish on their snapshot.
+        """
+        if self.index_dir is None:
+            raise InvalidRequest("this server was started without an index folder; "
+                                 "it cannot rebuild its index")
+        wait = self._config.index.reindex_wait_seconds
+        if not self._index_lock.acquire(timeout=max(0.0, wait)):
+            raise IndexUnavailable(f"a reindex is already running and did not finish within "
+                                   f"{wait:.0f}s; try again later")
+        started = time.perf_counter()
+        failed = True
+        try:
+            result = self._rebuild(self.index_dir, full, started)
+            failed = False
+            return result
+        except Exception:
+            log.exception("reindex of %s failed; still serving %s", self.index_dir,
+                          self.info().version)
+            raise
+        finally:
+            self._index_lock.release()
+            with self._stats_lock:
+                self._stats.runs += 1
+                self._stats.failures += int(failed)
+                self._stats.last_duration_seconds = time.perf_counter() - started
+                if not failed:
+                    self._stats.last_result = result
+
+    def _rebuild(self, index_dir: Path, full: bool, started: float) -> ReindexResult:
+        served = self._snapshot
+        recorded = pipeline.recorded_settings(served.info.path)
+        discovery = pipeline.discovery_from_settings(recorded, served.info.version)
+        outcome = pipeline.build(
+            discovery, self._embedder, index_dir, keep_versions=self._config.index.keep_versions,
+            served=pipeline.Served(served.skills, recorded), full=full,
+            inputs=learned_inputs(index_dir, self._config.feedback),
+            before_prune=lambda info: self.swap(load_index(index_dir, info.version)))
+        changes = outcome.changes
+        if outcome.info is None:
+            log.info("reindex: %d skills unchanged; still serving %s", changes.unchanged,
+                     served.info.version)
+            return ReindexResult(served.info.version, changes, time.perf_counter() - started,
+                                 outcome.diagnostics, swapped=False)
+        log.info("reindex: %s -> %s (+%d ~%d -%d, %d unchanged)", served.info.version,
+                 outcome.info.version, changes.added, changes.changed, changes.removed,
+                 changes.unchanged)
+        return ReindexResult(outcome.info.version, changes, time.perf_counter() - started,
+                             outcome.diagnostics, swapped=True)
 
     def validate(self, query: RouteQuery) -> RouteQuery:
         """Check a request; return it with defaults filled. Raises InvalidRequest."""
-        routing = self._config.routing
-        if not query.message.strip():
-            raise InvalidRequest("message is empty: send the user's latest message text")
-        if len(query.message) > MAX_MESSAGE_CHARS:
-            raise InvalidRequest(f"message has {len(query.message)} characters; the limit is "
-                                 f"{MAX_MESSAGE_CHARS}: send only the latest user turn")
-        if len(query.history) > MAX_HISTORY_TURNS:
-            raise InvalidRequest(f"history has {len(query.history)} turns; send at most "
-                                 f"{MAX_HISTORY_TURNS} (only the last "
-                                 f"{self._fusion.history_turns} are used)")
-        if not 0 <= query.top_k <= routing.max_top_k:
-            raise InvalidRequest(f"top_k must be between 0 (server default {routing.top_k}) "
-                                 f"and {routing.max_top_k}; got {query.top_k}")
-        if not 0 <= query.max_catalog_chars <= MAX_CATALOG_CHARS:
-            raise InvalidRequest(f"max_catalog_chars must be 0 (no budget) or up to "
-                                 f"{MAX_CATALOG_CHARS}; got {query.max_catalog_chars}")
-        _check_sizes(query)
-        if not isinstance(query.format, CatalogFormat):
-            raise InvalidRequest(f"unknown catalog format {query.format!r}")
-        return replace(query, top_k=query.top_k or routing.top_k)
+        query = checked_query(query, self._config.routing, self._fusion.history_turns)
+        check_session_fields(query.session_id, query.active_skills)
+        return query
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
         return self._cache.encode(self._embedder, texts)
@@ -195,16 +226,27 @@ class Engine:
         """``route`` plus what a turn does besides: a ``/name`` the user typed is activated
         (content in ``explicit_content``, marked active for the session)."""
         result = self.route(query, explain=explain)
+        result = replace(result, route_id=self.recorder.on_route(query, result))
         explicit = [s.name for s in result.skills if s.reason is Reason.EXPLICIT]
         if not explicit:
             return result
         done = self.activator.activate(explicit[0], session_id=query.session_id,
                                        active_skills=query.active_skills, explicit=True)
+        self.recorder.on_activate(done.name, query.session_id, result.route_id, explicit=True)
         return replace(result, explicit_content=done.content)
 
     def activate(self, name: str, session_id: str = "", active_skills: tuple[str, ...] = (),
-                 include_frontmatter: bool = False) -> Activation:
-        return self.activator.activate(name, session_id, active_skills, include_frontmatter)
+                 include_frontmatter: bool = False, route_id: str = "") -> Activation:
+        done = self.activator.activate(name, session_id, active_skills, include_frontmatter)
+        self.recorder.on_activate(done.name, session_id, route_id)
+        return done
+
+    def feedback(self, skill: str, session_id: str, outcome: str, route_id: str = "") -> bool:
+        """Record an outcome for ``skill`` (see ``router.learning.recorder``); False when
+        feedback is off. An unknown skill is ``NotFound``."""
+        check_session_fields(session_id, ())
+        self.activator.find(skill)  # NotFound (close names suggested) for an unknown skill
+        return self.recorder.on_feedback(skill, session_id, outcome, route_id)
 
     def read_resource(self, name: str, path: str) -> Resource:
         return self.activator.read_resource(name, path)

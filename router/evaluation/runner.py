@@ -14,8 +14,8 @@ from router.config import Config, DiscoveryConfig
 from router.engine import Engine
 from router.errors import InvalidRequest
 from router.evaluation.metrics import Labelled, Outcome, Scores, score, split_of
-from router.index.embed import make_embedder
-from router.index.store import build_index
+from router.index.build import build
+from router.index.encoders.factory import make_embedder
 from router.routing.model import Reason, RouteQuery
 
 log = logging.getLogger(__name__)
@@ -46,15 +46,13 @@ def index_for_root(root: str | Path, config: Config, cache_dir: str | Path,
 
     Unchanged descriptions reuse their cached embeddings, so a repeat run is quick.
     """
-    from router.skills.discovery import discover
-
     slug = re.sub(r"[^A-Za-z0-9]+", "-", str(Path(root).resolve())).strip("-")[-60:]
     target = Path(cache_dir) / slug
-    found = discover(DiscoveryConfig(project_dir=None, home_dir=None,
-                                     bundled_roots=(str(root),),
-                                     max_dirs=max(config.discovery.max_dirs, 100_000)))
+    discovery = DiscoveryConfig(project_dir=None, home_dir=None, bundled_roots=(str(root),),
+                                max_dirs=max(config.discovery.max_dirs, 100_000))
     embedder = make_embedder(config.index.model, batch_size=config.index.batch_size)
-    build_index(found.skills, found.diagnostics, embedder, target, progress=progress)
+    build(discovery, embedder, target, keep_versions=config.index.keep_versions,
+          progress=progress)
     return target
 
 

@@ -28,7 +28,7 @@ vectors plus noise (latency does not depend on the text). Below 20,000 vectors t
 stays within ~1 ms of HNSW and builds instantly, while an HNSW build takes 2.7 s per 10,000
 and 45-50 s per 100,000 vectors on one thread here and is redone on every reindex.
 
-At 1M vectors (``scripts/dense_scale.py``; 10,000 real rows plus near-copies of them, a
+At 1M vectors (``benchmarks/dense_scale.py``; 10,000 real rows plus near-copies of them, a
 pessimistic case with many near-ties) efSearch 128 / 256 / 512 give recall@10 0.839 / 0.916 /
 0.947 at 0.72 / 1.01 / 1.88 ms p50: a server sets its own value with ``index.hnsw_ef_search``.
 """

@@ -78,11 +78,15 @@ def read_info(root: str | Path) -> IndexInfo:
     version = current_version(root)
     folder = root / VERSIONS / version
     try:
-        manifest = read_manifest(folder)
-        return IndexInfo(version=version, model=str(manifest["model"]),
-                         dimension=int(manifest["dimension"]),
-                         skill_count=int(manifest["skill_count"]),
-                         built_at=str(manifest["built_at"]),
-                         format_version=int(manifest["format_version"]), path=str(folder))
+        return info_from_manifest(read_manifest(folder), version, folder)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise IndexCorrupt(f"{folder}: cannot read manifest: {exc}") from exc
+
+
+def info_from_manifest(manifest: dict[str, Any], version: str, folder: Path) -> IndexInfo:
+    """The facts a version's manifest records. KeyError / ValueError when one is missing."""
+    return IndexInfo(version=version, model=str(manifest["model"]),
+                     dimension=int(manifest["dimension"]),
+                     skill_count=int(manifest["skill_count"]),
+                     built_at=str(manifest["built_at"]),
+                     format_version=int(manifest["format_version"]), path=str(folder))

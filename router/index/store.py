@@ -23,7 +23,7 @@ import os
 import shutil
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -36,19 +36,19 @@ import numpy as np
 
 from router.errors import IndexCorrupt
 from router.index import dense
-from router.index.embed import Embedder
+from router.index.encoders.base import Embedder
 from router.index.layout import (
     MANIFEST,
     VERSIONS,
     IndexInfo,
     checksums,
     current_version,
+    info_from_manifest,
     point_current,
     read_manifest,
 )
 from router.index.lexical import LexicalIndex, skill_document
-from router.index.vectors import embed_skills, previous_vectors
-from router.routing.fusion import catalog_centroid
+from router.index.vectors import catalog_centroid, embed_skills, previous_vectors
 from router.skills.model import Diagnostic, Level, Skill
 
 log = logging.getLogger(__name__)
@@ -83,11 +83,6 @@ class IndexSnapshot:
         """Rows of skills whose metadata marks them always-on."""
         return tuple(i for i, s in enumerate(self.skills) if s.always_on)
 
-    @cached_property
-    def render_cache(self) -> dict[tuple[object, ...], int]:
-        """Room for per-snapshot rendering figures (e.g. the full catalog's size per format)."""
-        return {}
-
     def position(self, name: str) -> int | None:
         return self.positions.get(name)
 
@@ -106,17 +101,21 @@ def _library_versions() -> dict[str, str]:
 
 def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
                 embedder: Embedder, root: str | Path, *, progress: bool = False,
-                settings: dict[str, Any] | None = None, reuse: bool = True) -> IndexInfo:
+                settings: dict[str, Any] | None = None, reuse: bool = True,
+                known: Mapping[str, np.ndarray] | None = None) -> IndexInfo:
     """Embed ``skills`` and write a new version under ``root``; make it current atomically.
 
     ``reuse`` takes the current version's embedding of any unchanged text instead of
-    encoding it again; ``settings`` (e.g. the discovery settings) are kept in the manifest.
+    encoding it again; ``known`` adds embeddings made elsewhere (a sharded build's partials),
+    keyed by ``vectors.text_key``; ``settings`` (e.g. the discovery settings) are kept in the
+    manifest.
     """
     started = time.perf_counter()
     root = Path(root)
     (root / VERSIONS).mkdir(parents=True, exist_ok=True)
     ordered = sorted(skills, key=lambda s: s.name)
     cache = previous_vectors(root, embedder.model_id) if reuse else {}
+    cache.update(known or {})
     vectors, reused = embed_skills(ordered, embedder, cache, progress)
     built_at = datetime.now(UTC)
     stamp = built_at.isoformat()
@@ -198,10 +197,7 @@ def load_index(root: str | Path, version: str | None = None, *,
         raise IndexCorrupt(f"{folder}: cannot load index: {exc}") from exc
     if len(skills) != vectors.shape[0] or index.ntotal != len(skills):
         raise IndexCorrupt(f"{folder}: {len(skills)} skills but {vectors.shape[0]} vectors")
-    info = IndexInfo(version=version, model=str(manifest["model"]),
-                     dimension=int(manifest["dimension"]), skill_count=len(skills),
-                     built_at=str(manifest["built_at"]), format_version=FORMAT_VERSION,
-                     path=str(folder))
+    info = info_from_manifest(manifest, version, folder)
     return IndexSnapshot(info=info, skills=skills, diagnostics=diagnostics, vectors=vectors,
                          dense=index, lexical=lexical)
 

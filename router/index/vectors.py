@@ -10,9 +10,15 @@ from pathlib import Path
 import numpy as np
 
 from router.errors import IndexUnavailable
-from router.index.embed import Embedder
+from router.index.encoders.base import Embedder
 from router.index.layout import VERSIONS, current_version, read_manifest
 from router.skills.model import Skill
+
+
+def catalog_centroid(vectors: np.ndarray) -> np.ndarray:
+    """Mean of the catalog's normalised vectors; ``query @ centroid`` is the mean cosine."""
+    matrix = np.asarray(vectors, dtype=np.float32).reshape(len(vectors), -1)
+    return matrix.mean(axis=0) if len(matrix) else np.zeros(matrix.shape[1], dtype=np.float32)
 
 
 def embedding_text(skill: Skill) -> str:
@@ -20,7 +26,8 @@ def embedding_text(skill: Skill) -> str:
     return f"{skill.name.replace('-', ' ')}: {skill.description}"
 
 
-def _text_key(model_id: str, text: str) -> str:
+def text_key(model_id: str, text: str) -> str:
+    """The cache key of an embedding: the model and the exact text embedded."""
     return hashlib.sha256(f"{model_id}\x00{text}".encode()).hexdigest()
 
 
@@ -38,13 +45,13 @@ def previous_vectors(root: Path, model_id: str) -> dict[str, np.ndarray]:
         return {}
     if len(skills) != len(vectors):
         return {}
-    return {_text_key(model_id, embedding_text(s)): vectors[i] for i, s in enumerate(skills)}
+    return {text_key(model_id, embedding_text(s)): vectors[i] for i, s in enumerate(skills)}
 
 
 def embed_skills(skills: Sequence[Skill], embedder: Embedder, cache: dict[str, np.ndarray],
            progress: bool) -> tuple[np.ndarray, int]:
     texts = [embedding_text(s) for s in skills]
-    keys = [_text_key(embedder.model_id, t) for t in texts]
+    keys = [text_key(embedder.model_id, t) for t in texts]
     missing = [i for i, k in enumerate(keys) if k not in cache]
     vectors = np.zeros((len(skills), embedder.dimension), dtype=np.float32)
     if missing:

@@ -12,7 +12,7 @@ import threading
 from dataclasses import dataclass
 from typing import Protocol
 
-from router.activation import Activation, Resource, ResourceList
+from router.activation.activator import Activation, Resource, ResourceList
 from router.engine import Engine
 from router.index import dense
 from router.mcp.sessions import SessionState
@@ -37,6 +37,7 @@ class Search:
     catalog_text: str
     index_version: str
     explicit_content: str = ""  # a skill the query named as /name, activated as Route does
+    route_id: str = ""  # the router's id for this route (passed back on Activate)
 
 
 @dataclass(frozen=True)
@@ -84,10 +85,12 @@ class EngineBackend:
             message=query, top_k=top_k, session_id=session.session_id,
             active_skills=session.active_skills))
         hits = tuple(Hit(s.name, s.description, s.score, s.reason.value) for s in result.skills)
-        return Search(hits, result.catalog_text, result.index_version, result.explicit_content)
+        return Search(hits, result.catalog_text, result.index_version, result.explicit_content,
+                      result.route_id)
 
     def activate(self, name: str, session: SessionState) -> Activation:
-        return self.engine.activate(name, session.session_id, session.active_skills)
+        return self.engine.activate(name, session.session_id, session.active_skills,
+                                    route_id=session.route_id)
 
     def list_resources(self, name: str) -> ResourceList:
         return self.engine.list_resources(name)

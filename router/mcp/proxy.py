@@ -13,7 +13,7 @@ from typing import TypeVar
 
 import grpc
 
-from router.activation import Activation, Resource, ResourceList
+from router.activation.activator import Activation, Resource, ResourceList
 from router.client import SkillRouterClient
 from router.errors import (
     IndexUnavailable,
@@ -65,11 +65,13 @@ class GrpcBackend:
             active_skills=session.active_skills))
         hits = tuple(Hit(s.name, s.description, s.score, _REASONS.get(s.reason, "retrieved"))
                      for s in reply.skills)
-        return Search(hits, reply.catalog_text, reply.index_version, reply.explicit_content)
+        return Search(hits, reply.catalog_text, reply.index_version, reply.explicit_content,
+                      reply.route_id)
 
     def activate(self, name: str, session: SessionState) -> Activation:
         reply = _call(self.client.target, lambda: self.client.activate(
-            name, session_id=session.session_id, active_skills=session.active_skills))
+            name, session_id=session.session_id, active_skills=session.active_skills,
+            route_id=session.route_id))
         return Activation(name, reply.content, tuple(reply.resources),
                           reply.resources_truncated, reply.skill_dir, reply.already_active)
 

@@ -15,7 +15,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import BlobResourceContents, CallToolResult, EmbeddedResource, TextContent
 from pydantic import BaseModel
 
-from router.activation import Resource
+from router.activation.activator import Resource
 from router.errors import RouterError
 from router.mcp.backend import Backend
 from router.mcp.resources import resource_uri
@@ -110,6 +110,7 @@ class SkillTools:
             found = await anyio.to_thread.run_sync(self.backend.search, query, top_k, state)
         except RouterError as exc:
             raise ToolError(str(exc)) from exc
+        self.sessions.routed(key, found.route_id)
         output = SearchOutput(skills=[SkillHit(name=h.name, description=h.description,
                                                score=h.score, reason=h.reason)
                                       for h in found.hits], index_version=found.index_version)

@@ -3,6 +3,11 @@
 Formats follow the Agent Skills client guide: an ``<available_skills>`` XML block, JSON, or a
 Markdown list, each followed by the short behavioural instruction for the activation mode.
 No skills -> the empty string: no block and no instruction.
+
+Skill text is untrusted: XML output drops every character XML 1.0 forbids (C0 controls, NUL,
+U+FFFE, ...) before escaping, so the block is always well-formed; a Markdown entry is one line
+(line breaks in a description or name collapse to spaces), so a description cannot add headings
+or entries; a description over the spec's 1,024 characters is cut (indexing already cuts it).
 """
 
 from __future__ import annotations
@@ -13,6 +18,8 @@ from dataclasses import dataclass
 from html import escape
 
 from router.routing.model import CatalogFormat
+from router.skills.limits import truncate_description
+from router.textsafe import one_line, xml_chars
 
 TOOL_INSTRUCTION = (
     "The following skills provide specialized instructions for specific tasks.\n"
@@ -42,12 +49,14 @@ def instruction(activation_mode: str) -> str:
 
 
 def _xml(text: str) -> str:
-    """``text`` escaped for XML character data (``&``, ``<`` and ``>``)."""
-    return escape(text, quote=False)
+    """``text`` escaped for XML character data (``&``, ``<`` and ``>``), without the
+    characters XML 1.0 forbids."""
+    return escape(xml_chars(text), quote=False)
 
 
 def render_entry(entry: Entry, fmt: CatalogFormat) -> str:
     """One entry in ``fmt``; the unit a character budget counts (never cut in half)."""
+    entry = Entry(entry.name, truncate_description(entry.description), entry.location)
     if fmt is CatalogFormat.XML:
         location = f"    <location>{_xml(entry.location)}</location>\n" if entry.location else ""
         return (f"  <skill>\n    <name>{_xml(entry.name)}</name>\n"
@@ -58,8 +67,13 @@ def render_entry(entry: Entry, fmt: CatalogFormat) -> str:
         if entry.location:
             data["location"] = entry.location
         return json.dumps(data, ensure_ascii=False)
-    location = f" (`{entry.location}`)" if entry.location else ""
-    return f"- **{entry.name}**: {entry.description}{location}\n"
+    location = f" (`{_md(entry.location)}`)" if entry.location else ""
+    return f"- **{_md(entry.name)}**: {_md(entry.description)}{location}\n"
+
+
+def _md(text: str) -> str:
+    """``text`` for one Markdown list line: no line breaks, no forbidden characters."""
+    return one_line(xml_chars(text))
 
 
 def render(entries: Sequence[Entry], fmt: CatalogFormat, activation_mode: str = "tool") -> str:

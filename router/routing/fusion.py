@@ -50,6 +50,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from router.index.encoders.base import normalise
 from router.routing.model import DropReason
 
 log = logging.getLogger(__name__)
@@ -146,9 +147,8 @@ def history_text(history: Sequence[str], config: FusionConfig) -> str:
 
 
 def _unit(vector: np.ndarray) -> np.ndarray:
-    out = np.asarray(vector, dtype=np.float32)
-    norm = float(np.linalg.norm(out))
-    return out / np.float32(norm) if norm > 0 else out
+    row: np.ndarray = normalise(np.asarray(vector, dtype=np.float32).reshape(1, -1))[0]
+    return row
 
 
 def mix_history(message: np.ndarray, history: np.ndarray, weight: float) -> np.ndarray:
@@ -160,12 +160,6 @@ def pool(vectors: np.ndarray) -> np.ndarray:
     """Normalised mean of (at least one) sentence vectors. Stands in for embedding the whole
     message: as good on the dev set, cheaper, and free of the model's input length cut-off."""
     return _unit(np.asarray(vectors, dtype=np.float32).mean(axis=0))
-
-
-def catalog_centroid(vectors: np.ndarray) -> np.ndarray:
-    """Mean of the catalog's normalised vectors; ``query @ centroid`` is the mean cosine."""
-    matrix = np.asarray(vectors, dtype=np.float32).reshape(len(vectors), -1)
-    return matrix.mean(axis=0) if len(matrix) else np.zeros(matrix.shape[1], dtype=np.float32)
 
 
 _Best = dict[int, tuple[float, float]]  # row id -> (raw score, normalised weighted score)

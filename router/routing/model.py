@@ -82,3 +82,4 @@ class RouteResult:
     candidates: tuple[Candidate, ...] = field(default=())  # filled only when explaining
     explicit_content: str = ""  # <skill_content> of a /name the user typed
     activate_tool_json: str = ""  # an activate_skill tool definition carrying the catalog
+    route_id: str = ""  # identifies the turn to Activate/Feedback on any replica ("" = not kept)

@@ -226,13 +226,24 @@ def _parameters_json(skill: Skill) -> str:
     return json.dumps(skill.parameters, ensure_ascii=False, sort_keys=True)
 
 
+# The unrouted catalog's size per (snapshot, format, mode): rendering every skill costs
+# milliseconds at 10k skills, so it is done once. Kept here, not on the snapshot, which routing
+# only reads. A lost race recomputes the same value.
+_FULL_CHARS: dict[tuple[object, ...], int] = {}
+_FULL_CHARS_KEPT = 64
+
+
 def full_catalog_chars(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig) -> int:
     """Size of the catalog an agent would inject without routing (every routable skill)."""
-    key = ("_full_chars", query.format, config.activation_mode, config.include_location)
-    cache = snap.render_cache
-    if key not in cache:
+    key = (snap.info.path, snap.info.version, query.format, config.activation_mode,
+           config.include_location)
+    size = _FULL_CHARS.get(key)
+    if size is None:
         loc = config.include_location
         entries = [catalog.Entry(s.name, s.description, s.location if loc else "")
                    for s in snap.skills if filter_reason(s) is None]
-        cache[key] = len(catalog.render(entries, query.format, config.activation_mode))
-    return cache[key]
+        size = len(catalog.render(entries, query.format, config.activation_mode))
+        if len(_FULL_CHARS) >= _FULL_CHARS_KEPT:
+            _FULL_CHARS.clear()  # snapshots come and go; a few formats of the live ones fit
+        _FULL_CHARS[key] = size
+    return size

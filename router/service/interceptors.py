@@ -4,6 +4,9 @@ Every call gets a request id, taken from the ``x-request-id`` metadata when the 
 and generated otherwise; it is echoed in the trailing metadata and written on the call's log
 line (``request_id``, ``method``, ``code``, ``ms`` as structured fields). A call whose deadline
 has already passed when it reaches the server is answered DEADLINE_EXCEEDED without running.
+A unary request whose bytes do not parse (e.g. a string field holding invalid UTF-8, which
+proto3 forbids) is answered INVALID_ARGUMENT with the parser's reason, and logged and counted
+like any other call, instead of failing inside gRPC before any handler runs.
 """
 
 from __future__ import annotations
@@ -17,10 +20,11 @@ from typing import Any
 
 import grpc
 
+from router.skills.limits import REQUEST_ID_CHARS
+
 log = logging.getLogger(__name__)
 
 REQUEST_ID_KEY = "x-request-id"
-MAX_REQUEST_ID_CHARS = 128
 
 
 @dataclass(frozen=True)
@@ -54,7 +58,7 @@ def request_id_of(context: grpc.ServicerContext) -> str:
     """The caller's ``x-request-id`` (trimmed to a sane length), else a fresh one."""
     for key, value in context.invocation_metadata() or ():
         if key == REQUEST_ID_KEY and isinstance(value, str) and value.strip():
-            return value.strip()[:MAX_REQUEST_ID_CHARS]
+            return value.strip()[:REQUEST_ID_CHARS]
     return uuid.uuid4().hex
 
 
@@ -65,6 +69,33 @@ def _begin(context: grpc.ServicerContext, request_id: str) -> None:
     if remaining is not None and remaining <= 0:
         context.abort(grpc.StatusCode.DEADLINE_EXCEEDED,
                       "the call's deadline passed before the server could start it")
+
+
+@dataclass(frozen=True)
+class Unparsable:
+    """Stands in for a request whose bytes did not parse; the handler is not run."""
+
+    reason: str
+
+
+def _lenient(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    if deserializer is None:
+        return None
+
+    def parse(data: bytes) -> Any:
+        try:
+            return deserializer(data)
+        except Exception as exc:  # protobuf's DecodeError, or anything a parser raises
+            return Unparsable(str(exc) or type(exc).__name__)
+
+    return parse
+
+
+def _refuse_unparsable(request: Any, context: grpc.ServicerContext) -> None:
+    if isinstance(request, Unparsable):
+        context.abort(grpc.StatusCode.INVALID_ARGUMENT,
+                      f"the request could not be parsed ({request.reason}); every string "
+                      "field must be valid UTF-8")
 
 
 Unary = Callable[[Any, grpc.ServicerContext], Any]
@@ -88,14 +119,15 @@ class LoggingInterceptor(grpc.ServerInterceptor):  # type: ignore[type-arg]
         method = handler_call_details.method
         kwargs: dict[str, Any] = {"request_deserializer": handler.request_deserializer,
                                   "response_serializer": handler.response_serializer}
+        unary_kwargs = {**kwargs, "request_deserializer": _lenient(handler.request_deserializer)}
         if handler.unary_unary is not None:
             return grpc.unary_unary_rpc_method_handler(
-                self._wrap_unary(method, handler.unary_unary), **kwargs)
+                self._wrap_unary(method, handler.unary_unary), **unary_kwargs)
         if handler.unary_stream is not None:
             if getattr(handler.unary_stream, "experimental_non_blocking", False):
                 return handler  # health Watch: wrapping would pin a worker thread per watcher
             return grpc.unary_stream_rpc_method_handler(
-                self._wrap_stream(method, handler.unary_stream), **kwargs)
+                self._wrap_stream(method, handler.unary_stream), **unary_kwargs)
         if handler.stream_unary is not None:
             return grpc.stream_unary_rpc_method_handler(
                 self._wrap_unary(method, handler.stream_unary), **kwargs)
@@ -110,6 +142,7 @@ class LoggingInterceptor(grpc.ServerInterceptor):  # type: ignore[type-arg]
             request_id, response, failed = request_id_of(context), None, True
             try:
                 _begin(context, request_id)
+                _refuse_unparsable(request, context)
                 response = behaviour(request, context)
                 failed = False
                 return response
@@ -126,6 +159,7 @@ class LoggingInterceptor(grpc.ServerInterceptor):  # type: ignore[type-arg]
             request_id, failed = request_id_of(context), True
             try:
                 _begin(context, request_id)
+                _refuse_unparsable(request, context)
                 yield from behaviour(request, context)
                 failed = False
             finally:

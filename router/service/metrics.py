@@ -11,6 +11,10 @@ metrics. Exported (all prefixed ``skill_router_``):
 - ``routed_skills_total{reason}``: skills placed in catalogs, by reason
 - ``skill_routed_total{skill}`` / ``skill_activated_total{skill}``: per skill (always-on skills
   are not counted as routed: they are in every catalog)
+- ``skill_shown_total{skill}``: catalogs that showed this skill, for any reason
+- ``skill_succeeded_total``, ``skill_failed_total``, ``skill_wrong_total``,
+  ``skill_not_used_total`` (each ``{skill}``): Feedback outcomes (seed 003's execution success
+  and task completion; hit rate is activated / routed)
 - ``index_info{version,model}``, ``index_skills``: the snapshot being served
 - ``reindex_runs_total``, ``reindex_failures_total``, ``reindex_last_duration_seconds``,
   ``index_load_failures_total`` (new versions on disk that were refused)
@@ -27,6 +31,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, start_http_
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily
 from prometheus_client.registry import Collector
 
+from router.client import SERVICE_NAME
 from router.engine import Engine
 from router.service.interceptors import CallRecord
 from router.v1 import router_pb2 as pb
@@ -34,9 +39,13 @@ from router.v1 import router_pb2 as pb
 log = logging.getLogger(__name__)
 
 PREFIX = "skill_router"
-SERVICE_PREFIX = "/router.v1.SkillRouter/"
+SERVICE_PREFIX = f"/{SERVICE_NAME}/"
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0)
 _REASON_PREFIX = "ROUTE_REASON_"
+_OUTCOME_COUNTERS: dict[int, str] = {pb.FEEDBACK_OUTCOME_SUCCESS: "succeeded",
+                     pb.FEEDBACK_OUTCOME_FAILURE: "failed",
+                     pb.FEEDBACK_OUTCOME_WRONG_SKILL: "wrong",
+                     pb.FEEDBACK_OUTCOME_NOT_USED: "not_used"}
 
 
 def short_method(method: str) -> str:
@@ -55,7 +64,7 @@ class EngineCollector(Collector):
 
     def collect(self) -> Iterator[Any]:
         info = self._engine.info()
-        stats = self._engine.reindex_stats
+        stats = self._engine.reindex_stats()
         index = InfoMetricFamily(f"{PREFIX}_index", "The index version being served")
         index.add_metric([], {"version": info.version, "model": info.model})
         yield index
@@ -90,6 +99,12 @@ class ServiceMetrics:
                                     "in the catalog (always-on excluded)", ["skill"], registry=reg)
         self.skill_activated = Counter(f"{PREFIX}_skill_activated", "Activations of this skill",
                                        ["skill"], registry=reg)
+        self.skill_shown = Counter(f"{PREFIX}_skill_shown", "Catalogs that showed this skill, "
+                                   "for any reason", ["skill"], registry=reg)
+        self.outcomes: dict[int, Counter] = {
+            outcome: Counter(f"{PREFIX}_skill_{name}", f"Feedback outcomes {name} for this "
+                             "skill", ["skill"], registry=reg)
+            for outcome, name in _OUTCOME_COUNTERS.items()}
         reg.register(EngineCollector(engine))
 
     def observe(self, record: CallRecord) -> None:
@@ -104,6 +119,10 @@ class ServiceMetrics:
             self._observe_route(record.response)
         elif method == "Activate":
             self.skill_activated.labels(skill=str(getattr(record.request, "name", ""))).inc()
+        elif method == "Feedback":
+            counter = self.outcomes.get(int(getattr(record.request, "outcome", 0)))
+            if counter is not None:
+                counter.labels(skill=str(getattr(record.request, "skill", ""))).inc()
 
     def _observe_route(self, response: Any) -> None:
         self.routes.inc()
@@ -111,6 +130,7 @@ class ServiceMetrics:
         for skill in response.skills:
             reason = pb.RouteReason.Name(skill.reason).removeprefix(_REASON_PREFIX).lower()
             self.by_reason.labels(reason=reason).inc()
+            self.skill_shown.labels(skill=skill.name).inc()
             if skill.reason == pb.ROUTE_REASON_RETRIEVED:
                 retrieved = True
             if skill.reason != pb.ROUTE_REASON_ALWAYS_ON:

@@ -68,6 +68,6 @@ class IndexPoller:
         if reason == self._last_error:
             return
         self._last_error = reason
-        self._engine.reindex_stats.load_failures += 1
+        self._engine.record_load_failure()
         log.error("refused new index version %s: %s; still serving %s",
                   self._refused or "(none)", reason, self._engine.info().version)

@@ -21,12 +21,13 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from router.client import SERVICE_NAME
 from router.config import ServerConfig
 from router.engine import Engine
 from router.service.interceptors import CallObserver, LoggingInterceptor
 from router.service.metrics import ServiceMetrics, start_metrics_http
 from router.service.poller import IndexPoller
-from router.service.servicer import SERVICE_NAME, add_to_server
+from router.service.servicer import add_to_server
 
 log = logging.getLogger(__name__)
 

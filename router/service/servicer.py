@@ -23,12 +23,14 @@ from router.errors import (
 )
 from router.index.layout import IndexInfo
 from router.routing.model import CatalogFormat, Reason, RoutedSkill, RouteQuery, RouteResult
-from router.service.activation_codec import (
+from router.service.codec import (
     activation_to_proto,
     resource_list_to_proto,
     resource_to_proto,
     validation_to_proto,
 )
+from router.service.feedback_codec import outcome_from_proto
+from router.skills.limits import truncate_description
 from router.skills.model import Diagnostic, Level, Scope, Skill, SkillKind
 from router.v1 import router_pb2 as pb
 from router.v1 import router_pb2_grpc as pb_grpc
@@ -100,7 +102,7 @@ def query_from_proto(request: pb.RouteRequest) -> RouteQuery:
 
 
 def routed_to_proto(skill: RoutedSkill) -> pb.RoutedSkill:
-    return pb.RoutedSkill(name=skill.name, description=skill.description,
+    return pb.RoutedSkill(name=skill.name, description=truncate_description(skill.description),
                           location=skill.location, score=skill.score,
                           reason=_REASONS.get(skill.reason, pb.ROUTE_REASON_UNSPECIFIED),
                           parameters_json=skill.parameters_json)
@@ -119,6 +121,7 @@ def route_to_proto(result: RouteResult) -> pb.RouteResponse:
         unknown_explicit=list(result.unknown_explicit),
         explicit_content=result.explicit_content,
         activate_tool_json=result.activate_tool_json,
+        route_id=result.route_id,
     )
 
 
@@ -136,8 +139,8 @@ def explain_to_proto(result: RouteResult) -> pb.ExplainResponse:
 
 def skill_to_proto(skill: Skill) -> pb.SkillInfo:
     return pb.SkillInfo(
-        name=skill.name, description=skill.description, location=skill.location,
-        scope=_SCOPES.get(skill.scope, pb.SKILL_SCOPE_UNSPECIFIED),
+        name=skill.name, description=truncate_description(skill.description),
+        location=skill.location, scope=_SCOPES.get(skill.scope, pb.SKILL_SCOPE_UNSPECIFIED),
         kind=_KINDS.get(skill.kind, pb.SKILL_KIND_UNSPECIFIED),
         model_invocable=skill.model_invocable, user_invocable=skill.user_invocable,
         enabled=skill.enabled, deprecated=skill.deprecated, always_on=skill.always_on,
@@ -193,7 +196,8 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
         """Activation on the model's behalf (a user's ``/name`` goes through Route)."""
         return _guarded(context, "Activate", lambda: activation_to_proto(
             self._engine.activate(request.name, request.session_id,
-                                  tuple(request.active_skills), request.include_frontmatter)))
+                                  tuple(request.active_skills), request.include_frontmatter,
+                                  route_id=request.route_id)))
 
     def ReadResource(self, request: pb.ReadResourceRequest,
                      context: grpc.ServicerContext) -> pb.ReadResourceResponse:
@@ -207,7 +211,7 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
 
     def Reindex(self, request: pb.ReindexRequest,
                 context: grpc.ServicerContext) -> pb.ReindexResponse:
-        """Rebuild from the recorded discovery settings and swap; see ``router.reindex``."""
+        """Rebuild from the recorded discovery settings and swap; see ``router.index.build``."""
         def run() -> pb.ReindexResponse:
             done = self._engine.reindex(full=request.full)
             return pb.ReindexResponse(
@@ -218,6 +222,14 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
                 swapped=done.swapped)
 
         return _guarded(context, "Reindex", run)
+
+    def Feedback(self, request: pb.FeedbackRequest,
+                 context: grpc.ServicerContext) -> pb.FeedbackResponse:
+        """An outcome for a skill in a session; see ``router.learning.recorder``."""
+        return _guarded(context, "Feedback", lambda: pb.FeedbackResponse(
+            recorded=self._engine.feedback(request.skill, request.session_id,
+                                           outcome_from_proto(request.outcome),
+                                           request.route_id)))
 
     def ListResources(self, request: pb.ListResourcesRequest,
                       context: grpc.ServicerContext) -> pb.ListResourcesResponse:
@@ -246,4 +258,3 @@ def add_to_server(engine: Engine, server: grpc.Server) -> SkillRouterServicer:
     return servicer
 
 
-SERVICE_NAME: str = pb.DESCRIPTOR.services_by_name["SkillRouter"].full_name

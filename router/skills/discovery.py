@@ -19,9 +19,10 @@ from collections.abc import Callable
 from router.config import DiscoveryConfig
 from router.errors import SkillParseError
 from router.skills.files import read_file
+from router.skills.limits import SKILL_FILE_MAX_BYTES
 from router.skills.manifest import attach_manifest, parse_manifest
 from router.skills.model import Diagnostic, DiscoveryResult, Level, Scope, Shadowed, Skill
-from router.skills.parse import DEFAULT_MAX_BYTES, diagnostic_from_error, parse_skill_md
+from router.skills.parse import diagnostic_from_error, parse_skill_md
 from router.skills.walk import ScanLimits, SkillDir, find_skill_dirs
 
 log = logging.getLogger(__name__)
@@ -42,7 +43,7 @@ def _load(parser: _Parser, path: str, base_dir: str, scope: Scope,
 
 
 def load_skill_dir(folder: SkillDir, scope: Scope, *,
-                   max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[Skill | None, list[Diagnostic]]:
+                   max_bytes: int = SKILL_FILE_MAX_BYTES) -> tuple[Skill | None, list[Diagnostic]]:
     """Load one skill folder (SKILL.md, manifest.json, or both); None when it is skipped."""
     if folder.skill_file is None:
         assert folder.manifest_file is not None
@@ -81,7 +82,7 @@ def _scan(root: str, scope: Scope, limits: ScanLimits, max_bytes: int,
 
 
 def scan_root(path: str, scope: Scope, *, max_depth: int = 6, max_dirs: int = 2000,
-              honour_gitignore: bool = True, max_bytes: int = DEFAULT_MAX_BYTES
+              honour_gitignore: bool = True, max_bytes: int = SKILL_FILE_MAX_BYTES
               ) -> tuple[list[Skill], list[Diagnostic]]:
     """Load every skill under one root, in walk order (no de-duplication by name)."""
     limits = ScanLimits(max_depth, max_dirs, honour_gitignore)
@@ -137,7 +138,7 @@ def _untrusted(project_dir: str, roots: list[str], limits: ScanLimits) -> list[D
                        "(pass --trust-project to load them)")]
 
 
-def discover(config: DiscoveryConfig, *, max_bytes: int = DEFAULT_MAX_BYTES) -> DiscoveryResult:
+def discover(config: DiscoveryConfig, *, max_bytes: int = SKILL_FILE_MAX_BYTES) -> DiscoveryResult:
     """Scan every scope, resolve name collisions, and return skills sorted by name."""
     limits = ScanLimits(config.max_depth, config.max_dirs, config.honour_gitignore)
     diags: list[Diagnostic] = []

@@ -16,13 +16,17 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from router.errors import SkillParseError
+from router.skills.limits import (
+    COMPATIBILITY_LINT_CHARS,
+    DESCRIPTION_CHARS,
+    NAME_LINT_CHARS,
+    truncate_description,
+)
 from router.skills.model import Diagnostic, Level, Scope, Skill, SkillKind
+from router.textsafe import is_unicode
 
 log = logging.getLogger(__name__)
 
-MAX_NAME_CHARS = 64
-MAX_DESCRIPTION_CHARS = 1024
-MAX_COMPATIBILITY_CHARS = 500
 NAME_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 ALWAYS_ON_KEY = "router.always_on"
 SPEC_KEYS = frozenset({"name", "description", "license", "compatibility", "metadata",
@@ -40,20 +44,30 @@ Warn = Callable[[str], None]
 def to_jsonable(value: Any, *, path: str) -> Any:
     """Copy ``value`` into plain JSON types (str keys; dates and bytes become strings).
 
-    Raises ``SkillParseError`` for structures too deep or too large (e.g. YAML alias bombs).
+    Raises ``SkillParseError`` for structures too deep or too large (e.g. YAML alias bombs),
+    and for text that is not valid Unicode (a lone surrogate such as JSON's ``"\\ud800"``),
+    which no index file or reply could carry.
     """
     budget = [_MAX_NODES]
+
+    def text(item: str) -> str:
+        if not is_unicode(item):
+            raise SkillParseError("text holds a lone surrogate (e.g. \\ud800), which is not "
+                                  "valid Unicode; skill not loaded", path=path)
+        return item
 
     def conv(item: Any, depth: int) -> Any:
         budget[0] -= 1
         if budget[0] < 0 or depth > _MAX_DEPTH:
             raise SkillParseError("frontmatter is too large or too deeply nested", path=path)
-        if item is None or isinstance(item, bool | int | str):
+        if isinstance(item, str):
+            return text(item)
+        if item is None or isinstance(item, bool | int):
             return item
         if isinstance(item, float):
             return item if math.isfinite(item) else str(item)
         if isinstance(item, Mapping):
-            return {str(k): conv(v, depth + 1) for k, v in item.items()}
+            return {text(str(k)): conv(v, depth + 1) for k, v in item.items()}
         if isinstance(item, list | tuple):
             return [conv(v, depth + 1) for v in item]
         if isinstance(item, set | frozenset):
@@ -98,8 +112,8 @@ def _name(fields: Mapping[str, Any], base_dir: str, path: str, warn: Warn) -> st
         warn(f"missing or unusable name; using the directory name {dir_name!r}")
         return dir_name
     name = _text(raw, "name", warn)
-    if len(name) > MAX_NAME_CHARS:
-        warn(f"name is {len(name)} characters; the limit is {MAX_NAME_CHARS}")
+    if len(name) > NAME_LINT_CHARS:
+        warn(f"name is {len(name)} characters; the limit is {NAME_LINT_CHARS}")
     if not NAME_PATTERN.match(name):
         warn(f"name {name!r} should be lowercase letters, digits and single hyphens "
              "(not starting or ending with a hyphen)")
@@ -117,8 +131,10 @@ def _description(fields: Mapping[str, Any], path: str, warn: Warn) -> str:
     text = _text(raw, "description", warn)
     if not text:
         raise SkillParseError("empty description; skill not loaded", path=path)
-    if len(text) > MAX_DESCRIPTION_CHARS:
-        warn(f"description is {len(text)} characters; the limit is {MAX_DESCRIPTION_CHARS}")
+    if len(text) > DESCRIPTION_CHARS:
+        warn(f"description is {len(text)} characters; the limit is {DESCRIPTION_CHARS}: "
+             f"truncated to {DESCRIPTION_CHARS} in the index and catalog")
+        return truncate_description(text)
     return text
 
 
@@ -178,9 +194,9 @@ def build_skill(fields: Mapping[str, Any], *, raw: bytes, location: str, base_di
     name = _name(data, base_dir, location, warn)
     description = _description(data, location, warn)
     compatibility = _text(data.get("compatibility"), "compatibility", warn)
-    if len(compatibility) > MAX_COMPATIBILITY_CHARS:
+    if len(compatibility) > COMPATIBILITY_LINT_CHARS:
         warn(f"compatibility is {len(compatibility)} characters; "
-             f"the limit is {MAX_COMPATIBILITY_CHARS}")
+             f"the limit is {COMPATIBILITY_LINT_CHARS}")
     meta = _metadata(data.get("metadata"), warn)
     manifest = kind is SkillKind.MANIFEST
     enabled, deprecated, always_on = _state(data, meta, warn, top_level_standard=manifest)

@@ -21,18 +21,18 @@ from typing import Any
 
 from router.errors import SkillParseError
 from router.skills.fields import build_skill, coerce_bool, to_jsonable
+from router.skills.limits import SKILL_FILE_MAX_BYTES
 from router.skills.model import Diagnostic, Level, Scope, Skill, SkillKind
-from router.skills.parse import DEFAULT_MAX_BYTES, decode_text
+from router.skills.parse import decode_text
 
 log = logging.getLogger(__name__)
 
-MANIFEST_FILE = "manifest.json"
 MANIFEST_KEYS = frozenset({"parameters", "version", "execute"})
 NO_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
 
 
 def load_manifest_json(data: bytes, *, path: str = "",
-                       max_bytes: int = DEFAULT_MAX_BYTES) -> dict[str, Any]:
+                       max_bytes: int = SKILL_FILE_MAX_BYTES) -> dict[str, Any]:
     """Decode manifest bytes into a JSON object or raise ``SkillParseError``."""
     text = decode_text(data, path=path, max_bytes=max_bytes)
     try:
@@ -79,7 +79,7 @@ def _with_version(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 def parse_manifest(data: bytes, *, location: str, base_dir: str, scope: Scope,
-                   max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[Skill, list[Diagnostic]]:
+                   max_bytes: int = SKILL_FILE_MAX_BYTES) -> tuple[Skill, list[Diagnostic]]:
     """Parse manifest.json bytes; raise ``SkillParseError`` (only) when it must be skipped."""
     doc = load_manifest_json(data, path=location, max_bytes=max_bytes)
     skill, diags = build_skill(_with_version(doc), raw=data, location=location,
@@ -98,7 +98,7 @@ def parse_manifest(data: bytes, *, location: str, base_dir: str, scope: Scope,
 
 
 def attach_manifest(skill: Skill, data: bytes, *, location: str,
-                    max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[Skill, list[Diagnostic]]:
+                    max_bytes: int = SKILL_FILE_MAX_BYTES) -> tuple[Skill, list[Diagnostic]]:
     """Attach a sibling manifest's parameters (and off/deprecated switches) to a SKILL.md skill.
 
     Never raises: a broken manifest becomes a warning and ``skill`` is returned unchanged.

@@ -20,12 +20,11 @@ import yaml
 
 from router.errors import SkillParseError
 from router.skills.fields import build_skill
+from router.skills.limits import BODY_LINT_LINES, SKILL_FILE_MAX_BYTES
 from router.skills.model import Diagnostic, Level, Scope, Skill, SkillKind
 
 log = logging.getLogger(__name__)
 
-DEFAULT_MAX_BYTES = 1024 * 1024
-MAX_BODY_LINES = 500
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _KEY_VALUE = re.compile(r"^(?P<head>[ \t]*[A-Za-z0-9_][\w.\-]*[ \t]*:[ \t]+)(?P<value>\S.*?)\s*$")
 _CLOSING = re.compile(r"^---[^\S\n]*$", re.MULTILINE)
@@ -45,7 +44,7 @@ def _normalise(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def decode_text(data: bytes, *, path: str = "", max_bytes: int = DEFAULT_MAX_BYTES) -> str:
+def decode_text(data: bytes, *, path: str = "", max_bytes: int = SKILL_FILE_MAX_BYTES) -> str:
     """Check size and encoding, then return the text with ``\\n`` line ends and no BOM."""
     if len(data) > max_bytes:
         raise SkillParseError(f"file is larger than {max_bytes} bytes; skipped", path=path)
@@ -142,15 +141,15 @@ def load_frontmatter(yaml_text: str, *, path: str = "") -> tuple[dict[Any, Any],
 def body_diagnostics(body: str, path: str) -> list[Diagnostic]:
     """Warnings about the Markdown body (length)."""
     count = len(body.splitlines())
-    if count > MAX_BODY_LINES:
+    if count > BODY_LINT_LINES:
         return [Diagnostic(Level.WARNING, path,
-                           f"body is {count} lines; keep SKILL.md under {MAX_BODY_LINES} lines "
+                           f"body is {count} lines; keep SKILL.md under {BODY_LINT_LINES} lines "
                            "and move details into referenced files")]
     return []
 
 
 def parse_skill_md(data: bytes, *, location: str, base_dir: str, scope: Scope,
-                   max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[Skill, list[Diagnostic]]:
+                   max_bytes: int = SKILL_FILE_MAX_BYTES) -> tuple[Skill, list[Diagnostic]]:
     """Parse SKILL.md bytes; raise ``SkillParseError`` (only) when the skill must be skipped."""
     text = decode_text(data, path=location, max_bytes=max_bytes)
     try:

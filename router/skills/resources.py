@@ -3,7 +3,9 @@
 Listing walks the skill directory breadth-first within fixed bounds, skipping ``.git``,
 ``node_modules``, hidden files and folders, and the skill file itself (``SKILL.md``,
 ``skill.md``, ``manifest.json``). Symlinks are followed only when their target stays inside the
-skill directory; every real directory is visited once, so links cannot loop.
+skill directory; every real directory is visited once, so links cannot loop. A file or folder
+whose name is not valid UTF-8 or holds control characters cannot be named in a reply; it is left
+out of the listing and reported in ``ResourceListing.skipped`` (escaped for display).
 
 Serving takes a path relative to the skill directory, exactly as listed (it is not URL-decoded).
 Paths that try to leave the directory are refused before the disk is touched: ``..`` segments,
@@ -25,14 +27,17 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import unquote
 
 from router.errors import InvalidRequest, NotFound, TooLarge
+from router.skills.limits import (
+    RESOURCE_LIST_CAP,
+    RESOURCE_MAX_BYTES,
+    RESOURCE_PATH_CHARS,
+    RESOURCE_WALK_DIRS,
+    RESOURCE_WALK_ENTRIES,
+    SKILL_DEFINITION_FILES,
+    SKIP_DIRS,
+)
+from router.textsafe import display_path, is_unicode, printable
 
-SKILL_FILES = frozenset({"SKILL.md", "skill.md", "manifest.json"})
-SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__"})
-DEFAULT_LIST_CAP = 200
-DEFAULT_MAX_BYTES = 10 * 1024 * 1024
-MAX_WALK_DIRS = 500
-MAX_WALK_ENTRIES = 20_000
-MAX_PATH_CHARS = 1024
 _MAX_DECODE_ROUNDS = 8
 _DEFAULT_MEDIA_TYPE = "application/octet-stream"
 _MEDIA_TYPES = {
@@ -59,6 +64,7 @@ class ResourceListing:
     files: tuple[str, ...]
     omitted: int
     complete: bool
+    skipped: tuple[str, ...] = ()  # unlistable names (not UTF-8, control characters), escaped
 
     @property
     def truncated(self) -> bool:
@@ -81,21 +87,30 @@ def _entries(folder: str) -> list[os.DirEntry[str]]:
         return []
 
 
-def _walk(root: str) -> tuple[list[str], bool]:
-    """Relative paths of regular files under ``root`` (a real path) and whether the walk ended."""
+def _listable(name: str) -> bool:
+    return is_unicode(name) and printable(name) == name
+
+
+def _walk(root: str, skipped: list[str]) -> tuple[list[str], bool]:
+    """Relative paths of regular files under ``root`` (a real path) and whether the walk ended;
+    names that cannot be listed are added to ``skipped``."""
     found: list[str] = []
     seen = {root}
     queue: deque[tuple[str, str]] = deque([(root, "")])
     entries_seen = 0
     while queue:
-        if len(seen) > MAX_WALK_DIRS:
+        if len(seen) > RESOURCE_WALK_DIRS:
             return found, False
         folder, prefix = queue.popleft()
         for entry in _entries(folder):
             entries_seen += 1
-            if entries_seen > MAX_WALK_ENTRIES:
+            if entries_seen > RESOURCE_WALK_ENTRIES:
                 return found, False
-            if _hidden_or_skipped(entry.name) or (not prefix and entry.name in SKILL_FILES):
+            defines = not prefix and entry.name in SKILL_DEFINITION_FILES
+            if _hidden_or_skipped(entry.name) or defines:
+                continue
+            if not _listable(entry.name):
+                skipped.append(display_path(prefix + entry.name))
                 continue
             real = os.path.realpath(entry.path)
             if not _inside(real, root):
@@ -110,18 +125,19 @@ def _walk(root: str) -> tuple[list[str], bool]:
     return found, True
 
 
-def scan_resources(skill_dir: str, cap: int = DEFAULT_LIST_CAP) -> ResourceListing:
+def scan_resources(skill_dir: str, cap: int = RESOURCE_LIST_CAP) -> ResourceListing:
     """List the files a skill bundles, sorted, at most ``cap`` of them. Never reads a file."""
     root = os.path.realpath(skill_dir)
     if not os.path.isdir(root):
         return ResourceListing((), 0, True)
-    found, complete = _walk(root)
+    skipped: list[str] = []
+    found, complete = _walk(root, skipped)
     found.sort()
     kept = found[:max(cap, 0)]
-    return ResourceListing(tuple(kept), len(found) - len(kept), complete)
+    return ResourceListing(tuple(kept), len(found) - len(kept), complete, tuple(skipped))
 
 
-def list_resources(skill_dir: str, cap: int = DEFAULT_LIST_CAP) -> tuple[list[str], bool]:
+def list_resources(skill_dir: str, cap: int = RESOURCE_LIST_CAP) -> tuple[list[str], bool]:
     """``(relative POSIX paths, truncated)`` for a skill's bundled files; see ``scan_resources``."""
     listing = scan_resources(skill_dir, cap)
     return list(listing.files), listing.truncated
@@ -155,8 +171,8 @@ def check_resource_path(rel: str) -> PurePosixPath:
     if not isinstance(rel, str) or not rel.strip():
         raise InvalidRequest("resource path is empty: give a path relative to the skill "
                              "directory, as listed in <skill_resources>")
-    if len(rel) > MAX_PATH_CHARS:
-        raise InvalidRequest(f"resource path is longer than {MAX_PATH_CHARS} characters")
+    if len(rel) > RESOURCE_PATH_CHARS:
+        raise InvalidRequest(f"resource path is longer than {RESOURCE_PATH_CHARS} characters")
     try:
         forms = _decoded_forms(rel)
     except UnicodeDecodeError as exc:
@@ -224,7 +240,7 @@ def _read_capped(path: Path, max_bytes: int, rel: str) -> bytes:
 
 
 def read_resource(skill_dir: str, rel: str,
-                  max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[bytes, str]:
+                  max_bytes: int = RESOURCE_MAX_BYTES) -> tuple[bytes, str]:
     """``(content, media_type)`` of bundled file ``rel``; see the module notes for refusals."""
     path = resolve_resource(skill_dir, rel)
     return _read_capped(path, max_bytes, rel), media_type(path)

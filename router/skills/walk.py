@@ -7,6 +7,9 @@ tool folders are skipped; ``.gitignore`` files found at or below the root apply 
 beneath them (deepest file decides, as in git). Limits: ``max_depth`` levels below the root and
 ``max_dirs`` directories listed per root; hitting either produces a warning. Directories are
 tracked by real path, so symlink loops are never followed. Unreadable folders become warnings.
+A folder whose name is not valid UTF-8 is not scanned (an error when it holds a skill file: no
+reply or index record could carry its path), and a ``SKILL.md`` or ``manifest.json`` that is
+not a regular file (a FIFO, a device, a folder) is an error: that folder is skipped, never read.
 """
 
 from __future__ import annotations
@@ -16,14 +19,13 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from router.skills.manifest import MANIFEST_FILE
+from router.skills.limits import MANIFEST_FILE, SKILL_MD_FILES, SKIP_DIRS
 from router.skills.model import Diagnostic, Level
+from router.textsafe import display_path, is_unicode
 
 log = logging.getLogger(__name__)
 
-SKILL_FILES = ("SKILL.md", "skill.md")
 
-SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__"})
 
 
 @dataclass(frozen=True)
@@ -66,8 +68,21 @@ def _is_file(entry: os.DirEntry[str] | None) -> bool:
         return False
 
 
+def _special_skill_file(entries: dict[str, os.DirEntry[str]]) -> str | None:
+    """The path of a skill file that exists but is not a regular file (FIFO, device, ...)."""
+    for name in (*SKILL_MD_FILES, MANIFEST_FILE):
+        entry = entries.get(name)
+        if entry is not None and not _is_file(entry):
+            return entry.path
+    return None
+
+
+def _holds_skill_file(path: str) -> bool:
+    return any(os.path.lexists(os.path.join(path, n)) for n in (*SKILL_MD_FILES, MANIFEST_FILE))
+
+
 def _skill_dir(path: str, real: str, entries: dict[str, os.DirEntry[str]]) -> SkillDir | None:
-    skill = next((os.path.join(path, n) for n in SKILL_FILES if _is_file(entries.get(n))), None)
+    skill = next((os.path.join(path, n) for n in SKILL_MD_FILES if _is_file(entries.get(n))), None)
     manifest = os.path.join(path, MANIFEST_FILE) if _is_file(entries.get(MANIFEST_FILE)) else None
     if skill is None and manifest is None:
         return None
@@ -113,6 +128,12 @@ class _Walker:
         except OSError as exc:
             self._warn(path, f"cannot read directory: {exc.strerror or exc}")
             return []
+        special = _special_skill_file(entries)
+        if special is not None:
+            self.diagnostics.append(Diagnostic(
+                Level.ERROR, display_path(special), "not a regular file (a FIFO, device, folder "
+                "or broken link); skill skipped without reading it"))
+            return []
         skill = _skill_dir(path, real, entries)
         if skill is not None:
             self.found.append(skill)
@@ -141,8 +162,21 @@ class _Walker:
             if include is not None:
                 if include:
                     log.debug("skipping %s: matched %s.gitignore", entry.path, ignore.prefix)
-                return not include
-        return True
+                return not include and self._named_in_unicode(entry.path)
+        return self._named_in_unicode(entry.path)
+
+    def _named_in_unicode(self, path: str) -> bool:
+        """True for a folder name that is valid UTF-8; otherwise report it (not scanned)."""
+        if is_unicode(path):
+            return True
+        shown = display_path(path)
+        if _holds_skill_file(path):
+            self.diagnostics.append(Diagnostic(
+                Level.ERROR, shown, "folder name is not valid UTF-8; skill skipped (rename the "
+                "folder)"))
+        else:
+            self._warn(shown, "folder name is not valid UTF-8; not scanned (rename it)")
+        return False
 
     def _load_ignore(self, folder: str) -> _Ignore | None:
         from pathspec import GitIgnoreSpec  # imported when a .gitignore is first met
@@ -160,6 +194,9 @@ class _Walker:
 def find_skill_dirs(root: str, limits: ScanLimits | None = None
                     ) -> tuple[list[SkillDir], list[Diagnostic]]:
     """Find the skill folders under ``root`` in walk order, with scan warnings."""
+    if not is_unicode(root):
+        return [], [Diagnostic(Level.ERROR, display_path(root),
+                               "skills root path is not valid UTF-8; not scanned")]
     walker = _Walker(root, limits or ScanLimits())
     walker.run()
     return walker.found, walker.diagnostics

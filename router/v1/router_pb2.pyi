@@ -40,6 +40,14 @@ class DiagnosticLevel(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     DIAGNOSTIC_LEVEL_UNSPECIFIED: _ClassVar[DiagnosticLevel]
     DIAGNOSTIC_LEVEL_WARNING: _ClassVar[DiagnosticLevel]
     DIAGNOSTIC_LEVEL_ERROR: _ClassVar[DiagnosticLevel]
+
+class FeedbackOutcome(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    FEEDBACK_OUTCOME_UNSPECIFIED: _ClassVar[FeedbackOutcome]
+    FEEDBACK_OUTCOME_SUCCESS: _ClassVar[FeedbackOutcome]
+    FEEDBACK_OUTCOME_FAILURE: _ClassVar[FeedbackOutcome]
+    FEEDBACK_OUTCOME_WRONG_SKILL: _ClassVar[FeedbackOutcome]
+    FEEDBACK_OUTCOME_NOT_USED: _ClassVar[FeedbackOutcome]
 CATALOG_FORMAT_XML: CatalogFormat
 CATALOG_FORMAT_JSON: CatalogFormat
 CATALOG_FORMAT_MARKDOWN: CatalogFormat
@@ -59,6 +67,11 @@ SKILL_KIND_MANIFEST: SkillKind
 DIAGNOSTIC_LEVEL_UNSPECIFIED: DiagnosticLevel
 DIAGNOSTIC_LEVEL_WARNING: DiagnosticLevel
 DIAGNOSTIC_LEVEL_ERROR: DiagnosticLevel
+FEEDBACK_OUTCOME_UNSPECIFIED: FeedbackOutcome
+FEEDBACK_OUTCOME_SUCCESS: FeedbackOutcome
+FEEDBACK_OUTCOME_FAILURE: FeedbackOutcome
+FEEDBACK_OUTCOME_WRONG_SKILL: FeedbackOutcome
+FEEDBACK_OUTCOME_NOT_USED: FeedbackOutcome
 
 class RouteRequest(_message.Message):
     __slots__ = ("message", "history", "session_id", "top_k", "format", "active_skills", "max_catalog_chars")
@@ -95,7 +108,7 @@ class RoutedSkill(_message.Message):
     def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., location: _Optional[str] = ..., score: _Optional[float] = ..., reason: _Optional[_Union[RouteReason, str]] = ..., parameters_json: _Optional[str] = ...) -> None: ...
 
 class RouteResponse(_message.Message):
-    __slots__ = ("skills", "catalog_text", "index_version", "full_catalog_chars", "catalog_chars", "routed_count", "shown_count", "unknown_explicit", "explicit_content", "activate_tool_json")
+    __slots__ = ("skills", "catalog_text", "index_version", "full_catalog_chars", "catalog_chars", "routed_count", "shown_count", "unknown_explicit", "explicit_content", "activate_tool_json", "route_id")
     SKILLS_FIELD_NUMBER: _ClassVar[int]
     CATALOG_TEXT_FIELD_NUMBER: _ClassVar[int]
     INDEX_VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -106,6 +119,7 @@ class RouteResponse(_message.Message):
     UNKNOWN_EXPLICIT_FIELD_NUMBER: _ClassVar[int]
     EXPLICIT_CONTENT_FIELD_NUMBER: _ClassVar[int]
     ACTIVATE_TOOL_JSON_FIELD_NUMBER: _ClassVar[int]
+    ROUTE_ID_FIELD_NUMBER: _ClassVar[int]
     skills: _containers.RepeatedCompositeFieldContainer[RoutedSkill]
     catalog_text: str
     index_version: str
@@ -116,7 +130,8 @@ class RouteResponse(_message.Message):
     unknown_explicit: _containers.RepeatedScalarFieldContainer[str]
     explicit_content: str
     activate_tool_json: str
-    def __init__(self, skills: _Optional[_Iterable[_Union[RoutedSkill, _Mapping]]] = ..., catalog_text: _Optional[str] = ..., index_version: _Optional[str] = ..., full_catalog_chars: _Optional[int] = ..., catalog_chars: _Optional[int] = ..., routed_count: _Optional[int] = ..., shown_count: _Optional[int] = ..., unknown_explicit: _Optional[_Iterable[str]] = ..., explicit_content: _Optional[str] = ..., activate_tool_json: _Optional[str] = ...) -> None: ...
+    route_id: str
+    def __init__(self, skills: _Optional[_Iterable[_Union[RoutedSkill, _Mapping]]] = ..., catalog_text: _Optional[str] = ..., index_version: _Optional[str] = ..., full_catalog_chars: _Optional[int] = ..., catalog_chars: _Optional[int] = ..., routed_count: _Optional[int] = ..., shown_count: _Optional[int] = ..., unknown_explicit: _Optional[_Iterable[str]] = ..., explicit_content: _Optional[str] = ..., activate_tool_json: _Optional[str] = ..., route_id: _Optional[str] = ...) -> None: ...
 
 class ListSkillsRequest(_message.Message):
     __slots__ = ()
@@ -213,16 +228,18 @@ class ExplainResponse(_message.Message):
     def __init__(self, route: _Optional[_Union[RouteResponse, _Mapping]] = ..., candidates: _Optional[_Iterable[_Union[Candidate, _Mapping]]] = ...) -> None: ...
 
 class ActivateRequest(_message.Message):
-    __slots__ = ("name", "session_id", "active_skills", "include_frontmatter")
+    __slots__ = ("name", "session_id", "active_skills", "include_frontmatter", "route_id")
     NAME_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     ACTIVE_SKILLS_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_FRONTMATTER_FIELD_NUMBER: _ClassVar[int]
+    ROUTE_ID_FIELD_NUMBER: _ClassVar[int]
     name: str
     session_id: str
     active_skills: _containers.RepeatedScalarFieldContainer[str]
     include_frontmatter: bool
-    def __init__(self, name: _Optional[str] = ..., session_id: _Optional[str] = ..., active_skills: _Optional[_Iterable[str]] = ..., include_frontmatter: _Optional[bool] = ...) -> None: ...
+    route_id: str
+    def __init__(self, name: _Optional[str] = ..., session_id: _Optional[str] = ..., active_skills: _Optional[_Iterable[str]] = ..., include_frontmatter: _Optional[bool] = ..., route_id: _Optional[str] = ...) -> None: ...
 
 class ActivateResponse(_message.Message):
     __slots__ = ("content", "resources", "resources_truncated", "skill_dir", "already_active")
@@ -311,6 +328,24 @@ class ReindexResponse(_message.Message):
     diagnostics: _containers.RepeatedCompositeFieldContainer[Diagnostic]
     swapped: bool
     def __init__(self, index_version: _Optional[str] = ..., added: _Optional[int] = ..., changed: _Optional[int] = ..., removed: _Optional[int] = ..., unchanged: _Optional[int] = ..., duration_seconds: _Optional[float] = ..., diagnostics: _Optional[_Iterable[_Union[Diagnostic, _Mapping]]] = ..., swapped: _Optional[bool] = ...) -> None: ...
+
+class FeedbackRequest(_message.Message):
+    __slots__ = ("session_id", "skill", "outcome", "route_id")
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    SKILL_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    ROUTE_ID_FIELD_NUMBER: _ClassVar[int]
+    session_id: str
+    skill: str
+    outcome: FeedbackOutcome
+    route_id: str
+    def __init__(self, session_id: _Optional[str] = ..., skill: _Optional[str] = ..., outcome: _Optional[_Union[FeedbackOutcome, str]] = ..., route_id: _Optional[str] = ...) -> None: ...
+
+class FeedbackResponse(_message.Message):
+    __slots__ = ("recorded",)
+    RECORDED_FIELD_NUMBER: _ClassVar[int]
+    recorded: bool
+    def __init__(self, recorded: _Optional[bool] = ...) -> None: ...
 
 class ListResourcesRequest(_message.Message):
     __slots__ = ("name",)

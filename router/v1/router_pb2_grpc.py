@@ -76,6 +76,11 @@ class SkillRouterStub:
                 request_serializer=router_dot_v1_dot_router__pb2.ReindexRequest.SerializeToString,
                 response_deserializer=router_dot_v1_dot_router__pb2.ReindexResponse.FromString,
                 _registered_method=True)
+        self.Feedback = channel.unary_unary(
+                '/router.v1.SkillRouter/Feedback',
+                request_serializer=router_dot_v1_dot_router__pb2.FeedbackRequest.SerializeToString,
+                response_deserializer=router_dot_v1_dot_router__pb2.FeedbackResponse.FromString,
+                _registered_method=True)
         self.ListResources = channel.unary_unary(
                 '/router.v1.SkillRouter/ListResources',
                 request_serializer=router_dot_v1_dot_router__pb2.ListResourcesRequest.SerializeToString,
@@ -144,6 +149,14 @@ class SkillRouterServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Feedback(self, request, context):
+        """Reports how a routed skill worked out for a session (success, failure, wrong skill, not
+        used): counted per skill, and a wrong skill becomes a negative example for later builds.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ListResources(self, request, context):
         """A skill's bundled files, listed as Activate lists them, without activating the skill.
         """
@@ -193,6 +206,11 @@ def add_SkillRouterServicer_to_server(servicer, server):
                     servicer.Reindex,
                     request_deserializer=router_dot_v1_dot_router__pb2.ReindexRequest.FromString,
                     response_serializer=router_dot_v1_dot_router__pb2.ReindexResponse.SerializeToString,
+            ),
+            'Feedback': grpc.unary_unary_rpc_method_handler(
+                    servicer.Feedback,
+                    request_deserializer=router_dot_v1_dot_router__pb2.FeedbackRequest.FromString,
+                    response_serializer=router_dot_v1_dot_router__pb2.FeedbackResponse.SerializeToString,
             ),
             'ListResources': grpc.unary_unary_rpc_method_handler(
                     servicer.ListResources,
@@ -418,6 +436,33 @@ class SkillRouter:
             '/router.v1.SkillRouter/Reindex',
             router_dot_v1_dot_router__pb2.ReindexRequest.SerializeToString,
             router_dot_v1_dot_router__pb2.ReindexResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Feedback(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/router.v1.SkillRouter/Feedback',
+            router_dot_v1_dot_router__pb2.FeedbackRequest.SerializeToString,
+            router_dot_v1_dot_router__pb2.FeedbackResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -4,16 +4,15 @@ server on port 0; MCP doors in front of both."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from router.engine import Engine
 from router.service.server import RouterServer
-from tests.mcp.doors import http_door
-from tests.service.skilltree import Tree, build_tree_index, serve_engine, write_tree
-
-BINARY = b"\x89PNG\r\n\x1a\n\x00\xff\xfe binary"
+from tests.support.indexes import index_folder, open_engine
+from tests.support.mcp_doors import http_door, write_door_tree
+from tests.support.servers import start_server
+from tests.support.skills import Tree
 
 
 @pytest.fixture(scope="session")
@@ -23,21 +22,17 @@ def anyio_backend() -> str:
 
 @pytest.fixture(scope="session")
 def tree(tmp_path_factory: pytest.TempPathFactory) -> Tree:
-    """The service tests' tree plus a small binary file bundled with pdf-tools."""
-    found = write_tree(tmp_path_factory.mktemp("mcp-tree"))
-    (found.root / "pdf-tools" / "assets").mkdir()
-    (found.root / "pdf-tools" / "assets" / "logo.png").write_bytes(BINARY)
-    return found
+    return write_door_tree(tmp_path_factory.mktemp("mcp-tree"))
 
 
 @pytest.fixture(scope="session")
 def tree_engine(tree: Tree) -> Engine:
-    return build_tree_index(tree)
+    return open_engine(index_folder(tree.root, tree.index))
 
 
 @pytest.fixture(scope="session")
 def grpc_server(tree_engine: Engine) -> Iterator[RouterServer]:
-    server = serve_engine(tree_engine)
+    server = start_server(tree_engine, max_workers=24)
     yield server
     server.stop(0)
 
@@ -62,6 +57,3 @@ def door(request: pytest.FixtureRequest) -> str:
     url: str = request.getfixturevalue(f"{request.param}_door")
     return url
 
-
-def skill_path(tree: Tree, name: str) -> Path:
-    return tree.root / name

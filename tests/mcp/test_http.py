@@ -11,9 +11,11 @@ import pytest
 from mcp import Client, MCPError
 from mcp_types import BlobResourceContents, CallToolResult, EmbeddedResource, TextContent
 
-from tests.mcp.conftest import BINARY
-from tests.mcp.doors import http_door
-from tests.service.skilltree import PDF_BODY, build_tree_index, write_tree
+from tests.support.indexes import index_folder
+from tests.support.learning import positives
+from tests.support.mcp_doors import BINARY, http_door
+from tests.support.skills import TREE_PDF_BODY as PDF_BODY
+from tests.support.skills import Tree, add_skill, write_tree
 
 pytestmark = pytest.mark.anyio
 
@@ -196,17 +198,13 @@ async def test_a_request_without_a_session_has_no_memory(index_door: str) -> Non
 async def test_the_in_process_door_picks_up_a_new_index_version(
         tmp_path_factory: pytest.TempPathFactory) -> None:
     fresh = write_tree(tmp_path_factory.mktemp("reindexed"))
-    build_tree_index(fresh)
+    index_folder(fresh.root, fresh.index)
     env = {"SKILL_ROUTER_SERVER_INDEX_POLL_SECONDS": "0.2"}
     with http_door(["--index", str(fresh.index)], env) as url:
         async with session(url) as client:
             before = await client.call_tool("search_skills", {"query": "water the office plants"})
-            folder = fresh.root / "plant-care"
-            folder.mkdir()
-            (folder / "SKILL.md").write_text(
-                "---\nname: plant-care\ndescription: Waters the office plants on schedule.\n"
-                "---\n\n# Plants\n", encoding="utf-8")
-            build_tree_index(fresh)  # a new version becomes CURRENT
+            add_skill(fresh.root, "plant-care", "Waters the office plants on schedule.")
+            index_folder(fresh.root, fresh.index)  # a new version becomes CURRENT
             deadline = time.monotonic() + 60
             while True:  # until the door serves the new version (observed, not a fixed wait)
                 after = await client.call_tool("search_skills",
@@ -217,3 +215,15 @@ async def test_the_in_process_door_picks_up_a_new_index_version(
                 await anyio.sleep(0.1)
     assert "plant-care" not in text(before)
     assert names[0] == "plant-care"
+
+
+async def test_an_activation_counts_as_traffic_feedback_for_the_search_that_showed_it(
+        door: str, tree: Tree) -> None:
+    query = f"extract the tables from these PDF invoices (case {door.rsplit(':', 1)[1]})"
+    async with session(door) as client:
+        found = await client.call_tool("search_skills", {"query": query})
+        await client.call_tool("activate_skill", {"name": "pdf-tools"})
+    assert found.structured_content["skills"][0]["name"] == "pdf-tools"  # type: ignore[index]
+    learned = [(s, skill) for s, q, skill in positives(tree.index) if q == query]
+    assert len(learned) == 1 and learned[0][1] == "pdf-tools"
+    assert learned[0][0].startswith("mcp-")  # the door's own session id, not the host's

@@ -15,17 +15,18 @@ from mcp import Client
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import TextContent
 
-from router.activation import Activation, Resource, ResourceList
+from router.activation.activator import Activation, Resource, ResourceList
 from router.client import SkillRouterClient
-from router.config import Config
 from router.engine import Engine
-from router.index.embed import HashEmbedder
 from router.mcp.backend import Search, SkillFile
 from router.mcp.proxy import GrpcBackend
 from router.mcp.sessions import DoorSessions, SessionState
 from router.mcp.tools import SkillTools
 from router.service.server import RouterServer
-from tests.service.skilltree import Tree, free_port, serve_engine
+from tests.support.indexes import open_engine
+from tests.support.ports import free_port
+from tests.support.servers import start_server
+from tests.support.skills import Tree
 
 T = TypeVar("T")
 
@@ -99,7 +100,7 @@ def text(result: Any) -> str:
 
 @pytest.mark.anyio
 async def test_replicas_need_no_affinity(grpc_server: RouterServer, tree: Tree) -> None:
-    other = serve_engine(Engine.open(tree.index, Config(), HashEmbedder()))  # its own memory
+    other = start_server(open_engine(tree.index))  # its own memory
     backend = RoundRobin([GrpcBackend(SkillRouterClient(f"127.0.0.1:{port}"))
                           for port in (grpc_server.port, other.port)])
     tools = SkillTools(backend, DoorSessions())

@@ -14,8 +14,9 @@ from mcp import Client
 from mcp_types import TextContent
 
 from router.engine import Engine
-from tests.mcp.doors import REPO, door_command, door_env, stdio_params
-from tests.service.skilltree import Tree
+from tests.support import REPO
+from tests.support.mcp_doors import door_command, door_env, stdio_params
+from tests.support.skills import Tree
 
 ANSWER_DEADLINE = 60.0
 

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable
 from typing import Any
 
 import grpc
 import pytest
 
-from router.routing.activation import is_skill_content
+from router.activation.content import is_skill_content
 from router.v1 import router_pb2 as pb
 from router.v1 import router_pb2_grpc as pb_grpc
-from tests.service.skilltree import SECRET, Tree
+from tests.support.race import race
+from tests.support.skills import SECRET, Tree
 
 Stub = pb_grpc.SkillRouterStub
 PDF_MESSAGE = "extract the tables from this PDF file"
@@ -128,21 +128,7 @@ def test_route_explicit_needs_user_invocable_skill(tree_stub: Stub) -> None:
 
 
 def test_concurrent_activate_returns_content_once(tree_stub: Stub) -> None:
-    barrier = threading.Barrier(20)
-    results: list[pb.ActivateResponse] = []
-    lock = threading.Lock()
-
-    def worker() -> None:
-        barrier.wait()
-        response = activate(tree_stub, session_id="concurrent-1")
-        with lock:
-            results.append(response)
-
-    threads = [threading.Thread(target=worker) for _ in range(20)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
+    results = race(20, lambda: activate(tree_stub, session_id="concurrent-1"))
     assert len(results) == 20
     full = [r for r in results if r.content]
     assert len(full) == 1 and not full[0].already_active

@@ -11,24 +11,25 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from router.engine import MAX_CATALOG_CHARS, MAX_HISTORY_TURNS, MAX_MESSAGE_CHARS, Engine
+from router.engine import Engine
+from router.skills.limits import CATALOG_BUDGET_CHARS, HISTORY_TURNS, MESSAGE_CHARS
 from router.v1 import router_pb2 as pb
 from router.v1 import router_pb2_grpc as pb_grpc
-from tests.service.opskit import serving
+from tests.support.servers import serving
 
 CALLER_ERRORS = {grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.RESOURCE_EXHAUSTED}
 
 
 def huge_text() -> st.SearchStrategy[str]:
-    return st.builds(lambda ch, n: ch * n, st.characters(), st.integers(MAX_MESSAGE_CHARS - 10,
-                                                                        MAX_MESSAGE_CHARS + 10))
+    return st.builds(lambda ch, n: ch * n, st.characters(), st.integers(MESSAGE_CHARS - 10,
+                                                                        MESSAGE_CHARS + 10))
 
 
 messages = st.one_of(st.text(max_size=300), st.just(""), st.just("   "), huge_text())
 requests = st.builds(
     pb.RouteRequest,
     message=messages,
-    history=st.lists(st.one_of(st.text(max_size=80), huge_text()), max_size=MAX_HISTORY_TURNS + 5),
+    history=st.lists(st.one_of(st.text(max_size=80), huge_text()), max_size=HISTORY_TURNS + 5),
     session_id=st.text(max_size=300),
     top_k=st.integers(-5, 100),
     format=st.integers(-3, 8),
@@ -65,11 +66,11 @@ def test_random_route_requests_never_fail_the_server(
 
 
 @pytest.mark.parametrize(("request_", "expected"), [
-    (pb.RouteRequest(message="x", max_catalog_chars=MAX_CATALOG_CHARS + 1), "max_catalog_chars"),
-    (pb.RouteRequest(message="x", history=["y" * (MAX_MESSAGE_CHARS + 1)]), "history turn"),
+    (pb.RouteRequest(message="x", max_catalog_chars=CATALOG_BUDGET_CHARS + 1), "max_catalog_chars"),
+    (pb.RouteRequest(message="x", history=["y" * (MESSAGE_CHARS + 1)]), "history turn"),
     (pb.RouteRequest(message="x", top_k=51), "top_k"),
     (pb.RouteRequest(message="x", top_k=-1), "top_k"),
-    (pb.RouteRequest(message="x", history=["h"] * (MAX_HISTORY_TURNS + 1)), "history"),
+    (pb.RouteRequest(message="x", history=["h"] * (HISTORY_TURNS + 1)), "history"),
     (pb.RouteRequest(message="x", format=7), "format"),  # type: ignore[arg-type]
 ])
 def test_each_cap_is_an_actionable_invalid_argument(

@@ -4,18 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from router.bench_measure import cold_start, grpc_route_call, serve_process, summary
-from router.index.embed import HashEmbedder
-from router.index.store import build_index
-from router.skills.model import Skill
+from benchmarks.measure import cold_start, grpc_route_call, serve_process, summary
+from tests.support.indexes import build_hash_index
+from tests.support.skills import skill_record
 
 
 def _index(root: Path) -> Path:
-    skills = [Skill(name=f"skill-{i}", description=f"Handles task number {i} for PDF files.",
-                    location=f"/s/{i}/SKILL.md", base_dir=f"/s/{i}", content_hash=str(i))
-              for i in range(5)]
-    build_index(skills, [], HashEmbedder(), root)
-    return root
+    return build_hash_index([skill_record(f"skill-{i}", f"Handles task number {i} for PDF files.",
+                                          root="/s") for i in range(5)], root)
 
 
 def test_served_process_answers_many_calls_and_cold_start_reports(tmp_path: Path) -> None:

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import grpc
@@ -15,10 +12,10 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from router.cli import main
 from router.v1 import router_pb2 as pb
-from tests.service.conftest import make_stub
+from tests.support.processes import cli_process, run_cli
+from tests.support.servers import make_stub
+from tests.support.skills import add_skill, write_skill
 
-REPO = Path(__file__).resolve().parents[2]
-SKILL_MD = "---\nname: {name}\ndescription: {description}\n---\n# {name}\n\nSteps.\n"
 SOURCES = {
     "pdf-tools": "Extracts text and tables from PDF files and merges PDF documents.",
     "git-helper": "Writes git commit messages and explains git history.",
@@ -32,17 +29,12 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
     base = tmp_path_factory.mktemp("cli")
     skills = base / "skills"
     for name, description in SOURCES.items():
-        (skills / name).mkdir(parents=True)
-        (skills / name / "SKILL.md").write_text(SKILL_MD.format(name=name,
-                                                                description=description))
-    (skills / "broken").mkdir()
-    (skills / "broken" / "SKILL.md").write_text("---\nname: broken\n---\nno description\n")
+        add_skill(skills, name, description)
+    write_skill(skills / "broken", description=None, body="no description\n")
     (base / "empty").mkdir()
     out = base / "index"
-    argv = ["index", "--bundled", str(skills), "--project", str(base / "empty"),
-            "--home", str(base / "empty"), "--out", str(out), "--model", "hash"]
-    result = subprocess.run([sys.executable, "-m", "router.cli", *argv], cwd=REPO,
-                            capture_output=True, text=True, check=True)
+    result = run_cli("index", "--bundled", str(skills), "--project", str(base / "empty"),
+                     "--home", str(base / "empty"), "--out", str(out), "--model", "hash")
     return out, result.stdout, result.stderr
 
 
@@ -94,11 +86,8 @@ def test_missing_index_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture
 
 
 def test_serve_answers_and_stops_on_sigterm(built: tuple[Path, str, str]) -> None:
-    argv = [sys.executable, "-m", "router.cli", "serve", "--index", str(built[0]),
-            "--host", "127.0.0.1", "--port", "0"]
-    proc = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    try:
+    with cli_process("serve", "--index", str(built[0]), "--host", "127.0.0.1",
+                     "--port", "0") as proc:
         assert proc.stdout is not None
         line = proc.stdout.readline()
         assert "listening on 127.0.0.1:" in line and "reflection: on" in line
@@ -111,7 +100,3 @@ def test_serve_answers_and_stops_on_sigterm(built: tuple[Path, str, str]) -> Non
             assert [s.name for s in reply.skills][:1] == ["pdf-tools"]
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=15) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()

@@ -13,12 +13,12 @@ import pytest
 
 from router.client import SkillRouterClient, service_config
 from router.engine import Engine
-from router.service.server import RouterServer, build_server
+from router.service.server import RouterServer
 from router.service.servicer import SkillRouterServicer
 from router.v1 import router_pb2 as pb
 from router.v1 import router_pb2_grpc as pb_grpc
-from tests.service.conftest import SERVER_CONFIG
-from tests.service.skilltree import free_port
+from tests.support.ports import free_port
+from tests.support.servers import start_server
 
 
 @pytest.fixture()
@@ -44,6 +44,23 @@ def test_activate_read_validate(client: SkillRouterClient) -> None:
     assert resource.size == len(resource.content) > 0
     checked = client.validate_arguments("book-meeting", '{"date": "2025-01-02", "attendees": 3}')
     assert checked.valid and json.loads(checked.arguments_json)["minutes"] == 30
+
+
+def test_route_id_passthrough_and_feedback(client: SkillRouterClient,
+                                           tree_engine: Engine) -> None:
+    from router.learning.store import read_rows
+
+    assert tree_engine.index_dir is not None
+    route = client.route("extract the tables from this PDF file", session_id="client-3")
+    client.activate("pdf-tools", session_id="client-3", route_id=route.route_id)
+    assert client.feedback("pdf-tools", "wrong_skill", session_id="client-3",
+                           route_id=route.route_id).recorded
+    rows = [r for r in read_rows(tree_engine.index_dir) if r.session == "client-3"]
+    assert [(r.kind, r.route_id, bool(r.query)) for r in rows] == [
+        ("route", route.route_id, True), ("activate", route.route_id, True),
+        ("feedback", route.route_id, True)]
+    with pytest.raises(ValueError, match="unknown outcome"):
+        client.feedback("pdf-tools", "great")
 
 
 def test_list_info_health(client: SkillRouterClient, tree_engine: Engine) -> None:
@@ -74,9 +91,7 @@ def _start_later(engine: Engine, port: int, delay: float,
                  holder: list[RouterServer]) -> threading.Thread:
     def run() -> None:
         time.sleep(delay)
-        running = build_server(engine, SERVER_CONFIG, f"127.0.0.1:{port}")
-        running.server.start()
-        holder.append(running)
+        holder.append(start_server(engine, port=port))
 
     thread = threading.Thread(target=run)
     thread.start()

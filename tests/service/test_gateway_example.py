@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 from router.service.server import RouterServer
-from tests.service.skilltree import free_port
+from tests.support import REPO
+from tests.support.ports import free_port
 
-GATEWAY = Path(__file__).resolve().parents[2] / "examples" / "gateway.py"
+GATEWAY = REPO / "examples" / "gateway.py"
 
 
 def run_gateway(*args: str) -> subprocess.CompletedProcess[str]:
@@ -28,6 +28,7 @@ def test_gateway_runs_a_turn_end_to_end(tree_server: RouterServer) -> None:
     assert "already_active=True, content: 0 characters" in out
     assert "A user types /pdf-tools in a new conversation" in out
     assert "a later activate_skill('pdf-tools') there: already_active=True" in out
+    assert "feedback success for pdf-tools: recorded=True" in out
     assert out.rstrip().endswith("turn complete")
 
 

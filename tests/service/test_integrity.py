@@ -9,29 +9,29 @@ import logging
 import os
 import shutil
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from router.cli import main
 from router.index.layout import VERSIONS, current_version
 from router.index.retention import prune
 from router.index.store import load_index
 from router.service.poller import IndexPoller
 from router.v1 import router_pb2 as pb
-from tests.service.opskit import REPO, engine_for, index_argv, serving, write_catalog, write_skill
+from tests.support.indexes import cli_index, index_argv, index_catalog, open_engine
+from tests.support.processes import cli_process
+from tests.support.servers import serving
+from tests.support.skills import add_skill
 
 
 def build_twice(base: Path) -> tuple[Path, Path, str, str]:
     """(skills, index, first version, second version); the second one is current."""
-    skills, out = write_catalog(base / "skills"), base / "index"
-    assert main(index_argv(skills, out)) == 0
+    skills, out = index_catalog(base)
     first = current_version(out)
-    write_skill(skills, "skill-late", "Formats invoices as PDF files.")
-    assert main(index_argv(skills, out)) == 0
+    add_skill(skills, "skill-late", "Formats invoices as PDF files.")
+    cli_index(skills, out)
     return skills, out, first, current_version(out)
 
 
@@ -68,7 +68,7 @@ def test_a_damaged_new_version_is_refused_and_the_old_one_serves(
         damage: str, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     skills, out, first, second = build_twice(tmp_path)
     (out / "CURRENT").write_text(first + "\n")
-    engine = engine_for(out)
+    engine = open_engine(out)
     (out / "CURRENT").write_text(second + "\n")
     DAMAGE[damage](out / VERSIONS / second)
     poller = IndexPoller(engine, interval=60)
@@ -78,9 +78,9 @@ def test_a_damaged_new_version_is_refused_and_the_old_one_serves(
     assert reply.index_version == first == engine.info().version
     refusals = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
     assert len(refusals) == 1 and second in refusals[0] and f"still serving {first}" in refusals[0]
-    assert engine.reindex_stats.load_failures == 1
-    write_skill(skills, "skill-fixed", "Repairs broken spreadsheets.")  # the next good build
-    assert main(index_argv(skills, out)) == 0
+    assert engine.reindex_stats().load_failures == 1
+    add_skill(skills, "skill-fixed", "Repairs broken spreadsheets.")  # the next good build
+    cli_index(skills, out)
     assert poller.check() is True and engine.info().version == current_version(out)
 
 
@@ -104,13 +104,12 @@ def test_retention_keeps_the_newest_and_the_current(tmp_path: Path) -> None:
 def big(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path, str]]:
     """A 1,500-skill catalog with one index version built (removed afterwards)."""
     base = tmp_path_factory.mktemp("big")
-    skills, out = write_catalog(base / "skills", 1500), base / "index"
-    assert main(index_argv(skills, out)) == 0
+    skills, out = index_catalog(base, 1500)
     yield skills, out, current_version(out)
     shutil.rmtree(base, ignore_errors=True)
 
 
-def _wait_for(check: Callable[[], bool], proc: subprocess.Popen[bytes], limit: float) -> None:
+def _wait_for(check: Callable[[], bool], proc: subprocess.Popen[str], limit: float) -> None:
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline and proc.poll() is None and not check():
         time.sleep(0.002)
@@ -129,18 +128,18 @@ def test_a_killed_build_leaves_the_previous_index_current(
         point: str, big: tuple[Path, Path, str]) -> None:
     skills, out, old = big
     (out / "CURRENT").write_text(old + "\n")
-    write_skill(skills, "skill-0", f"Changed for the {point} kill.")
+    add_skill(skills, "skill-0", f"Changed for the {point} kill.")
     known = len(list((out / VERSIONS).iterdir()))
-    proc = subprocess.Popen([sys.executable, "-m", "router.cli", *index_argv(skills, out)],
-                            cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    if point == "starting":
-        time.sleep(0.2)
-    elif point == "discovering":
-        time.sleep(1.0)
-    else:
-        _wait_for(_writing(out) if point == "writing" else _renamed(out, known), proc, 30)
-    proc.kill()
-    proc.wait()
+    with cli_process(*index_argv(skills, out), stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL) as proc:
+        if point == "starting":
+            time.sleep(0.2)
+        elif point == "discovering":
+            time.sleep(1.0)
+        else:
+            _wait_for(_writing(out) if point == "writing" else _renamed(out, known), proc, 30)
+        proc.kill()
+        proc.wait()
     snapshot = load_index(out)  # verifies every checksum
     if proc.returncode == -9 and current_version(out) != old:
         # Killed after CURRENT moved: the new version must then be complete.

@@ -6,10 +6,7 @@ from __future__ import annotations
 import io
 import json
 import logging
-import os
 import signal
-import subprocess
-import sys
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,20 +15,15 @@ import grpc
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from router.cli import main
 from router.engine import Engine
 from router.service.interceptors import REQUEST_ID_KEY
 from router.service.logs import JsonFormatter
-from router.service.metrics import start_metrics_http
+from router.service.metrics import ServiceMetrics, start_metrics_http
 from router.v1 import router_pb2 as pb
-from tests.service.opskit import (
-    REPO,
-    Served,
-    free_ports,
-    index_argv,
-    serving,
-    write_catalog,
-)
+from tests.support.indexes import index_catalog
+from tests.support.ports import free_port
+from tests.support.processes import cli_process
+from tests.support.servers import Served, make_stub, serving
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
 
@@ -49,8 +41,9 @@ def value(samples: Samples, name: str, **labels: str) -> float:
 
 @pytest.fixture()
 def metered(tree_engine: Engine) -> Iterator[tuple[Served, str]]:
-    with serving(tree_engine) as served:
-        http, port = start_metrics_http(served.metrics, 0, "127.0.0.1")
+    metrics = ServiceMetrics(tree_engine)
+    with serving(tree_engine, observer=metrics.observe) as served:
+        http, port = start_metrics_http(metrics, 0, "127.0.0.1")
         try:
             yield served, f"http://127.0.0.1:{port}/metrics"
         finally:
@@ -110,28 +103,18 @@ def test_call_log_lines_are_json_with_the_echoed_request_id(metered: tuple[Serve
 
 
 def test_serve_prints_endpoints_and_logs_json(tmp_path: Path) -> None:
-    skills, out = write_catalog(tmp_path / "skills"), tmp_path / "index"
-    assert main(index_argv(skills, out)) == 0
-    argv = [sys.executable, "-m", "router.cli", "serve", "--index", str(out), "--port", "0",
-            "--metrics-port", str(free_ports(1)[0]), "--log-format", "json"]
-    proc = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    try:
+    _, out = index_catalog(tmp_path)
+    with cli_process("serve", "--index", str(out), "--port", "0", "--metrics-port",
+                     str(free_port()), "--log-format", "json") as proc:
         assert proc.stdout is not None and proc.stderr is not None
         line = proc.stdout.readline()
         assert "health: grpc.health.v1 on 127.0.0.1:" in line and "metrics: http://" in line
         address = line.split("listening on ", 1)[1].split()[0]
         url = line.split("metrics: ", 1)[1].split(",")[0]
         with grpc.insecure_channel(address) as chan:
-            from tests.service.conftest import make_stub
-
             make_stub(chan).Route(pb.RouteRequest(message="PDF tables"), timeout=10)
         assert value(scrape(url), "skill_router_calls_total", method="Route", code="OK") == 1
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=15) == 0
         logs = [json.loads(x) for x in proc.stderr.read().splitlines() if x.strip()]
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     assert any(entry.get("method") == "/router.v1.SkillRouter/Route" for entry in logs)

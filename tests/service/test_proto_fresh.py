@@ -7,7 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.support import REPO
+
 GENERATED = ("__init__.py", "router_pb2.py", "router_pb2.pyi", "router_pb2_grpc.py")
 
 

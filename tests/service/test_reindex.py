@@ -13,26 +13,21 @@ import grpc
 import pytest
 
 from router.cli import main
+from router.index.build import discovery_from_settings, recorded_settings
 from router.index.layout import VERSIONS, current_version
 from router.index.store import load_index
-from router.reindex import discovery_from_settings, recorded_settings
 from router.service.poller import IndexPoller
 from router.v1 import router_pb2 as pb
-from tests.service.conftest import SKILLS, build, open_engine
-from tests.service.opskit import engine_for, index_argv, serving, write_catalog, write_skill
+from tests.support.indexes import build_hash_index, cli_index, index_catalog, open_engine
+from tests.support.servers import serving
+from tests.support.skills import DIAGNOSTICS, SKILLS, add_skill
 
 MESSAGES = ("extract the tables from this PDF", "write a git commit message",
             "chart this CSV spreadsheet", "", "build a docker image")
 
 
-def make_index(base: Path, count: int = 6) -> tuple[Path, Path]:
-    skills, out = write_catalog(base / "skills", count), base / "index"
-    assert main(index_argv(skills, out)) == 0
-    return skills, out
-
-
 def test_index_records_its_discovery_settings(tmp_path: Path) -> None:
-    skills, out = make_index(tmp_path)
+    skills, out = index_catalog(tmp_path)
     info = load_index(out).info
     config = discovery_from_settings(recorded_settings(info.path), info.version)
     assert config.bundled_roots == (str(skills),)
@@ -55,16 +50,16 @@ def _route_forever(stub: object, stop: threading.Event, seen: set[str],
 
 
 def test_routes_never_fail_during_three_reindexes(tmp_path: Path) -> None:
-    skills, out = make_index(tmp_path)
-    engine = engine_for(out)
+    skills, out = index_catalog(tmp_path)
+    engine = open_engine(out)
     existed = {engine.info().version}
     stop, seen, failures = threading.Event(), set[str](), list[str]()
     with serving(engine) as served, ThreadPoolExecutor(4) as pool:
         workers = [pool.submit(_route_forever, served.stub, stop, seen, failures)
                    for _ in range(4)]
         edits: list[Callable[[], None]] = [
-            lambda: write_skill(skills, "skill-new", "Translates documents."),
-            lambda: write_skill(skills, "skill-1", "Now about YAML files."),
+            lambda: add_skill(skills, "skill-new", "Translates documents."),
+            lambda: add_skill(skills, "skill-1", "Now about YAML files."),
             lambda: shutil.rmtree(skills / "skill-2")]
         replies = []
         for edit in edits:
@@ -83,8 +78,8 @@ def test_routes_never_fail_during_three_reindexes(tmp_path: Path) -> None:
 
 
 def test_reindex_without_changes_keeps_the_version(tmp_path: Path) -> None:
-    _, out = make_index(tmp_path)
-    engine = engine_for(out)
+    _, out = index_catalog(tmp_path)
+    engine = open_engine(out)
     before = engine.info().version
     with serving(engine) as served:
         same = served.stub.Reindex(pb.ReindexRequest(), timeout=30)
@@ -94,9 +89,9 @@ def test_reindex_without_changes_keeps_the_version(tmp_path: Path) -> None:
 
 
 def test_concurrent_reindexes_are_serialised(tmp_path: Path) -> None:
-    skills, out = make_index(tmp_path)
-    engine = engine_for(out)
-    write_skill(skills, "skill-extra", "Summarises meeting notes.")
+    skills, out = index_catalog(tmp_path)
+    engine = open_engine(out)
+    add_skill(skills, "skill-extra", "Summarises meeting notes.")
     with serving(engine) as served, ThreadPoolExecutor(3) as pool:
         replies = list(pool.map(lambda _: served.stub.Reindex(pb.ReindexRequest(), timeout=30),
                                 range(3)))
@@ -105,8 +100,8 @@ def test_concurrent_reindexes_are_serialised(tmp_path: Path) -> None:
 
 
 def test_a_reindex_that_cannot_wait_is_rejected_clearly(tmp_path: Path) -> None:
-    _, out = make_index(tmp_path)
-    engine = engine_for(out, wait_seconds=0.1)
+    _, out = index_catalog(tmp_path)
+    engine = open_engine(out, reindex_wait_seconds=0.1)
     with serving(engine) as served, engine.index_lock, pytest.raises(grpc.RpcError) as err:
         served.stub.Reindex(pb.ReindexRequest(), timeout=10)
     assert err.value.code() is grpc.StatusCode.UNAVAILABLE  # type: ignore[attr-defined]
@@ -114,7 +109,7 @@ def test_a_reindex_that_cannot_wait_is_rejected_clearly(tmp_path: Path) -> None:
 
 
 def test_index_without_recorded_settings_is_refused(tmp_path: Path) -> None:
-    engine = open_engine(build(SKILLS, tmp_path))
+    engine = open_engine(build_hash_index(SKILLS, tmp_path, DIAGNOSTICS))
     with serving(engine) as served, pytest.raises(grpc.RpcError) as err:
         served.stub.Reindex(pb.ReindexRequest(), timeout=10)
     assert err.value.code() is grpc.StatusCode.INVALID_ARGUMENT  # type: ignore[attr-defined]
@@ -122,9 +117,9 @@ def test_index_without_recorded_settings_is_refused(tmp_path: Path) -> None:
 
 
 def test_cli_reindex_calls_the_server(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    skills, out = make_index(tmp_path)
-    engine = engine_for(out)
-    write_skill(skills, "skill-cli", "Renames files in bulk.")
+    skills, out = index_catalog(tmp_path)
+    engine = open_engine(out)
+    add_skill(skills, "skill-cli", "Renames files in bulk.")
     with serving(engine) as served:
         capsys.readouterr()
         code = main(["reindex", "--target", f"127.0.0.1:{served.running.port}"])
@@ -134,12 +129,12 @@ def test_cli_reindex_calls_the_server(tmp_path: Path, capsys: pytest.CaptureFixt
 
 
 def test_poller_picks_up_a_version_written_by_a_batch_job(tmp_path: Path) -> None:
-    skills, out = make_index(tmp_path)
-    engine = engine_for(out)
+    skills, out = index_catalog(tmp_path)
+    engine = open_engine(out)
     poller = IndexPoller(engine, interval=0.05).start()
     try:
-        write_skill(skills, "skill-batch", "Converts images between formats.")
-        assert main(index_argv(skills, out)) == 0
+        add_skill(skills, "skill-batch", "Converts images between formats.")
+        cli_index(skills, out)
         fresh = current_version(out)
         for _ in range(200):
             if engine.info().version == fresh:

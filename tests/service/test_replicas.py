@@ -4,22 +4,23 @@ load balancing and a retry policy on UNAVAILABLE; killing one mid-load fails no 
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from pathlib import Path
 
 import grpc
 import pytest
 
-from router.cli import main
 from router.v1 import router_pb2 as pb
 from router.v1 import router_pb2_grpc as pb_grpc
-from tests.service.opskit import REPO, free_ports, index_argv, write_catalog
+from tests.support.indexes import index_catalog
+from tests.support.ports import free_ports
+from tests.support.processes import cli_process
+from tests.support.servers import make_stub
 
 CALLS_PER_WORKER = 150
 WORKERS = 4
@@ -35,36 +36,19 @@ SERVICE_CONFIG = json.dumps({
 })
 
 
-def _start(index: Path, port: int) -> subprocess.Popen[str]:
-    argv = [sys.executable, "-m", "router.cli", "serve", "--index", str(index),
-            "--host", "127.0.0.1", "--port", str(port), "--metrics-port", "0",
-            "--poll-seconds", "0"]
-    return subprocess.Popen(argv, cwd=REPO, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
-
-
 @pytest.fixture()
 def replicas(tmp_path: Path) -> Iterator[tuple[list[subprocess.Popen[str]], list[int]]]:
-    skills, out = write_catalog(tmp_path / "skills"), tmp_path / "index"
-    assert main(index_argv(skills, out)) == 0
+    _, out = index_catalog(tmp_path)
     ports = free_ports(3)
-    procs = [_start(out, port) for port in ports]
-    try:
+    with ExitStack() as stack:
+        procs = [stack.enter_context(cli_process(
+            "serve", "--index", str(out), "--host", "127.0.0.1", "--port", str(port),
+            "--metrics-port", "0", "--poll-seconds", "0", stderr=subprocess.DEVNULL))
+            for port in ports]
         for proc in procs:
             assert proc.stdout is not None
             assert "listening on" in proc.stdout.readline()
         yield procs, ports
-    finally:
-        for proc in procs:
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
-        for proc in procs:
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
 
 
 def test_killing_one_replica_fails_no_call(
@@ -89,7 +73,7 @@ def test_killing_one_replica_fails_no_call(
 
     with grpc.insecure_channel(target, options=options) as channel:
         grpc.channel_ready_future(channel).result(timeout=10)
-        stub = pb_grpc.SkillRouterStub(channel)  # type: ignore[no-untyped-call]
+        stub = make_stub(channel)
         with ThreadPoolExecutor(WORKERS) as pool:
             list(pool.map(lambda _: drive(stub), range(WORKERS)))
     assert killed.is_set() and procs[0].wait(timeout=5) == -signal.SIGKILL

@@ -29,7 +29,7 @@ from router.routing.model import RouteQuery, RouteResult
 from router.service.server import RouterServer, create_server
 from router.v1 import router_pb2 as pb
 from router.v1 import router_pb2_grpc as pb_grpc
-from tests.service.conftest import SERVER_CONFIG, make_stub, start
+from tests.support.servers import make_stub, server_config, start_server
 
 SERVICE = "router.v1.SkillRouter"
 REQUEST = pb.RouteRequest(message="merge PDF documents")
@@ -86,11 +86,12 @@ def test_reflection_lists_services(channel: grpc.Channel) -> None:
     assert proto.name == "router/v1/router.proto"
     methods = {m.name for m in proto.service[0].method}
     assert methods == {"Route", "ListSkills", "GetIndexInfo", "Explain", "Activate",
-                       "ReadResource", "ValidateArguments", "Reindex", "ListResources"}
+                       "ReadResource", "ValidateArguments", "Reindex", "Feedback",
+                       "ListResources"}
 
 
 def test_create_server_binds_a_free_port(engine: Engine) -> None:
-    server, port = create_server(engine, SERVER_CONFIG, "127.0.0.1:0")
+    server, port = create_server(engine, server_config(), "127.0.0.1:0")
     assert port > 0
     server.start()
     try:
@@ -117,7 +118,7 @@ ERROR_CASES = [
 def failing(engine: Engine) -> Iterator[tuple[FailingEngine, RouterServer]]:
     failing_engine = clone(engine, FailingEngine)
     assert isinstance(failing_engine, FailingEngine)
-    server = start(failing_engine)
+    server = start_server(failing_engine)
     yield failing_engine, server
     server.stop(0)
 
@@ -154,7 +155,7 @@ def test_one_log_line_per_call(stub: pb_grpc.SkillRouterStub,
 
 
 def test_shutdown_reports_not_serving_and_finishes_in_flight_calls(engine: Engine) -> None:
-    running = start(clone(engine, SlowEngine))
+    running = start_server(clone(engine, SlowEngine))
     with grpc.insecure_channel(f"127.0.0.1:{running.port}") as chan:
         stub = make_stub(chan)
         assert health_status(chan, SERVICE) == health_pb2.HealthCheckResponse.SERVING

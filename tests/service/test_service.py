@@ -13,7 +13,9 @@ from router.config import Config
 from router.engine import Engine
 from router.v1 import router_pb2 as pb
 from router.v1 import router_pb2_grpc as pb_grpc
-from tests.service.conftest import DIAGNOSTICS, FILTERED, SKILLS, make_stub, open_engine, start
+from tests.support.indexes import open_engine
+from tests.support.servers import serving
+from tests.support.skills import DIAGNOSTICS, FILTERED, SKILLS
 
 PDF_MESSAGE = "please extract the tables from this PDF file and merge PDF documents"
 MAX_TOP_K = Config().routing.max_top_k
@@ -23,6 +25,14 @@ def route(stub: pb_grpc.SkillRouterStub, message: str = PDF_MESSAGE,
           **fields: Any) -> pb.RouteResponse:
     response: pb.RouteResponse = stub.Route(pb.RouteRequest(message=message, **fields))
     return response
+
+
+def without_route_id(response: pb.RouteResponse) -> pb.RouteResponse:
+    """``response`` minus its ``route_id`` (unique per Route; Explain records no turn)."""
+    copy = pb.RouteResponse()
+    copy.CopyFrom(response)
+    copy.ClearField("route_id")
+    return copy
 
 
 def rpc_error(call: object) -> grpc.RpcError:
@@ -163,7 +173,7 @@ def test_get_index_info(stub: pb_grpc.SkillRouterStub, engine: Engine) -> None:
 
 def test_explain_returns_route_and_candidates(stub: pb_grpc.SkillRouterStub) -> None:
     response = stub.Explain(pb.RouteRequest(message=PDF_MESSAGE))
-    assert response.route == route(stub)
+    assert response.route == without_route_id(route(stub))
     by_name = {c.name: c for c in response.candidates}
     assert by_name["pdf-tools"].kept and by_name["pdf-tools"].reason == "kept"
     assert by_name["pdf-tools"].fused_score > 0
@@ -181,12 +191,9 @@ def test_reloaded_index_gives_identical_results(
         pb.RouteRequest(message="deploy docker containers", top_k=2,
                         format=pb.CATALOG_FORMAT_MARKDOWN),
     ]
-    reloaded = start(open_engine(index_dir))
-    try:
-        with grpc.insecure_channel(f"127.0.0.1:{reloaded.port}") as chan:
-            fresh = make_stub(chan)
-            for request in requests:
-                assert fresh.Route(request) == stub.Route(request)
-                assert fresh.Explain(request) == stub.Explain(request)
-    finally:
-        reloaded.stop(0)
+    with serving(open_engine(index_dir)) as reloaded:
+        for request in requests:
+            first, second = reloaded.stub.Route(request), stub.Route(request)
+            assert first.route_id and first.route_id != second.route_id
+            assert without_route_id(first) == without_route_id(second)
+            assert reloaded.stub.Explain(request) == stub.Explain(request)

@@ -6,13 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from router.config import Config, DiscoveryConfig
 from router.engine import Engine
-from router.index.embed import Embedder, make_embedder
-from router.index.store import build_index
-from router.skills.discovery import discover
+from router.index.encoders.base import Embedder
+from router.index.encoders.factory import make_embedder
+from tests.support import REPO
+from tests.support.indexes import index_folder, open_engine
 
-REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "examples" / "skills"
 
 
@@ -29,13 +28,9 @@ def real_embedder() -> Embedder:
 
 @pytest.fixture(scope="session")
 def demo_index(tmp_path_factory: pytest.TempPathFactory, real_embedder: Embedder) -> Path:
-    found = discover(DiscoveryConfig(project_dir=None, home_dir=None,
-                                     bundled_roots=(str(DEMO),)))
-    root = tmp_path_factory.mktemp("demo-index")
-    build_index(found.skills, found.diagnostics, real_embedder, root)
-    return root
+    return index_folder(DEMO, tmp_path_factory.mktemp("demo-index"), real_embedder)
 
 
 @pytest.fixture(scope="session")
 def demo_engine(demo_index: Path, real_embedder: Embedder) -> Engine:
-    return Engine.open(demo_index, Config(), real_embedder)
+    return open_engine(demo_index, real_embedder)

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from router.engine import Engine
 from router.evaluation import metrics, runner
 from router.routing.model import Reason, RouteQuery
+from tests.support import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 SET = REPO / "eval" / "regression"
 
 

@@ -3,26 +3,26 @@
 from __future__ import annotations
 
 import os
-import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from router.activation import Activation, Activator
-from router.errors import InvalidRequest, NotFound, PermissionDenied, TooLarge
-from router.routing.activation import (
+from router.activation.activator import Activation, Activator
+from router.activation.content import (
     CONTENT_CLOSE,
     CONTENT_OPEN_PREFIX,
     is_skill_content,
     manifest_body,
     render_content,
 )
-from router.sessions import SessionStore
+from router.activation.sessions import SessionStore
+from router.errors import InvalidRequest, NotFound, PermissionDenied, TooLarge
 from router.skills.model import Skill, SkillKind
+from tests.support.race import race
+from tests.support.skills import skill_record, write_skill
 
-FRONT = "---\nname: {name}\ndescription: Does {name} things.\n---\n"
 PDF_BODY = "# PDF processing\n\n## When to use\nUse this skill for PDF files."
 WEATHER_PARAMS: dict[str, Any] = {
     "type": "object",
@@ -36,14 +36,12 @@ WEATHER_PARAMS: dict[str, Any] = {
 
 def make_skill(root: Path, name: str, body: str = "Do it.", files: tuple[str, ...] = (),
                **fields: Any) -> Skill:
-    folder = root / name
-    folder.mkdir(parents=True)
-    (folder / "SKILL.md").write_text(FRONT.format(name=name) + "\n" + body + "\n")
+    description = f"Does {name} things."
+    folder = write_skill(root / name, name, description, body=f"\n{body}\n").parent
     for rel in files:
         (folder / rel).parent.mkdir(parents=True, exist_ok=True)
         (folder / rel).write_text(f"contents of {rel}\n")
-    return Skill(name=name, description=f"Does {name} things.",
-                 location=str(folder / "SKILL.md"), base_dir=str(folder), **fields)
+    return skill_record(name, description, root=str(root), **fields)
 
 
 def make_manifest_skill(root: Path) -> Skill:
@@ -166,7 +164,8 @@ def test_include_frontmatter_returns_whole_file(activator: Activator) -> None:
 def test_body_is_read_at_activation_time(activator: Activator,
                                          skills: dict[str, Skill]) -> None:
     assert "Do it." in activator.activate("no-files").content
-    Path(skills["no-files"].location).write_text(FRONT.format(name="no-files") + "Edited.\n")
+    write_skill(Path(skills["no-files"].base_dir), "no-files", "Does no-files things.",
+                body="Edited.\n")
     assert "Edited." in activator.activate("no-files").content
 
 
@@ -194,21 +193,7 @@ def test_explicit_then_model_activation_is_deduplicated(activator: Activator) ->
 
 
 def test_concurrent_activations_yield_one_full_content(activator: Activator) -> None:
-    barrier = threading.Barrier(20)
-    results: list[Activation] = []
-    lock = threading.Lock()
-
-    def worker() -> None:
-        barrier.wait()
-        result = activator.activate("pdf-processing", session_id="race")
-        with lock:
-            results.append(result)
-
-    threads = [threading.Thread(target=worker) for _ in range(20)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    results = race(20, lambda: activator.activate("pdf-processing", session_id="race"))
     assert len(results) == 20
     full = [r for r in results if r.content]
     assert len(full) == 1 and not full[0].already_active

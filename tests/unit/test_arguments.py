@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
-from router.errors import InvalidRequest, TooLarge
-from router.routing.arguments import (
-    MAX_ARGUMENTS_CHARS,
+from router.activation.arguments import (
     ArgumentError,
     fill_defaults,
     parse_arguments_json,
     validate_arguments,
 )
+from router.errors import InvalidRequest, TooLarge
+from router.skills.limits import ARGUMENTS_JSON_CHARS
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -203,6 +203,6 @@ def test_parse_arguments_json() -> None:
     with pytest.raises(InvalidRequest, match="NaN"):
         parse_arguments_json('{"a": NaN}')
     with pytest.raises(TooLarge):
-        parse_arguments_json(" " * (MAX_ARGUMENTS_CHARS + 1))
+        parse_arguments_json(" " * (ARGUMENTS_JSON_CHARS + 1))
     with pytest.raises(InvalidRequest):
         parse_arguments_json("[" * 100_000 + "]" * 100_000)

@@ -2,42 +2,28 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
+from functools import partial
 from pathlib import Path
 
 import pytest
 
-from router import cli_skills
+from router.cli import build_parser, main
+from router.cli import skills as cli_skills
 from router.config import DiscoveryConfig
+from tests.support.skills import write_skill as write_skill_md
 
 GOOD = ("Extracts text and tables from PDF files and fills forms. Use when the user "
         "mentions PDFs or document extraction.")
 
 
-def write_skill(folder: Path, name: str | None = None, description: str = GOOD,
-                extra: str = "") -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "SKILL.md"
-    desc = f"description: {description}\n" if description else ""
-    path.write_text(f"---\nname: {name or folder.name}\n{desc}{extra}---\n# Steps\n")
-    return path
-
-
-def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="skill-router")
-    top.add_argument("-v", "--verbose", action="count", default=0)
-    top.add_argument("--config")
-    sub = top.add_subparsers(dest="command", metavar="COMMAND")
-    sub.required = True
-    cli_skills.register(sub)
-    return top
+# A lint-clean description and a one-line body unless a test says otherwise.
+write_skill = partial(write_skill_md, description=GOOD, body="# Steps\n")
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    args = parser().parse_args(list(argv))
-    code = args.handler(args)
+    code = main(list(argv))
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 
@@ -128,7 +114,7 @@ def test_config_file_is_the_base_and_flags_override(
 def test_discovery_config_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HOME", str(tmp_path / "h"))
-    args = parser().parse_args(["list"])
+    args = build_parser().parse_args(["list"])
     cfg = cli_skills.discovery_config_from_args(args, DiscoveryConfig(max_dirs=10))
     assert cfg.project_dir == str(tmp_path) and cfg.home_dir == str(tmp_path / "h")
     assert cfg.max_dirs == 10 and cfg.trust_project is False and cfg.honour_gitignore
@@ -182,7 +168,7 @@ def test_validate_usage_errors_exit_2(tmp_path: Path,
     other.write_text("hi")
     assert run(capsys, "validate", str(other))[0] == 2
     with pytest.raises(SystemExit) as info:
-        parser().parse_args(["validate"])
+        build_parser().parse_args(["validate"])
     assert info.value.code == 2
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import builtins
 import json
 import os
 from pathlib import Path
@@ -15,18 +14,8 @@ from router.errors import SkillParseError
 from router.skills.discovery import discover, scan_root
 from router.skills.files import read_body
 from router.skills.model import DiscoveryResult, Level, Scope, SkillKind
-
-DESC = "Extracts things from files. Use when the user asks for it."
-
-
-def write_skill(folder: Path, name: str | None = None, description: str = DESC,
-                body: str = "# Steps\n\nDo it.\n", filename: str = "SKILL.md") -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    front = f"name: {name or folder.name}\n" + (f"description: {description}\n"
-                                                  if description else "")
-    path = folder / filename
-    path.write_text(f"---\n{front}---\n{body}", encoding="utf-8")
-    return path
+from tests.support.skills import DESCRIPTION as DESC
+from tests.support.skills import write_skill
 
 
 def config(tmp_path: Path, **kw: Any) -> DiscoveryConfig:
@@ -282,14 +271,14 @@ def test_unreadable_directory_chmod(tmp_path: Path) -> None:
 def test_unreadable_file_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     locked = write_skill(tmp_path / "org/locked")
     write_skill(tmp_path / "org/open")
-    real_open = builtins.open
+    real_open = os.open
 
     def fake_open(file: Any, *args: Any, **kwargs: Any) -> Any:
         if str(file) == str(locked):
             raise PermissionError(13, "Permission denied", str(file))
         return real_open(file, *args, **kwargs)
 
-    monkeypatch.setattr(builtins, "open", fake_open)
+    monkeypatch.setattr(os, "open", fake_open)
     result = discover(config(tmp_path, org_roots=(str(tmp_path / "org"),)))
     assert names(result) == ["open"]
     error = next(d for d in result.diagnostics if d.level is Level.ERROR)

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from router.index.vectors import catalog_centroid
 from router.routing import fusion
 from router.routing.fusion import Fused, FusionConfig, Hits, fuse, fuse_views, gate, query_views
 from router.routing.model import DropReason
@@ -176,7 +177,7 @@ def test_history_helpers() -> None:
     assert 0.0 < float(mixed[1]) < float(mixed[0])
     pooled = fusion.pool(np.stack([message, context]))
     np.testing.assert_allclose(pooled, [2**-0.5, 2**-0.5], rtol=1e-6)
-    centroid = fusion.catalog_centroid(np.stack([message, context]))
+    centroid = catalog_centroid(np.stack([message, context]))
     assert float(message @ centroid) == pytest.approx(0.5)
 
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -18,6 +16,7 @@ from router.index.lexical import (
     skill_document,
     tokenize,
 )
+from tests.support.processes import python_stdout
 
 SKILLS = {
     "pdf-extract": "Extracts text and tables from PDF files.",
@@ -125,9 +124,7 @@ def test_loading_and_searching_never_import_bm25s_or_scipy(index: LexicalIndex,
         "assert ids.tolist() == [4], ids\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('bm25s', 'scipy')))\n"
     )
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         check=True).stdout
-    assert out.strip() == "[]"
+    assert python_stdout(script).strip() == "[]"
 
 
 def test_load_rejects_an_older_format_and_arrays_that_do_not_fit(index: LexicalIndex,

@@ -8,8 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from router.index import onnx_embed
-from router.index.embed import HashEmbedder, SentenceTransformerEmbedder, make_embedder
+from router.index.encoders import onnx as onnx_embed
+from router.index.encoders.factory import make_embedder
+from router.index.encoders.hashing import HashEmbedder
+from router.index.encoders.sentence import SentenceTransformerEmbedder
 
 
 def _sentence_model(folder: Path, *, mean: bool = True) -> Path:

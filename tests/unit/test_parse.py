@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from router.errors import SkillParseError
+from router.skills.limits import SKILL_FILE_MAX_BYTES
 from router.skills.model import Level, Scope, SkillKind
 from router.skills.parse import (
-    DEFAULT_MAX_BYTES,
     diagnostic_from_error,
     load_frontmatter,
     parse_skill_md,
@@ -190,7 +190,7 @@ def test_size_cap() -> None:
     text = skill_text(f"name: pdf-processing\ndescription: {DESC}", "x" * 2000)
     with pytest.raises(SkillParseError, match="larger than 1000 bytes"):
         parse(text, max_bytes=1000)
-    big = skill_text(f"name: pdf-processing\ndescription: {DESC}", "y\n" * DEFAULT_MAX_BYTES)
+    big = skill_text(f"name: pdf-processing\ndescription: {DESC}", "y\n" * SKILL_FILE_MAX_BYTES)
     with pytest.raises(SkillParseError, match="larger than"):
         parse(big)
 
@@ -242,10 +242,11 @@ def test_long_description_body_and_compatibility_warn() -> None:
                       f"compatibility: {'c' * 501}", "line\n" * 501)
     skill, diags = parse(text)
     found = messages(diags)
-    assert "characters; the limit is 1024" in found
+    assert "characters; the limit is 1024: truncated to 1024" in found
     assert "the limit is 500" in found
     assert "body is 501 lines" in found
-    assert skill.description == long_desc.strip()
+    assert len(skill.description) == 1024 and skill.description.endswith("\u2026")
+    assert long_desc.startswith(skill.description[:-1])
 
 
 def test_non_string_compatibility_is_converted_with_warning() -> None:

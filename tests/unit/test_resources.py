@@ -15,6 +15,7 @@ from router.skills.resources import (
     resolve_resource,
     scan_resources,
 )
+from tests.support.skills import write_skill
 
 
 @pytest.fixture()
@@ -22,7 +23,7 @@ def skill(tmp_path: Path) -> Path:
     root = tmp_path / "skills" / "pdf-processing"
     (root / "scripts").mkdir(parents=True)
     (root / "references").mkdir()
-    (root / "SKILL.md").write_text("---\nname: pdf-processing\ndescription: d\n---\nBody\n")
+    write_skill(root, description="d", body="Body\n")
     (root / "manifest.json").write_text("{}")
     (root / "scripts" / "extract.py").write_text("print('x')\n")
     (root / "scripts" / "merge.py").write_text("print('y')\n")
@@ -134,7 +135,7 @@ def test_list_of_missing_or_empty_dir(tmp_path: Path) -> None:
 def test_list_walk_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import router.skills.resources as resources
 
-    monkeypatch.setattr(resources, "MAX_WALK_DIRS", 3)
+    monkeypatch.setattr(resources, "RESOURCE_WALK_DIRS", 3)
     root = tmp_path / "deep"
     path = root
     for i in range(10):
@@ -146,20 +147,21 @@ def test_list_walk_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     assert 0 < len(listing.files) < 10
 
 
+def assert_refused(skill: Path, rel: str, error: type[Exception]) -> None:
+    """Both resolving and reading ``rel`` raise ``error``."""
+    for call in (resolve_resource, read_resource):
+        with pytest.raises(error):
+            call(str(skill), rel)
+
+
 @pytest.mark.parametrize("rel", TRAVERSALS_INVALID)
 def test_traversal_shapes_are_invalid(skill: Path, rel: str) -> None:
-    with pytest.raises(InvalidRequest):
-        resolve_resource(str(skill), rel)
-    with pytest.raises(InvalidRequest):
-        read_resource(str(skill), rel)
+    assert_refused(skill, rel, InvalidRequest)
 
 
 @pytest.mark.parametrize("rel", TRAVERSALS_NOT_FOUND)
 def test_escaping_links_hidden_and_missing_are_not_found(skill: Path, rel: str) -> None:
-    with pytest.raises(NotFound):
-        resolve_resource(str(skill), rel)
-    with pytest.raises(NotFound):
-        read_resource(str(skill), rel)
+    assert_refused(skill, rel, NotFound)
 
 
 def test_symlinked_parent_dir_pointing_outside(skill: Path, tmp_path: Path) -> None:

@@ -8,16 +8,17 @@ import pytest
 from router.config import Config, RoutingConfig
 from router.engine import Engine
 from router.errors import InvalidRequest
-from router.index.embed import HashEmbedder
+from router.index.encoders.hashing import HashEmbedder
 from router.index.store import build_index
 from router.routing.model import CatalogFormat, DropReason, Reason, RouteQuery
 from router.routing.router import explicit_names
 from router.skills.model import Skill
+from tests.support.indexes import build_hash_index, open_engine
+from tests.support.skills import skill_record
 
 
 def skill(name: str, description: str, **flags: object) -> Skill:
-    return Skill(name=name, description=description, location=f"/s/{name}/SKILL.md",
-                 base_dir=f"/s/{name}", content_hash=name, **flags)  # type: ignore[arg-type]
+    return skill_record(name, description, root="/s", **flags)
 
 
 SKILLS = [
@@ -33,9 +34,7 @@ SKILLS = [
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
-    root = tmp_path_factory.mktemp("idx")
-    build_index(SKILLS, [], HashEmbedder(), root)
-    return Engine.open(root, Config(), HashEmbedder())
+    return open_engine(build_hash_index(SKILLS, tmp_path_factory.mktemp("idx")))
 
 
 def names(engine: Engine, **kw: object) -> list[tuple[str, Reason]]:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
-from router.sessions import SessionStore
+from router.activation.sessions import SessionStore
+from tests.support.race import race
 
 
 class FakeClock:
@@ -94,22 +93,7 @@ def test_forget_drops_a_session() -> None:
 
 def test_concurrent_marks_yield_exactly_one_new() -> None:
     store = SessionStore()
-    barrier = threading.Barrier(20)
-    results: list[bool] = []
-    lock = threading.Lock()
-
-    def worker() -> None:
-        barrier.wait()
-        outcome = store.mark_active("s", "pdf")
-        with lock:
-            results.append(outcome)
-
-    threads = [threading.Thread(target=worker) for _ in range(20)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert sorted(results) == [False] * 19 + [True]
+    assert sorted(race(20, lambda: store.mark_active("s", "pdf"))) == [False] * 19 + [True]
 
 
 @pytest.mark.parametrize("kwargs", [{"max_sessions": 0}, {"ttl_seconds": 0},

@@ -8,13 +8,12 @@ light, so heavy libraries must be imported by the commands that use them.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import threading
 
 import pytest
 
-from router.index.embed import loading_in_background
+from router.index.encoders.factory import loading_in_background
+from tests.support.processes import python_stdout
 
 HEAVY = ("numpy", "faiss", "grpc", "onnxruntime", "tokenizers", "torch", "sentence_transformers",
          "bm25s", "scipy", "pathspec", "prometheus_client", "router.engine", "router.index")
@@ -29,9 +28,7 @@ def test_building_the_command_line_parser_imports_no_heavy_library() -> None:
         "print(json.dumps(sorted(m for m in sys.modules\n"
         "                        if any(m == h or m.startswith(h + '.') for h in heavy))))\n"
     )
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         check=True).stdout
-    assert json.loads(out) == []
+    assert json.loads(python_stdout(script)) == []
 
 
 class _SlowModel:

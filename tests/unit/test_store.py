@@ -5,15 +5,15 @@ import numpy as np
 import pytest
 
 from router.errors import IndexCorrupt, IndexUnavailable
-from router.index.embed import HashEmbedder
+from router.index.encoders.hashing import HashEmbedder
 from router.index.layout import CURRENT, VERSIONS, current_version
 from router.index.store import build_index, load_index
 from router.skills.model import Skill
+from tests.support.skills import skill_record
 
 
 def skill(name: str, description: str) -> Skill:
-    return Skill(name=name, description=description, location=f"/s/{name}/SKILL.md",
-                 base_dir=f"/s/{name}", content_hash=description)
+    return skill_record(name, description, root="/s", content_hash=description)
 
 
 SKILLS = [skill("pdf-tools", "Extracts tables from PDF files."),

@@ -1,0 +1,1 @@
+"""skill-router's performance benchmark (outside the package): ``python -m benchmarks``."""

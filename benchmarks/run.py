@@ -1,0 +1,236 @@
+"""Latency, throughput, build and start-up figures on synthetic catalogs (`make bench`).
+
+For each catalog size: Route p50/p99 in-process and over gRPC on loopback (one client),
+throughput at 8 and 32 concurrent calls, the *floor* in the same run (one sentence-transformers
+encode of the query + one exact FAISS search, the naive in-process loop), and flat vs HNSW
+search. Once per run: encoder latency and batch rates (torch vs ONNX, 1 vs 2 threads, single
+queries vs micro-batches), the index build rate against the raw batch-encode rate, an
+incremental reindex of one changed skill, and cold start (process start to first answered
+Route). Skill vectors for catalog indexes are computed once with the ONNX encoder (identical
+to torch) and cached under ``<out>/.cache``; the build-rate figures always embed for real.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks import catalog as bench_catalog
+from benchmarks import measure as bench_measure
+from benchmarks.encoders import CachedEmbedder, encoder_figures, skill_vectors
+from benchmarks.options import BenchOptions
+from router.config import Config
+from router.engine import Engine
+from router.index import dense
+from router.index.encoders.base import Embedder
+from router.index.encoders.factory import make_embedder, prepare_query_embedder, query_embedder
+from router.index.store import build_index
+from router.index.vectors import embedding_text
+from router.routing.model import RouteQuery
+
+log = logging.getLogger(__name__)
+
+COLD_START_RUNS = 3  # per query backend; the median is reported
+
+
+
+
+@dataclass
+class _Requests:
+    """Distinct request texts handed out in slices, so no phase hits the query cache."""
+
+    texts: list[str]
+    used: int = 0
+
+    def take(self, n: int) -> list[str]:
+        out = self.texts[self.used:self.used + n]
+        self.used += n
+        if len(out) < n:
+            raise RuntimeError("ran out of distinct benchmark requests")
+        return out
+
+
+@dataclass
+class _Run:
+    options: BenchOptions
+    work: Path
+    torch: Embedder
+    vectors: np.ndarray
+    requests: _Requests
+    queries: np.ndarray  # real request embeddings, for search latency and HNSW recall
+    results: dict[str, Any] = field(default_factory=dict)
+
+
+def run(options: BenchOptions) -> dict[str, Any]:
+    """Run every measurement; returns the results (also what the JSON file holds)."""
+    dense.set_threads(1)
+    work = Path(tempfile.mkdtemp(prefix="skill-router-bench-"))
+    try:
+        torch = make_embedder(options.model, backend="torch")
+        onnx_dir = work / "onnx-export"
+        prepare_query_embedder(options.model, onnx_dir)
+        vectors, made = skill_vectors(options, max(options.sizes), onnx_dir / ".onnx")
+        pool = _Requests(bench_catalog.requests(100 * options.requests + 2000))
+        queries = query_embedder(options.model, onnx_dir).encode(pool.take(200))
+        state = _Run(options, work, torch, vectors, pool, queries)
+        state.results["vectors"] = made
+        state.results["encoder"] = encoder_figures(options, torch, onnx_dir, pool.take(200))
+        state.results["build"] = _build_figures(state, onnx_dir)
+        state.results["sizes"] = {str(n): _size_figures(state, n, onnx_dir)
+                                  for n in options.sizes}
+        return state.results
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _index(state: _Run, size: int, onnx_dir: Path, name: str = "index") -> Path:
+    """An index of the first ``size`` synthetic skills, from cached vectors."""
+    root = state.work / f"{name}-{size}"
+    skills = bench_catalog.catalog(size, state.options.seed)
+    cached = CachedEmbedder(state.options.model, skills, state.vectors[:size])
+    build_index(skills, [], cached, root)
+    shutil.copytree(onnx_dir / ".onnx", root / ".onnx")
+    return root
+
+
+def _build_figures(state: _Run, onnx_dir: Path) -> dict[str, Any]:
+    """Full build rate vs raw batch-encode rate (torch, as ``skill-router index`` builds), and
+    the incremental rebuild of one changed skill in the largest catalog up to 10k."""
+    n = state.options.build_size if not state.options.quick else 300
+    skills = bench_catalog.catalog(n, state.options.seed + 1)
+    texts = [embedding_text(s) for s in skills]
+    raw = bench_measure.rate(state.torch.encode, texts)
+    started = time.perf_counter()
+    build_index(skills, [], state.torch, state.work / "build-rate")
+    build_rate = n / (time.perf_counter() - started)
+    figures: dict[str, Any] = {"skills": n, "raw_encode_per_s": round(raw, 1),
+                               "build_per_s": round(build_rate, 1),
+                               "build_vs_raw": round(build_rate / raw, 3)}
+    size = max([s for s in state.options.sizes if s <= 10_000] or [min(state.options.sizes)])
+    root = _index(state, size, onnx_dir, "incremental")
+    skills = bench_catalog.catalog(size, state.options.seed)
+    changed = bench_catalog.synthetic_skill(skills[0].name, skills[0].description + " Updated.")
+    started = time.perf_counter()
+    info = build_index([changed, *skills[1:]], [], state.torch, root)
+    seconds = time.perf_counter() - started
+    full = size / build_rate
+    figures["incremental"] = {"skills": size, "changed": 1, "seconds": round(seconds, 3),
+                              "reused": info.reused_embeddings,
+                              "full_build_estimate_s": round(full, 1),
+                              "fraction_of_full": round(seconds / full, 4)}
+    return figures
+
+
+def _size_figures(state: _Run, size: int, onnx_dir: Path) -> dict[str, Any]:
+    options = state.options
+    root = _index(state, size, onnx_dir)
+    engine = Engine.open(root, Config())
+    figures: dict[str, Any] = {"dense_index": dense.kind_of(engine.snapshot.dense)}
+    flat = dense.build(engine.snapshot.vectors, dense.FLAT)
+
+    def route(text: str) -> object:
+        return engine.route(RouteQuery(message=text))
+
+    def floor(text: str) -> object:
+        return dense.search(flat, state.torch.encode([text])[0], 10)
+
+    # The server runs in its own process, as it does beside a gateway; the client here.
+    with bench_measure.serve_process(root) as address:
+        call, close = bench_measure.grpc_route_call(address)
+        try:
+            calls = {"route_in_process": route, "route_grpc": call, "floor_torch_exact": floor}
+            figures.update(bench_measure.interleaved(calls, state.requests.take(
+                3 * options.requests)))
+            for conc in (8, 32):
+                texts = state.requests.take(max(4 * conc, options.requests))
+                figures[f"throughput_{conc}"] = bench_measure.throughput(call, texts, conc)
+        finally:
+            close()
+    real = min(size, int(state.results["vectors"]["embedded"]))
+    figures["search"] = _search_figures(engine.snapshot.vectors, flat, state.queries, real)
+    if size == 10_000 or (size == max(options.sizes) and 10_000 not in options.sizes):
+        runs = 1 if options.quick else COLD_START_RUNS
+        figures["cold_start"] = _cold_starts(root, state.requests.take(2 * runs), runs)
+    return figures
+
+
+def _search_figures(vectors: np.ndarray, flat: Any, queries: np.ndarray,
+                    real: int) -> dict[str, Any]:
+    """Exact float32 flat vs the flat fp16 scan vs HNSW for real request embeddings:
+    single-query latency at the routing depth, index bytes, and recall of exact search (over
+    the ``real`` embedded rows only): HNSW's at 10, and the fp16 shortlist's at the routing
+    depth (rescoring then makes its scores and order exact)."""
+    import faiss
+
+    out: dict[str, Any] = {}
+    started = time.perf_counter()
+    hnsw = dense.build(vectors, dense.HNSW)
+    out["hnsw_build_s"] = round(time.perf_counter() - started, 2)
+    fp16 = dense.build(vectors, dense.FLAT16)
+    for name, index in (("flat", flat), ("flat_fp16", fp16), ("hnsw", hnsw)):
+        times = []
+        for q in queries:
+            t = time.perf_counter()
+            dense.search(index, q, 50)
+            times.append(time.perf_counter() - t)
+        out[name] = {**bench_measure.summary(times),
+                     "bytes": len(faiss.serialize_index(index))}
+    if real < len(vectors):
+        flat = dense.build(vectors[:real], dense.FLAT)
+        fp16 = dense.build(vectors[:real], dense.FLAT16)
+        hnsw = dense.build(vectors[:real], dense.HNSW)
+    out["hnsw"]["recall_at_10"] = _recall(hnsw, flat, queries, 10)
+    out["flat_fp16"]["recall_at_50"] = _recall(fp16, flat, queries, 50)
+    out["hnsw"]["recall_rows"] = out["flat_fp16"]["recall_rows"] = real
+    return out
+
+
+def _recall(index: Any, exact: Any, queries: np.ndarray, k: int) -> float:
+    found = [len(set(dense.search(index, q, k)[0].tolist()) &
+                 set(dense.search(exact, q, k)[0].tolist())) / k for q in queries]
+    return round(float(np.mean(found)), 4)
+
+
+def _cold_starts(root: Path, messages: list[str], runs: int) -> dict[str, Any]:
+    """Per query backend, the median of ``runs`` cold starts (one sample is at the mercy of
+    whatever else the machine is doing), with every run's seconds. Backends alternate."""
+    samples: dict[str, list[float]] = {"onnx": [], "torch": []}
+    for i in range(runs):
+        for j, backend in enumerate(samples):
+            started = bench_measure.cold_start(root, messages[2 * i + j],
+                                               env={"SKILL_ROUTER_INDEX_QUERY_BACKEND": backend})
+            samples[backend].append(started["seconds"])
+    return {backend: {"seconds": round(float(np.median(runs_s)), 3), "runs": runs_s}
+            for backend, runs_s in samples.items()}
+
+
+def rows(results: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """(label, value) lines for the printed table."""
+    for size, f in results.get("sizes", {}).items():
+        for key in ("route_in_process", "route_grpc", "floor_torch_exact"):
+            yield (f"{size:>7} {key}", f"p50 {f[key]['p50_ms']:.2f} ms  "
+                                       f"p99 {f[key]['p99_ms']:.2f} ms")
+        for conc in (8, 32):
+            t = f[f"throughput_{conc}"]
+            yield (f"{size:>7} throughput x{conc}", f"{t['rps']:.0f} req/s  "
+                                                    f"p99 {t['p99_ms']:.1f} ms")
+        ratio = f["route_grpc"]["p50_ms"] / max(f["floor_torch_exact"]["p50_ms"], 1e-9)
+        yield (f"{size:>7} grpc p50 / floor p50", f"{ratio:.2f}")
+        s = f["search"]
+        kinds = ("flat", "flat_fp16", "hnsw")
+        yield (f"{size:>7} search flat | fp16 | hnsw",
+               " | ".join(f"{s[k]['p50_ms']:.2f}" for k in kinds) + " ms, "
+               + " | ".join(f"{s[k]['bytes'] / 1e6:.0f}" for k in kinds) + " MB")
+        yield (f"{size:>7} recall fp16@50 | hnsw@10",
+               f"{s['flat_fp16']['recall_at_50']:.4f} | {s['hnsw']['recall_at_10']:.4f}")
+        for backend, c in f.get("cold_start", {}).items():
+            spread = " ".join(f"{r:.2f}" for r in c.get("runs", []))
+            yield (f"{size:>7} cold start ({backend})", f"{c['seconds']:.2f} s median ({spread})")

@@ -1,0 +1,200 @@
+"""Activate skills, serve their bundled files, and check callable skills' arguments.
+
+``Activator`` is the application-level half of activation; the gRPC servicer and the CLI call it
+through the Engine and know nothing of files. A skill's instructions are read from its
+``SKILL.md`` at activation time, so an edit shows up on the next activation without a reindex.
+A callable (``manifest.json``) skill's content is generated from its indexed record, so the
+schema the model sees is the one its arguments are validated against.
+
+Rules, in order: an unknown name is ``NotFound`` (with close names suggested); a disabled skill is
+``PermissionDenied``; a user's explicit ``/name`` needs a user-invocable skill, and activation by
+the model needs a model-invocable one (``PermissionDenied`` otherwise). A skill already active in
+the session, or named by the caller as already in context, comes back with
+``already_active=True`` and no content, so the same instructions never enter a conversation twice.
+Deprecated skills are no longer routed but can still be activated by name.
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+import os
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from router.activation.content import manifest_body, render_content
+from router.activation.sessions import SessionStore, check_session_fields
+from router.errors import InvalidRequest, NotFound, PermissionDenied, SkillParseError, TooLarge
+from router.skills.files import read_body, read_file
+from router.skills.limits import (
+    REQUEST_NAME_CHARS,
+    RESOURCE_LIST_CAP,
+    RESOURCE_MAX_BYTES,
+    SKILL_FILE_MAX_BYTES,
+)
+from router.skills.model import Skill, SkillKind
+from router.skills.parse import decode_text
+from router.skills.resources import read_resource as read_skill_file
+from router.skills.resources import scan_resources
+from router.textsafe import is_unicode
+
+if TYPE_CHECKING:
+    from router.activation.arguments import ValidationResult
+
+log = logging.getLogger(__name__)
+
+
+
+@dataclass(frozen=True)
+class Activation:
+    """The result of activating a skill. ``content`` is empty when ``already_active``."""
+
+    name: str
+    content: str
+    resources: tuple[str, ...]
+    resources_truncated: bool
+    skill_dir: str
+    already_active: bool
+
+
+@dataclass(frozen=True)
+class Resource:
+    """One bundled file of a skill, read on request."""
+
+    name: str
+    path: str
+    content: bytes
+    size: int
+    media_type: str
+
+
+@dataclass(frozen=True)
+class ResourceList:
+    """A skill's bundled files as Activate lists them, for a caller that has not activated it."""
+
+    name: str
+    files: tuple[str, ...]
+    truncated: bool
+    skill_dir: str
+
+
+class Activator:
+    """Activation, resource reads and argument checks against a skill lookup."""
+
+    def __init__(self, lookup: Callable[[str], Skill | None], names: Callable[[], Sequence[str]],
+                 sessions: SessionStore | None = None, *,
+                 resource_list_cap: int = RESOURCE_LIST_CAP,
+                 resource_max_bytes: int = RESOURCE_MAX_BYTES) -> None:
+        self._lookup = lookup
+        self._names = names
+        self.sessions = sessions if sessions is not None else SessionStore()
+        self._list_cap = resource_list_cap
+        self._max_bytes = resource_max_bytes
+
+    def find(self, name: str) -> Skill:
+        """The enabled skill called ``name``; ``NotFound`` (with suggestions) or
+        ``PermissionDenied`` (disabled)."""
+        if not name or not name.strip():
+            raise InvalidRequest("skill name is empty: give a name from the catalog")
+        if len(name) > REQUEST_NAME_CHARS or "\x00" in name:
+            raise InvalidRequest("skill name is not valid: give a name from the catalog")
+        skill = self._lookup(name)
+        if skill is None:
+            raise NotFound(self._unknown_message(name))
+        if not skill.enabled:
+            raise PermissionDenied(f"skill {name!r} is disabled")
+        return skill
+
+    def _unknown_message(self, name: str) -> str:
+        close = difflib.get_close_matches(name, list(self._names()), n=5, cutoff=0.6)
+        if close:
+            return f"no skill named {name!r}; did you mean: {', '.join(close)}?"
+        return f"no skill named {name!r}; route a message to see the available skills"
+
+    def activate(self, name: str, session_id: str = "", active_skills: Collection[str] = (),
+                 include_frontmatter: bool = False, explicit: bool = False) -> Activation:
+        """Activate ``name`` for the model (or, with ``explicit``, for the user's ``/name``)."""
+        check_session_fields(session_id, active_skills)
+        skill = self.find(name)
+        _check_invocation(skill, explicit)
+        listing = scan_resources(skill.base_dir, self._list_cap)
+        files = listing.files
+        if listing.skipped:
+            log.warning("skill %s: %d bundled file name(s) not listed (not UTF-8 or control "
+                        "characters): %s", skill.name, len(listing.skipped),
+                        ", ".join(listing.skipped[:5]))
+
+        def result(content: str, already: bool) -> Activation:
+            return Activation(skill.name, content, files, listing.truncated, skill.base_dir,
+                              already)
+
+        if skill.name in active_skills or self.sessions.is_active(session_id, skill.name):
+            return result("", True)
+        body = self._body(skill, include_frontmatter)
+        content = render_content(skill.name, body, skill.base_dir, files, listing.truncated,
+                                 omitted=listing.omitted, complete=listing.complete)
+        _check_deliverable(skill.name, content)  # before the session remembers it as given
+        if not self.sessions.mark_active(session_id, skill.name):
+            return result("", True)  # a concurrent activation in this session won
+        log.info("activated skill %s (%s)", skill.name, "user" if explicit else "model")
+        return result(content, False)
+
+    def _body(self, skill: Skill, include_frontmatter: bool) -> str:
+        if skill.kind is SkillKind.MANIFEST:
+            return manifest_body(skill.name, skill.description, skill.parameters)
+        try:
+            size = os.stat(skill.location).st_size
+        except OSError as exc:
+            raise NotFound(f"skill {skill.name!r} is no longer on disk at {skill.location}; "
+                           "reindex") from exc
+        if size > SKILL_FILE_MAX_BYTES:
+            raise TooLarge(f"SKILL.md of {skill.name!r} is {size} bytes; the limit is "
+                           f"{SKILL_FILE_MAX_BYTES}")
+        try:
+            if include_frontmatter:
+                return decode_text(read_file(skill.location), path=skill.location)
+            return read_body(skill.location)
+        except SkillParseError as exc:
+            raise NotFound(f"skill {skill.name!r} can no longer be loaded ({exc.reason}); "
+                           "fix it and reindex") from exc
+
+    def list_resources(self, name: str) -> ResourceList:
+        """The files ``name`` bundles, listed with Activate's cap; nothing is marked active."""
+        skill = self.find(name)
+        listing = scan_resources(skill.base_dir, self._list_cap)
+        return ResourceList(skill.name, listing.files, listing.truncated, skill.base_dir)
+
+    def read_resource(self, name: str, path: str) -> Resource:
+        """A bundled file of ``name`` by its path relative to the skill directory."""
+        skill = self.find(name)
+        content, media_type = read_skill_file(skill.base_dir, path, self._max_bytes)
+        log.debug("served %s of skill %s (%d bytes)", path, skill.name, len(content))
+        return Resource(skill.name, path, content, len(content), media_type)
+
+    def validate_arguments(self, name: str, arguments_json: str) -> ValidationResult:
+        """Check a callable skill's arguments; defaults are filled in the result."""
+        skill = self.find(name)
+        if skill.parameters is None:
+            raise InvalidRequest(f"skill {name!r} takes no arguments: it is not a callable "
+                                 "skill (no manifest.json parameters)")
+        from router.activation import arguments  # jsonschema loads on first use, not at start-up
+
+        return arguments.validate_arguments(skill.parameters,
+                                            arguments.parse_arguments_json(arguments_json))
+
+
+def _check_deliverable(name: str, content: str) -> None:
+    """Refuse content a reply could not carry (text that is not valid Unicode)."""
+    if not is_unicode(content):
+        raise NotFound(f"skill {name!r} cannot be delivered: its content holds text that is not "
+                       "valid Unicode; fix the skill folder and reindex")
+
+
+def _check_invocation(skill: Skill, explicit: bool) -> None:
+    if explicit and not skill.user_invocable:
+        raise PermissionDenied(f"skill {skill.name!r} can only be activated by the model, "
+                               "not with /name")
+    if not explicit and not skill.model_invocable:
+        raise PermissionDenied(f"skill {skill.name!r} can only be activated by the user "
+                               f"(type /{skill.name}); the model may not activate it")

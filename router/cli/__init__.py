@@ -1,0 +1,58 @@
+"""The ``skill-router`` command. Each group of subcommands lives in its own module of this
+package, which exposes ``register(subparsers)``; handlers return a process exit code and run
+under the one error guard in ``guard``."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+from collections.abc import Sequence
+
+from router.cli.guard import run_guarded
+
+# Modules that contribute subcommands, in help order.
+COMMAND_MODULES: tuple[str, ...] = (
+    "router.cli.skills",  # list, validate, lint
+    "router.cli.index",  # index (whole, or sharded and merged)
+    "router.cli.service",  # serve, route, info
+    "router.cli.quality",  # explain, eval
+    "router.cli.ops",  # reindex, config
+    "router.cli.learning",  # stats, examples
+    "router.mcp.cli",  # mcp
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="skill-router",
+        description="Discover, index and route Agent Skills; serve a narrowed catalog over gRPC.",
+    )
+    parser.add_argument("-v", "--verbose", action="count", default=0,
+                        help="more log output (-v info, -vv debug)")
+    parser.add_argument("--config", help="YAML configuration file (env SKILL_ROUTER_* overrides)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            continue
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    level = logging.WARNING - 10 * min(args.verbose, 2)
+    logging.basicConfig(level=level, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from router.service.logs import use_format
+
+    use_format("text")  # control characters in messages are escaped
+    return run_guarded(args.handler, args)
+

@@ -1,0 +1,81 @@
+"""``skill-router index``: discover skills and build a new index version, in one process or
+sharded over many (``--shard I/N`` on each worker, then ``--merge``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+from router.config import load_config
+from router.errors import InvalidRequest
+from router.skills.model import Diagnostic
+from router.textsafe import printable
+
+
+def register(sub: Any) -> None:
+    """Add the ``index`` subcommand."""
+    from router.cli.skills import add_discovery_args
+
+    p = sub.add_parser("index", help="discover skills and build a new index version")
+    add_discovery_args(p)
+    p.add_argument("--out", metavar="DIR",
+                   help="index folder to write (default: index.index_dir, 'index_data')")
+    p.add_argument("--model", help="embedding model name or path (default: index.model; "
+                                   "'hash' is a fast test embedder)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--shard", metavar="I/N",
+                      help="embed only shard I of N (0-based) into a partial under --out; "
+                           "the index itself is not changed")
+    mode.add_argument("--merge", action="store_true",
+                      help="assemble the partials of every shard into a new current version")
+    p.set_defaults(handler=cmd_index)
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    from router.cli.skills import discovery_config_from_args
+    from router.index import build
+    from router.index.encoders.factory import make_embedder, prepare_query_embedder
+    from router.index.shards import ShardSpec
+    from router.learning.traffic import learned_inputs
+
+    config = load_config(getattr(args, "config", None))
+    out = args.out or config.index.index_dir
+    spec = ShardSpec.parse(args.shard) if args.shard else None
+    progress = sys.stderr.isatty()
+    started = time.perf_counter()
+    discovery = discovery_config_from_args(args, config.discovery)
+    embedder = make_embedder(args.model or config.index.model,
+                             batch_size=config.index.batch_size)
+    if spec is not None:
+        shard = build.build_shard(discovery, embedder, out, spec, progress=progress)
+        seconds = time.perf_counter() - started
+        print(f"shard {spec.index}/{spec.count}: {shard.skills} of {shard.total} skills "
+              f"({shard.reused} embeddings reused) in {seconds:.2f}s "
+              f"({_rate(shard.skills, seconds)} skills/s) -> {shard.path}")
+        _print_diagnostics(shard.diagnostics)
+        return 0
+    run = build.merge_shards if args.merge else build.build
+    outcome = run(discovery, embedder, out, keep_versions=config.index.keep_versions,
+                  progress=progress, inputs=learned_inputs(out, config.feedback))
+    info = outcome.info
+    if info is None:  # only a build given the served skills may skip writing
+        raise InvalidRequest("nothing was built")
+    prepare_query_embedder(info.model, out, backend=config.index.query_backend)
+    seconds = time.perf_counter() - started
+    print(f"index {info.version}: {info.skill_count} skills, {len(outcome.diagnostics)} "
+          f"diagnostics in {seconds:.2f}s ({_rate(info.skill_count, seconds)} skills/s) "
+          f"-> {info.path}")
+    _print_diagnostics(outcome.diagnostics)
+    return 0
+
+
+def _rate(count: int, seconds: float) -> str:
+    return f"{count / seconds:.1f}" if seconds > 0 else "-"
+
+
+def _print_diagnostics(diagnostics: tuple[Diagnostic, ...]) -> None:
+    for diagnostic in diagnostics:
+        print(printable(f"{diagnostic.level.value}: {diagnostic.path}: {diagnostic.message}"),
+              file=sys.stderr)

@@ -1,0 +1,131 @@
+"""``skill-router stats | examples``: what the router learned from traffic, for operators.
+
+``stats`` prints per-skill counters from the feedback store (routed, shown, activated,
+succeeded, ...) and the skills routed often but never activated: their descriptions need a
+rewrite. ``examples list`` shows the recorded examples; ``examples purge`` hides a skill's or
+old ones at once (on every replica) and removes them from disk at the next compaction.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import asdict
+
+from router.cli.guard import EXIT_USAGE
+from router.config import Config, load_config
+from router.learning.rows import DAY_SECONDS, PURGE, Row
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add the ``stats`` and ``examples`` subcommands."""
+    p = sub.add_parser("stats", help="per-skill traffic counters and the skills never activated",
+                       description="Reads the feedback store under the index folder.")
+    _index_arg(p)
+    p.add_argument("--min-routed", type=int, default=10, metavar="N",
+                   help="list skills routed at least N times and never activated (default 10)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.set_defaults(handler=cmd_stats)
+    e = sub.add_parser("examples", help="list or purge the examples learned from traffic")
+    actions = e.add_subparsers(dest="action", metavar="ACTION")
+    actions.required = True
+    listing = actions.add_parser("list", help="recorded examples (positive and negative)")
+    _index_arg(listing)
+    listing.add_argument("--skill", help="only this skill's")
+    listing.add_argument("--older-than", type=float, metavar="DAYS", help="only older ones")
+    listing.add_argument("--json", action="store_true", help="one JSON object per line")
+    listing.set_defaults(handler=cmd_examples_list)
+    purge = actions.add_parser("purge", help="forget a skill's examples, or old ones")
+    _index_arg(purge)
+    purge.add_argument("--skill", help="forget this skill's examples")
+    purge.add_argument("--older-than", type=float, metavar="DAYS",
+                       help="forget examples (and stored messages) older than DAYS")
+    purge.set_defaults(handler=cmd_examples_purge)
+
+
+def _index_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--index", help="index folder (default: index.index_dir)")
+
+
+
+
+def _setup(args: argparse.Namespace) -> tuple[Config, str]:
+    config = load_config(getattr(args, "config", None))
+    return config, str(args.index or config.index.index_dir)
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    from router.learning.stats import never_activated, skill_stats
+    from router.learning.store import read_rows
+
+    config, index_dir = _setup(args)
+    stats = skill_stats(read_rows(index_dir), config.feedback, time.time())
+    rewrite = never_activated(stats, args.min_routed)
+    if args.json:
+        print(json.dumps({"skills": [asdict(s) for s in stats],
+                          "never_activated": [s.skill for s in rewrite]}, indent=2))
+        return 0
+    columns = ("routed", "shown", "activated", "succeeded", "failed", "wrong", "not_used")
+    width = max((len(s.skill) for s in stats), default=5)
+    print(f"{'skill':<{width}}  " + "  ".join(f"{c:>9}" for c in columns))
+    for s in stats:
+        print(f"{s.skill:<{width}}  " + "  ".join(f"{getattr(s, c):>9}" for c in columns))
+    if rewrite:
+        print(f"\nrouted >= {args.min_routed} times, never activated (rewrite their "
+              "descriptions):")
+        for s in rewrite:
+            print(f"  {s.skill} (routed {s.routed})")
+    return 0
+
+
+def _listed(rows: list[Row], args: argparse.Namespace, config: Config) -> list[Row]:
+    from router.learning.policy import visible
+
+    now = time.time()
+    found = [r for r in visible(rows, config.feedback, now) if r.is_example]
+    if args.skill:
+        found = [r for r in found if r.skill == args.skill]
+    if args.older_than is not None:
+        found = [r for r in found if r.ts < now - args.older_than * DAY_SECONDS]
+    return sorted(found, key=lambda r: (r.skill, r.ts))
+
+
+def cmd_examples_list(args: argparse.Namespace) -> int:
+    from router.learning.store import read_rows
+
+    config, index_dir = _setup(args)
+    now = time.time()
+    for row in _listed(read_rows(index_dir), args, config):
+        label = "positive" if row.kind == "activate" else "negative"
+        age = (now - row.ts) / DAY_SECONDS
+        if args.json:
+            print(json.dumps({"skill": row.skill, "label": label, "query": row.query,
+                              "session": row.session, "age_days": round(age, 2)},
+                             ensure_ascii=False))
+        else:
+            print(f"{row.skill}\t{label}\t{age:.1f}d\t{row.session}\t{row.query}")
+    return 0
+
+
+def cmd_examples_purge(args: argparse.Namespace) -> int:
+    from router.learning.store import SegmentWriter, compact, feedback_dir, read_rows
+
+    if not args.skill and args.older_than is None:
+        print("error: say what to purge: --skill NAME and/or --older-than DAYS", file=sys.stderr)
+        return EXIT_USAGE
+    if args.older_than is not None and args.older_than < 0:
+        print("error: --older-than must be 0 or more days", file=sys.stderr)
+        return EXIT_USAGE
+    config, index_dir = _setup(args)
+    hidden = len(_listed(read_rows(index_dir), args, config))
+    now = time.time()
+    before = now - (args.older_than or 0.0) * DAY_SECONDS
+    writer = SegmentWriter(feedback_dir(index_dir))
+    writer.append([Row(kind=PURGE, ts=now, skill=args.skill or "", before=before)])
+    writer.close()
+    compacted = compact(index_dir, config.feedback, now)
+    print(f"purged {hidden} examples" + ("" if compacted else
+          " (hidden now; removed from disk at the next compaction)"))
+    return 0

@@ -1,0 +1,70 @@
+"""``skill-router reindex | config``: operate a running server and inspect the configuration."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+import yaml
+
+from router.cli.guard import EXIT_FAILURE, EXIT_USAGE
+from router.config import load_config
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add the ``reindex`` and ``config`` subcommands."""
+    p = sub.add_parser(
+        "reindex", help="ask a running server to rebuild its index and swap it in",
+        description="Calls Reindex on the server: it discovers skills again with the settings "
+                    "its index was built with, re-embeds only what changed, and swaps the new "
+                    "version in without dropping a call. Prints the outcome as JSON.")
+    p.add_argument("--target", default="127.0.0.1:50051", metavar="HOST:PORT",
+                   help="the server (default: 127.0.0.1:50051)")
+    p.add_argument("--full", action="store_true", help="re-embed every skill")
+    p.add_argument("--timeout", type=float, default=600.0,
+                   help="seconds to wait for the rebuild (default: 600)")
+    p.set_defaults(handler=cmd_reindex)
+    c = sub.add_parser("config", help="show the effective configuration (file + environment)")
+    c.add_argument("--print", dest="print_config", action="store_true", required=True,
+                   help="print every setting after SKILL_ROUTER_* environment overrides")
+    c.add_argument("--format", choices=("yaml", "json"), default="yaml")
+    c.set_defaults(handler=cmd_config)
+
+
+def cmd_reindex(args: argparse.Namespace) -> int:
+    import grpc
+
+    from router.client import SkillRouterClient
+
+    with SkillRouterClient(args.target, timeout=args.timeout, retries=0) as client:
+        try:
+            reply = client.reindex(full=args.full)
+        except grpc.RpcError as exc:
+            code = exc.code()  # type: ignore[attr-defined]
+            print(f"error: reindex on {args.target} failed: {code.name}: "
+                  f"{exc.details()}", file=sys.stderr)  # type: ignore[attr-defined]
+            return EXIT_USAGE if code is grpc.StatusCode.INVALID_ARGUMENT else EXIT_FAILURE
+    print(json.dumps(reindex_reply_dict(reply), indent=2, ensure_ascii=False))
+    return 0
+
+
+def reindex_reply_dict(reply: Any) -> dict[str, Any]:
+    """A ReindexResponse as plain JSON data."""
+    return {
+        "index_version": reply.index_version, "swapped": reply.swapped,
+        "added": reply.added, "changed": reply.changed, "removed": reply.removed,
+        "unchanged": reply.unchanged, "duration_seconds": round(reply.duration_seconds, 3),
+        "diagnostics": [{"path": d.path, "message": d.message} for d in reply.diagnostics],
+    }
+
+
+def cmd_config(args: argparse.Namespace) -> int:
+    config = load_config(getattr(args, "config", None))
+    data = json.loads(json.dumps(config.to_dict()))  # tuples -> lists
+    if args.format == "json":
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        print(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), end="")
+    return 0

@@ -1,0 +1,141 @@
+"""``skill-router serve | route | info``: serve an index and query it.
+
+``route`` and ``info`` run in-process through the same Engine the gRPC service uses, so what
+they print is what a gateway would receive.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from router.config import Config, ServerConfig, load_config
+from router.routing.model import CatalogFormat, RouteQuery
+
+Handler = Callable[[argparse.Namespace], int]
+# What ``info`` prints: the facts of a loaded index (build-time statistics are not kept).
+INFO_FIELDS = ("version", "model", "dimension", "skill_count", "built_at", "format_version",
+               "path")
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add the ``serve``, ``route`` and ``info`` subcommands."""
+    _register_serve(sub)
+    _register_route(sub)
+    p = sub.add_parser("info", help="print the current index's version, model and size as JSON")
+    _add_index_arg(p)
+    p.set_defaults(handler=cmd_info)
+
+
+def _add_index_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--index", metavar="DIR",
+                        help="index folder (default: index.index_dir from the configuration)")
+
+
+def _register_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("serve", help="serve the gRPC API (with health and reflection)")
+    _add_index_arg(p)
+    p.add_argument("--host", help="address to listen on (default: server.host)")
+    p.add_argument("--port", type=int, help="port to listen on, 0 = any free port "
+                                            "(default: server.port, 50051)")
+    p.add_argument("--metrics-port", type=int, help="Prometheus /metrics port, 0 = off "
+                                                    "(default: server.metrics_port, 9464)")
+    p.add_argument("--log-format", choices=("text", "json"),
+                   help="log lines as text or one JSON object each (default: server.log_format)")
+    p.add_argument("--poll-seconds", type=float, help="check the index folder for a new "
+                   "version this often, 0 = never (default: server.index_poll_seconds, 2)")
+    p.set_defaults(handler=cmd_serve)
+
+
+def _register_route(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("route", help="route one message in-process and print the catalog")
+    p.add_argument("message", help="the user's message")
+    _add_index_arg(p)
+    p.add_argument("--format", choices=[f.value for f in CatalogFormat],
+                   default=CatalogFormat.XML.value, help="catalog format (default: xml)")
+    p.add_argument("--top-k", type=int, default=0, help="skills to retrieve (0 = configured)")
+    p.add_argument("--history", nargs="*", default=[], metavar="TURN",
+                   help="earlier turns, oldest first")
+    p.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    p.set_defaults(handler=cmd_route)
+
+
+def _config(args: argparse.Namespace) -> Config:
+    return load_config(getattr(args, "config", None))
+
+
+def _index_dir(args: argparse.Namespace, config: Config) -> str:
+    return str(args.index or config.index.index_dir)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from router.index.encoders.factory import loading_in_background, serving_embedder
+    from router.service.logs import use_format
+
+    config = _config(args)
+    server_config = _server_config(args, config)
+    use_format(server_config.log_format)
+    if args.verbose == 0:
+        logging.getLogger().setLevel(logging.INFO)  # a server's log is its access log
+    index_dir = _index_dir(args, config)
+    # Start-up time is time to the first answered Route: the query model loads from here on,
+    # overlapping the imports below and the index load.
+    with loading_in_background(serving_embedder(index_dir, config.index)) as embedder:
+        from router.engine import Engine
+        from router.service.server import Endpoints, serve
+
+        engine = Engine.open(index_dir, config, embedder)
+    engine.warm_up()  # the first real turn is then as fast as any other
+    info = engine.info()
+
+    def ready(where: Endpoints) -> None:
+        metrics = where.metrics_url or "off"
+        print(f"skill-router listening on {where.address} (index {info.version}, "
+              f"{info.skill_count} skills); health: grpc.health.v1 on {where.address}, "
+              f"metrics: {metrics}, reflection: on", flush=True)
+
+    serve(engine, server_config, ready=ready)
+    return 0
+
+
+def _server_config(args: argparse.Namespace, config: Config) -> ServerConfig:
+    """The configured server section with the command-line flags applied."""
+    flags = {"host": args.host, "port": args.port, "metrics_port": args.metrics_port,
+             "log_format": args.log_format, "index_poll_seconds": args.poll_seconds}
+    return dataclasses.replace(config.server,
+                               **{k: v for k, v in flags.items() if v is not None})
+
+
+def cmd_route(args: argparse.Namespace) -> int:
+    from router.engine import Engine
+
+    config = _config(args)
+    engine = Engine.open(_index_dir(args, config), config)
+    query = RouteQuery(message=args.message, history=tuple(args.history), top_k=args.top_k,
+                       format=CatalogFormat(args.format))
+    result = engine.route(query)
+    if args.json:
+        print(json.dumps(_jsonable(result), indent=2, ensure_ascii=False))
+    elif result.catalog_text:
+        print(result.catalog_text)
+    return 0
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    """Load and verify the index (checksums included) without loading the model."""
+    from router.index.store import load_index
+
+    config = _config(args)
+    info = _jsonable(load_index(_index_dir(args, config)).info)
+    shown = {key: info[key] for key in INFO_FIELDS if key in info}
+    print(json.dumps(shown, indent=2, ensure_ascii=False))
+    return 0
+
+
+def _jsonable(record: Any) -> Any:
+    """A dataclass as plain JSON data (enums become their string values)."""
+    return json.loads(json.dumps(dataclasses.asdict(record), default=str))

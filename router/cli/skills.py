@@ -1,0 +1,218 @@
+"""Subcommands ``list``, ``validate`` and ``lint``; discovery flags shared with other commands."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import logging
+import os
+import shutil
+import sys
+from collections.abc import Iterable, Sequence
+from typing import Any, TextIO
+
+from router.cli.guard import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
+from router.config import DiscoveryConfig, load_config
+from router.errors import SkillParseError
+from router.skills.discovery import discover, load_skill_dir
+from router.skills.files import read_body
+from router.skills.limits import MANIFEST_FILE, SKILL_MD_FILES
+from router.skills.lint import lint_skill
+from router.skills.model import Diagnostic, Level, Scope, Skill, SkillKind
+from router.skills.walk import ScanLimits, find_skill_dirs
+from router.textsafe import one_line, printable
+
+log = logging.getLogger(__name__)
+
+
+
+def add_discovery_args(parser: argparse.ArgumentParser) -> None:
+    """Add the flags that choose where skills are discovered."""
+    group = parser.add_argument_group("discovery")
+    group.add_argument("--project", metavar="DIR",
+                       help="project directory (default: the config's, else the current one)")
+    group.add_argument("--home", metavar="DIR",
+                       help="home directory for user-level skills (default: the config's, "
+                            "else $HOME)")
+    group.add_argument("--no-project", action="store_true",
+                       help="no project scope (e.g. a server indexing only shared roots)")
+    group.add_argument("--no-home", action="store_true", help="no user (home) scope")
+    group.add_argument("--root", metavar="DIR", action="append",
+                       help="organisation skills root; repeatable; replaces the config's list")
+    group.add_argument("--bundled", metavar="DIR", action="append",
+                       help="bundled skills root; repeatable; replaces the config's list")
+    group.add_argument("--trust-project", action="store_const", const=True, default=None,
+                       help="load project-level skills (they are skipped unless trusted)")
+    group.add_argument("--no-gitignore", dest="honour_gitignore", action="store_const",
+                       const=False, default=None, help="scan folders that .gitignore excludes")
+
+
+def discovery_config_from_args(args: argparse.Namespace,
+                               base: DiscoveryConfig) -> DiscoveryConfig:
+    """``base`` (the config file's discovery section) with the command-line flags applied."""
+    project = getattr(args, "project", None) or base.project_dir or os.getcwd()
+    home = (getattr(args, "home", None) or base.home_dir
+            or os.environ.get("HOME") or os.path.expanduser("~"))
+    changes: dict[str, Any] = {
+        "project_dir": None if getattr(args, "no_project", False) else os.path.abspath(project),
+        "home_dir": None if getattr(args, "no_home", False) else os.path.abspath(home)}
+    if getattr(args, "root", None):
+        changes["org_roots"] = tuple(os.path.abspath(p) for p in args.root)
+    if getattr(args, "bundled", None):
+        changes["bundled_roots"] = tuple(os.path.abspath(p) for p in args.bundled)
+    if getattr(args, "trust_project", None) is not None:
+        changes["trust_project"] = bool(args.trust_project)
+    if getattr(args, "honour_gitignore", None) is not None:
+        changes["honour_gitignore"] = bool(args.honour_gitignore)
+    return dataclasses.replace(base, **changes)
+
+
+def format_diagnostic(diag: Diagnostic) -> str:
+    where = f" {diag.path}:" if diag.path else ":"
+    return printable(f"{diag.level.value.upper()}{where} {diag.message}")
+
+
+def _flags(skill: Skill) -> str:
+    flags = [("always-on", skill.always_on), ("manual-only", not skill.model_invocable),
+             ("no-user", not skill.user_invocable), ("disabled", not skill.enabled),
+             ("deprecated", skill.deprecated), ("params", skill.parameters is not None)]
+    return ",".join(name for name, on in flags if on) or "-"
+
+
+def format_table(skills: Sequence[Skill], width: int) -> list[str]:
+    """Aligned rows: name, scope, flags, description truncated to fit ``width``."""
+    rows = [(printable(s.name), s.scope.value, _flags(s), printable(one_line(s.description)))
+            for s in skills]
+    table = [("NAME", "SCOPE", "FLAGS", "DESCRIPTION"), *rows]
+    widths = [max(len(row[i]) for row in table) for i in range(3)]
+    room = max(20, width - sum(widths) - 6)
+    lines = []
+    for name, scope, flags, text in table:
+        text = text if len(text) <= room else text[: room - 3].rstrip() + "..."
+        line = f"{name:<{widths[0]}}  {scope:<{widths[1]}}  {flags:<{widths[2]}}  {text}"
+        lines.append(line.rstrip())
+    return lines
+
+
+def _base_config(args: argparse.Namespace) -> DiscoveryConfig:
+    return load_config(getattr(args, "config", None)).discovery
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    config = discovery_config_from_args(args, _base_config(args))
+    result = discover(config)
+    if args.format == "json":
+        print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+        return EXIT_OK
+    if result.skills:
+        width = shutil.get_terminal_size((120, 24)).columns
+        print("\n".join(format_table(result.skills, width)))
+    else:
+        print("no skills found", file=sys.stderr)
+    _print_diagnostics(result.diagnostics, sys.stderr)
+    return EXIT_OK
+
+
+def _print_diagnostics(diags: Iterable[Diagnostic], out: TextIO) -> None:
+    for diag in diags:
+        print(format_diagnostic(diag), file=out)
+
+
+def _check_root(root: str, *, lint: bool) -> tuple[list[Skill], list[Diagnostic]]:
+    folders, diags = find_skill_dirs(root, ScanLimits())
+    if not folders:
+        diags.append(Diagnostic(Level.ERROR, root, "no SKILL.md or manifest.json found"))
+    skills: list[Skill] = []
+    for folder in folders:
+        skill, more = load_skill_dir(folder, Scope.BUNDLED)
+        diags.extend(more)
+        if skill is None:
+            continue
+        skills.append(skill)
+        if lint:
+            diags.extend(lint_skill(skill, _body(skill, diags)))
+    return skills, diags
+
+
+def _body(skill: Skill, diags: list[Diagnostic]) -> str | None:
+    if skill.kind is not SkillKind.SKILL_MD:
+        return None
+    try:
+        return read_body(skill.location)
+    except SkillParseError as exc:
+        diags.append(Diagnostic(Level.WARNING, skill.location, f"body not checked: {exc.reason}"))
+        return None
+
+
+def _resolve(path: str) -> str | None:
+    """The folder to check for ``path``, or None when ``path`` cannot be validated."""
+    full = os.path.abspath(path)
+    if os.path.isdir(full):
+        return full
+    if os.path.isfile(full) and os.path.basename(full) in (*SKILL_MD_FILES, MANIFEST_FILE):
+        return os.path.dirname(full)
+    return None
+
+
+def check_paths(paths: Sequence[str], *, lint: bool, strict: bool) -> int:
+    """Validate each path, print every problem to stdout, and return the exit code."""
+    code = EXIT_OK
+    skills: list[Skill] = []
+    diags: list[Diagnostic] = []
+    for path in paths:
+        root = _resolve(path)
+        if root is None:
+            print(f"ERROR {path}: no such skill folder, SKILL.md or manifest.json")
+            code = EXIT_USAGE
+            continue
+        found, more = _check_root(root, lint=lint)
+        skills.extend(found)
+        diags.extend(more)
+    seen: dict[str, str] = {}
+    for skill in skills:
+        if skill.name in seen and seen[skill.name] != skill.location:
+            diags.append(Diagnostic(Level.WARNING, skill.location,
+                                    f"duplicate name {skill.name!r}; also {seen[skill.name]}"))
+        seen.setdefault(skill.name, skill.location)
+    unique = list(dict.fromkeys(diags))
+    _print_diagnostics(unique, sys.stdout)
+    errors = sum(d.level is Level.ERROR for d in unique)
+    print(f"checked {len(skills)} skills: {errors} errors, {len(unique) - errors} warnings",
+          file=sys.stderr)
+    if code == EXIT_OK and (errors or (strict and unique)):
+        code = EXIT_FAILURE
+    return code
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    return check_paths(args.paths, lint=not args.no_lint, strict=False)
+
+
+def cmd_lint(args: argparse.Namespace) -> int:
+    return check_paths(args.paths, lint=True, strict=True)
+
+
+def register(sub: Any) -> None:
+    """Add ``list``, ``validate`` and ``lint`` to the ``skill-router`` subcommands."""
+    listing = sub.add_parser("list", help="discover skills in every scope and list them")
+    add_discovery_args(listing)
+    listing.add_argument("--format", choices=("table", "json"), default="table",
+                         help="table (diagnostics on stderr) or one JSON object on stdout")
+    listing.set_defaults(handler=cmd_list)
+    paths_help = "a skill folder, a SKILL.md or manifest.json file, or a folder of skill folders"
+    validate = sub.add_parser(
+        "validate", help="check skills against the spec and the description-quality lint",
+        description="Print every problem as 'LEVEL path: message'. Lint warnings are included "
+                    "unless --no-lint. Exit 0: clean or warnings only; 1: a skill would be "
+                    "skipped (errors); 2: a path is missing or not a skill.")
+    validate.add_argument("paths", nargs="+", metavar="PATH", help=paths_help)
+    validate.add_argument("--no-lint", action="store_true",
+                          help="report spec problems only, not description-quality warnings")
+    validate.set_defaults(handler=cmd_validate)
+    lint = sub.add_parser(
+        "lint", help="description-quality lint (what/when, third person, verb first, ...)",
+        description="Like validate, but any warning fails: exit 0 only when nothing is found; "
+                    "1 on any warning or error; 2 when a path is missing or not a skill.")
+    lint.add_argument("paths", nargs="+", metavar="PATH", help=paths_help)
+    lint.set_defaults(handler=cmd_lint)

@@ -1,0 +1,208 @@
+"""The one index-build pipeline: discover -> build (with the settings that repeat it) -> prune.
+
+``skill-router index``, the Reindex RPC (through ``Engine.reindex``) and ``skill-router eval``
+all build through ``build``; a sharded build (``build_shard`` on N workers, then
+``merge_shards``) ends in the same ``build`` with every embedding already made.
+
+A build records its effective discovery settings in the manifest,
+so a reindex needs no arguments: it discovers skills again with those settings and, given the
+skills being served, builds only when something changed (re-using every unchanged embedding).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from router.config import DiscoveryConfig
+from router.errors import IndexUnavailable, InvalidRequest
+from router.index import shards
+from router.index.encoders.base import Embedder
+from router.index.layout import MANIFEST, IndexInfo, read_manifest
+from router.index.retention import prune
+from router.index.store import build_index
+from router.index.vectors import embed_skills, previous_vectors
+from router.skills.model import Diagnostic, DiscoveryResult, Skill
+
+log = logging.getLogger(__name__)
+
+SETTINGS_KEY = "discovery"
+
+
+@dataclass(frozen=True)
+class Changes:
+    """How a freshly discovered catalog differs from the one being served."""
+
+    added: int = 0
+    changed: int = 0
+    removed: int = 0
+    unchanged: int = 0
+
+    @property
+    def any(self) -> bool:
+        return bool(self.added or self.changed or self.removed)
+
+
+
+def discovery_settings(config: DiscoveryConfig) -> dict[str, Any]:
+    """The ``settings`` a build records so a later reindex can repeat its discovery."""
+    return {SETTINGS_KEY: dataclasses.asdict(config)}
+
+
+def discovery_from_settings(settings: Mapping[str, Any], version: str) -> DiscoveryConfig:
+    """The DiscoveryConfig recorded by ``discovery_settings``. Raises InvalidRequest if none."""
+    data = settings.get(SETTINGS_KEY)
+    if not isinstance(data, Mapping):
+        raise InvalidRequest(
+            f"index {version} records no discovery settings, so it cannot be rebuilt in place; "
+            "build it once with `skill-router index` (which records them)")
+    known = {f.name for f in dataclasses.fields(DiscoveryConfig)}
+    values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v
+                              for k, v in data.items() if k in known}
+    try:
+        return DiscoveryConfig(**values)
+    except TypeError as exc:
+        raise InvalidRequest(f"index {version}: unusable discovery settings: {exc}") from exc
+
+
+def recorded_settings(version_dir: str | Path) -> dict[str, Any]:
+    """The ``settings`` object from a version folder's manifest ({} when absent)."""
+    try:
+        manifest = read_manifest(Path(version_dir))
+    except (OSError, ValueError) as exc:
+        raise IndexUnavailable(f"cannot read {version_dir}/{MANIFEST}: {exc}") from exc
+    settings = manifest.get("settings")
+    return settings if isinstance(settings, dict) else {}
+
+
+def compare(old: Sequence[Skill], new: Sequence[Skill]) -> Changes:
+    """Count added / changed / removed / unchanged skills by name and content hash."""
+    before = {s.name: s.content_hash for s in old}
+    after = {s.name: s.content_hash for s in new}
+    common = before.keys() & after.keys()
+    changed = sum(1 for name in common if before[name] != after[name])
+    return Changes(added=len(after.keys() - before.keys()), changed=changed,
+                   removed=len(before.keys() - after.keys()), unchanged=len(common) - changed)
+
+
+@dataclass(frozen=True)
+class ReindexResult:
+    index_version: str  # the version served afterwards
+    changes: Changes
+    duration_seconds: float
+    diagnostics: tuple[Diagnostic, ...]
+    swapped: bool
+
+
+@dataclass
+class ReindexStats:
+    """Counters an operator wants to see (exported as metrics)."""
+
+    runs: int = 0
+    failures: int = 0
+    load_failures: int = 0  # new versions found on disk that were refused
+    last_duration_seconds: float = 0.0
+    last_result: ReindexResult | None = None
+
+
+@dataclass(frozen=True)
+class Served:
+    """What the index being served was built from: its skills and its manifest settings."""
+
+    skills: Sequence[Skill]
+    settings: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class BuildOutcome:
+    """What a pipeline run did. ``info`` is None when nothing changed and nothing was built."""
+
+    info: IndexInfo | None
+    changes: Changes
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def build(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path, *,
+          keep_versions: int, served: Served | None = None, full: bool = False,
+          progress: bool = False, known: Mapping[str, np.ndarray] | None = None,
+          inputs: Mapping[str, Any] | None = None,
+          before_prune: Callable[[IndexInfo], None] | None = None) -> BuildOutcome:
+    """Discover skills with ``discovery`` and build a new current version under ``out``.
+
+    ``inputs`` are further settings the build depends on (e.g. the fingerprint of the
+    examples learned from traffic), recorded in the manifest beside the discovery settings.
+    Given the ``served`` index, nothing is built when no skill was added, changed or removed
+    and every input is as recorded (unless ``full``). ``full`` re-embeds every skill instead of
+    re-using unchanged embeddings; ``known`` supplies embeddings made elsewhere (see
+    ``merge_shards``). ``before_prune`` runs once the new version is current and before old
+    versions are pruned (a server swaps it in there).
+    """
+    found = _discover(discovery)
+    diagnostics = tuple(found.diagnostics)
+    inputs = dict(inputs or {})
+    changes = compare(served.skills if served else (), found.skills)
+    if served is not None and not (changes.any or full or _inputs_differ(served, inputs)):
+        return BuildOutcome(None, changes, diagnostics)
+    info = build_index(found.skills, diagnostics, embedder, out, progress=progress,
+                       settings={**discovery_settings(discovery), **inputs}, reuse=not full,
+                       known=known)
+    if before_prune is not None:
+        before_prune(info)
+    prune(out, keep_versions)
+    return BuildOutcome(info, changes, diagnostics)
+
+
+def _inputs_differ(served: Served, inputs: Mapping[str, Any]) -> bool:
+    return any(served.settings.get(key) != value for key, value in inputs.items())
+
+
+def _discover(discovery: DiscoveryConfig) -> DiscoveryResult:
+    from router.skills.discovery import discover  # the scanner loads on the first build
+
+    return discover(discovery)
+
+
+@dataclass(frozen=True)
+class ShardOutcome:
+    path: Path  # the partial written
+    skills: int  # skills in this shard
+    reused: int  # of those, embeddings taken from the current index
+    total: int  # skills in the whole catalog
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def build_shard(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path,
+                spec: shards.ShardSpec, *, progress: bool = False) -> ShardOutcome:
+    """Embed shard ``spec`` of the catalog into a partial under ``out`` (the index is not
+    touched). Unchanged skills reuse the current index's embeddings, like a normal build."""
+    found = _discover(discovery)
+    print_ = shards.fingerprint(found.skills, discovery_settings(discovery), embedder.model_id)
+    mine = sorted((s for s in found.skills if shards.shard_of(s.name, spec.count) == spec.index),
+                  key=lambda s: s.name)
+    cache = previous_vectors(Path(out), embedder.model_id)
+    vectors, reused = embed_skills(mine, embedder, cache, progress)
+    path = shards.write_partial(out, spec, print_, embedder.model_id, mine, vectors)
+    log.info("shard %d/%d: %d of %d skills (%d embeddings reused) -> %s", spec.index,
+             spec.count, len(mine), len(found.skills), reused, path)
+    return ShardOutcome(path, len(mine), reused, len(found.skills), tuple(found.diagnostics))
+
+
+def merge_shards(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path, *,
+                 keep_versions: int, progress: bool = False,
+                 inputs: Mapping[str, Any] | None = None) -> BuildOutcome:
+    """Assemble the partials of every shard into a normal new version under ``out`` (made
+    current by the same atomic switch as any build), then remove the partials. A missing,
+    stale or corrupt partial raises IndexUnavailable and leaves the current index as it was."""
+    found = _discover(discovery)
+    print_ = shards.fingerprint(found.skills, discovery_settings(discovery), embedder.model_id)
+    known = shards.collect_partials(out, found.skills, print_, embedder.model_id)
+    outcome = build(discovery, embedder, out, keep_versions=keep_versions, progress=progress,
+                    known=known, inputs=inputs)
+    shards.clear_partials(out)
+    return outcome

@@ -1,0 +1,107 @@
+"""Picks and loads an encoder: ``make_embedder`` for builds, ``serving_embedder`` /
+``query_embedder`` for a server's queries, and loading a model in the background."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+
+from router.config import IndexConfig
+from router.index.encoders.base import Embedder
+from router.index.encoders.hashing import HashEmbedder
+from router.index.encoders.sentence import SentenceTransformerEmbedder
+from router.index.layout import read_info
+
+log = logging.getLogger(__name__)
+
+BACKENDS = ("torch", "onnx")
+
+
+def default_cache_dir() -> Path:
+    """Where ONNX exports go when no index folder is given (``$XDG_CACHE_HOME/skill-router``)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "skill-router" / "onnx"
+
+
+def make_embedder(model: str, *, batch_size: int = 64, progress: bool = False,
+                  backend: str = "torch", cache_dir: str | Path | None = None,
+                  threads: int = 1) -> Embedder:
+    """``hash`` / ``hash-N`` gives the test embedder; anything else is sentence-transformers.
+
+    ``backend="onnx"`` runs the same model (same ``model_id``, same vectors) through
+    onnxruntime, exported once into ``cache_dir`` (``router.index.encoders.onnx``) with
+    ``threads`` intra-op threads; a model that cannot be exported, or a missing onnxruntime,
+    falls back to sentence-transformers with a warning.
+    """
+    if model == "hash" or model.startswith("hash-"):
+        dim = int(model.split("-", 1)[1]) if "-" in model else 256
+        return HashEmbedder(dim)
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown embedding backend {backend!r}; use one of {BACKENDS}")
+    if backend == "onnx":
+        onnx = _onnx_embedder(model, batch_size, cache_dir or default_cache_dir(), threads)
+        if onnx is not None:
+            return onnx
+    return SentenceTransformerEmbedder(model, batch_size=batch_size, progress=progress)
+
+
+def _onnx_embedder(model: str, batch_size: int, cache_dir: str | Path,
+                   threads: int) -> Embedder | None:
+    from router.index.encoders import onnx as onnx_embed
+
+    try:
+        import onnxruntime  # noqa: F401
+
+        return onnx_embed.OnnxEmbedder.checked(model, cache_dir, threads=threads,
+                                               batch_size=batch_size)
+    except (ImportError, onnx_embed.UnsupportedModel) as exc:
+        log.warning("ONNX encoder unavailable for %s (%s); using sentence-transformers",
+                    model, exc)
+        return None
+
+
+def query_embedder(model: str, index_dir: str | Path, *, backend: str = "onnx",
+                   batch_size: int = 64, threads: int = 1) -> Embedder:
+    """The embedder a server uses for queries against the index in ``index_dir`` (an ONNX
+    export is cached in ``<index_dir>/.onnx``)."""
+    return make_embedder(model, batch_size=batch_size, backend=backend,
+                         cache_dir=Path(index_dir) / ".onnx", threads=threads)
+
+
+def load_now(embedder: Embedder) -> None:
+    """Load (and, for ONNX, export if needed) the model now rather than on the first encode."""
+    prepare = getattr(embedder, "prepare", None)
+    if prepare is not None:
+        prepare()
+    else:
+        embedder.encode(["warm up"])
+
+
+def serving_embedder(index_dir: str | Path, config: IndexConfig) -> Embedder:
+    """The query embedder ``config`` asks for, for the model the index in ``index_dir`` was
+    built with; not loaded yet (see ``loading_in_background``)."""
+    return query_embedder(read_info(index_dir).model, index_dir, backend=config.query_backend,
+                          batch_size=config.batch_size, threads=config.query_threads)
+
+
+@contextmanager
+def loading_in_background(embedder: Embedder) -> Iterator[Embedder]:
+    """Load ``embedder`` on a thread while the block runs; a failed load is raised as the
+    block ends. Loading a model is mostly native code that releases the GIL, so it overlaps
+    well with imports and with reading an index."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="model-load") as pool:
+        loading = pool.submit(load_now, embedder)
+        yield embedder
+        loading.result()
+
+
+def prepare_query_embedder(model: str, index_dir: str | Path, *, backend: str = "onnx") -> None:
+    """Export the query encoder now (at index time), so a server's first request is fast. An
+    encoder with nothing to export (torch) is left to load in the server."""
+    embedder = query_embedder(model, index_dir, backend=backend)
+    if hasattr(embedder, "prepare"):
+        load_now(embedder)

@@ -1,0 +1,62 @@
+"""sentence-transformers on torch: the build-time encoder, and the query encoder when
+``index.query_backend`` is ``torch``. torch loads on first use."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from router.config import DEFAULT_MODEL
+from router.index.encoders.base import normalise, resolve_model_path, set_offline
+
+log = logging.getLogger(__name__)
+
+
+class SentenceTransformerEmbedder:
+    """sentence-transformers on torch. Loads the model lazily, thread-safe."""
+
+    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 64,
+                 progress: bool = False) -> None:
+        self._model_name = model
+        self._batch_size = batch_size
+        self._progress = progress
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def model_id(self) -> str:
+        return self._model_name
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                set_offline()
+                from sentence_transformers import SentenceTransformer
+                from transformers.utils import logging as hf_logging
+
+                hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+
+                path = resolve_model_path(self._model_name)
+                log.info("loading embedding model %s from %s", self._model_name, path)
+                self._model = SentenceTransformer(path, device="cpu")
+            return self._model
+
+    @property
+    def dimension(self) -> int:
+        model = self._load()
+        getter = getattr(model, "get_embedding_dimension", None)
+        getter = getter or model.get_sentence_embedding_dimension
+        return int(getter())
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        model = self._load()
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        vectors = model.encode(list(texts), batch_size=self._batch_size,
+                               normalize_embeddings=True, convert_to_numpy=True,
+                               show_progress_bar=self._progress)
+        return normalise(vectors)

@@ -1,0 +1,1 @@
+"""Learning from example requests and from served traffic."""

@@ -1,0 +1,153 @@
+"""Which recorded rows become learned examples: retention, purges, and the poisoning limits.
+
+The rules, applied to the rows of the feedback store (pure: no I/O):
+
+1. Rows older than ``retention_days`` and rows hidden by a purge are ignored.
+2. Within one session, the latest label of a (request, skill) pair wins: an activation then a
+   ``WRONG_SKILL`` report for the same request and skill leaves only the negative.
+3. One session contributes at most ``max_per_session`` labels (its newest), across all skills.
+4. Support: a skill's positives count only once positives for that skill come from at least
+   ``min_sessions`` distinct sessions (likewise its negatives). One session, however busy,
+   cannot make a skill learn anything. Rows without a session id never count.
+5. A (request, skill) pair labelled both ways keeps the label more sessions gave (none on a tie).
+6. At most ``max_rows_per_skill`` examples per skill and label, the most recent first.
+
+Identical requests (compared case- and space-insensitively) become one example listing every
+skill that should take it (``skills``) and every skill reported wrong for it (``negatives``).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+
+from router.config import FeedbackConfig
+from router.errors import InvalidRequest
+from router.learning.model import Example, ExampleSource
+from router.learning.rows import ACTIVATE, DAY_SECONDS, PURGE, ROUTE, Row
+
+ORIGIN = "traffic"
+POSITIVE, NEGATIVE = "positive", "negative"
+
+
+def check_policy(policy: FeedbackConfig) -> FeedbackConfig:
+    """``policy`` if its bounds are usable; InvalidRequest saying which one is not."""
+    for key in ("max_rows_per_skill", "min_sessions", "max_per_session"):
+        if getattr(policy, key) < 1:
+            raise InvalidRequest(f"config feedback.{key} must be 1 or more; "
+                                 f"got {getattr(policy, key)}")
+    if policy.retention_days <= 0:
+        raise InvalidRequest(f"config feedback.retention_days must be positive; "
+                             f"got {policy.retention_days}")
+    return policy
+
+
+def normalise(query: str) -> str:
+    return " ".join(query.lower().split())
+
+
+def purged(row: Row, purges: Sequence[Row]) -> bool:
+    """Is ``row`` hidden by one of ``purges``? Count rows (no user text) never are; a route
+    row (a message, no skill) only by a purge of every skill."""
+    if row.kind in (PURGE, "count"):
+        return False
+    for purge in purges:
+        if row.ts < purge.before and (not purge.skill or
+                                      (row.kind != ROUTE and row.skill == purge.skill)):
+            return True
+    return False
+
+
+def visible(rows: Iterable[Row], policy: FeedbackConfig, now: float) -> list[Row]:
+    """The rows within retention and not purged."""
+    cutoff = now - policy.retention_days * DAY_SECONDS
+    kept = [row for row in rows if row.ts >= cutoff]
+    purges = [row for row in kept if row.kind == PURGE]
+    return [row for row in kept if not purged(row, purges)]
+
+
+@dataclass
+class _Pair:
+    """The label of one (request, skill) pair and the sessions that gave it."""
+
+    query: str  # as last seen
+    ts: float
+    sessions: set[str]
+
+
+def _session_labels(rows: Iterable[Row], policy: FeedbackConfig) -> list[tuple[Row, str]]:
+    """Rules 2 and 3: each session's latest label per pair, at most its newest N labels."""
+    latest: dict[tuple[str, str, str], tuple[Row, str]] = {}
+    for row in sorted((r for r in rows if r.is_example and r.session), key=lambda r: r.ts):
+        label = POSITIVE if row.kind == ACTIVATE else NEGATIVE
+        latest[(row.session, normalise(row.query), row.skill)] = (row, label)
+    by_session: dict[str, list[tuple[Row, str]]] = defaultdict(list)
+    for row, label in latest.values():
+        by_session[row.session].append((row, label))
+    kept: list[tuple[Row, str]] = []
+    for labels in by_session.values():
+        labels.sort(key=lambda item: item[0].ts, reverse=True)
+        kept.extend(labels[:policy.max_per_session])
+    return kept
+
+
+def _pairs(labels: Iterable[tuple[Row, str]]) -> dict[tuple[str, str, str], _Pair]:
+    """(label, skill, normalised request) -> the sessions agreeing on it."""
+    pairs: dict[tuple[str, str, str], _Pair] = {}
+    for row, label in labels:
+        key = (label, row.skill, normalise(row.query))
+        pair = pairs.setdefault(key, _Pair(row.query, row.ts, set()))
+        pair.sessions.add(row.session)
+        if row.ts >= pair.ts:
+            pair.query, pair.ts = row.query, row.ts
+    return pairs
+
+
+def _supported(pairs: dict[tuple[str, str, str], _Pair],
+               policy: FeedbackConfig) -> dict[tuple[str, str, str], _Pair]:
+    """Rules 4 and 5."""
+    support: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for (label, skill, _), pair in pairs.items():
+        support[(label, skill)] |= pair.sessions
+    kept = {}
+    for key, pair in pairs.items():
+        label, skill, norm = key
+        other = pairs.get((NEGATIVE if label == POSITIVE else POSITIVE, skill, norm))
+        if other is not None and len(other.sessions) >= len(pair.sessions):
+            continue
+        if len(support[(label, skill)]) >= policy.min_sessions:
+            kept[key] = pair
+    return kept
+
+
+def _capped(pairs: dict[tuple[str, str, str], _Pair],
+            policy: FeedbackConfig) -> dict[tuple[str, str, str], _Pair]:
+    """Rule 6: the newest ``max_rows_per_skill`` pairs per (label, skill)."""
+    grouped: dict[tuple[str, str], list[tuple[str, _Pair]]] = defaultdict(list)
+    for (label, skill, norm), pair in pairs.items():
+        grouped[(label, skill)].append((norm, pair))
+    kept = {}
+    for (label, skill), items in grouped.items():
+        items.sort(key=lambda item: item[1].ts, reverse=True)
+        for norm, pair in items[:policy.max_rows_per_skill]:
+            kept[(label, skill, norm)] = pair
+    return kept
+
+
+def select_examples(rows: Iterable[Row], policy: FeedbackConfig, now: float,
+                    known: Collection[str] | None = None) -> list[Example]:
+    """The learned examples that count, sorted by request; ``known`` (optional) drops
+    skills no longer in the catalog."""
+    labels = _session_labels(visible(rows, policy, now), policy)
+    if known is not None:
+        labels = [(row, label) for row, label in labels if row.skill in known]
+    pairs = _capped(_supported(_pairs(labels), policy), policy)
+    merged: dict[str, tuple[str, set[str], set[str]]] = {}
+    for (label, skill, norm), pair in sorted(pairs.items(), key=lambda item: item[1].ts):
+        _, good, bad = merged.setdefault(norm, (pair.query, set(), set()))
+        (good if label == POSITIVE else bad).add(skill)
+        merged[norm] = (pair.query, good, bad)
+    return [Example(query=query, skills=tuple(sorted(good)), negatives=tuple(sorted(bad)),
+                    source=ExampleSource.TRAFFIC, origin=ORIGIN)
+            for _, (query, good, bad) in sorted(merged.items())]

@@ -1,0 +1,153 @@
+"""The recording rule: what a Route, an Activate and a Feedback call leave in the store.
+
+- Every Route gets a ``route_id`` and a ``route`` row (session, message without its ``/names``,
+  shown and retrieved skills), written before Route answers and synced right after.
+- An Activate of skill S by the model in session X, when S was shown in one of X's last
+  ``WINDOW`` Routes, records that Route's message as a positive example for S. "Shown" means
+  retrieved for that message: always-on skills and the session's active skills are in every
+  catalog, so activating them teaches nothing. With a
+  ``route_id`` the window is read from the store, so any replica can decide; without one, from
+  this process's memory. A ``/name`` the user typed records one too (its own Route).
+  Activations that match no shown skill are counted but teach nothing.
+- A Feedback outcome is counted; ``wrong_skill`` on a Route that showed the skill records that
+  Route's message as a negative example for it.
+
+The Engine owns one ``Recorder``; ``Recorder.disabled()`` records nothing and hands out no ids.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+
+from router.config import FeedbackConfig
+from router.errors import InvalidRequest
+from router.learning.policy import check_policy
+from router.learning.routes import RouteDirectory, RouteWindow, ShownRoute, pick
+from router.learning.rows import ACTIVATE, FEEDBACK, OUTCOMES, ROUTE, Row, new_id
+from router.learning.store import SegmentWriter, compact, feedback_dir
+from router.routing.model import Reason, RouteQuery, RouteResult
+from router.routing.router import explicit_names
+
+log = logging.getLogger(__name__)
+
+MAX_ROUTE_ID_CHARS = 64
+
+
+class Recorder:
+    """Records traffic into ``<index_dir>/feedback/`` (or nowhere, when disabled)."""
+
+    def __init__(self, index_dir: Path | None, policy: FeedbackConfig) -> None:
+        self.policy = check_policy(policy)
+        self.enabled = policy.enabled and index_dir is not None
+        self.index_dir = index_dir
+        self.folder = feedback_dir(index_dir) if index_dir is not None else None
+        self._writer = (SegmentWriter(self.folder, on_rotate=self.compact_in_background)
+                        if self.folder is not None else None)
+        self._window = RouteWindow()
+        self._directory = RouteDirectory(self.folder) if self.folder is not None else None
+        self._failing = False  # the last write failed (later failures are logged quietly)
+
+    @classmethod
+    def disabled(cls) -> Recorder:
+        return cls(None, FeedbackConfig(enabled=False))
+
+    def _append(self, row: Row, *, durable: bool = True) -> bool:
+        """Store ``row``; False (logged) when the store cannot be written: routing goes on."""
+        assert self._writer is not None
+        try:
+            rotated = self._writer.append([row], durable=durable)
+        except OSError as exc:
+            level = logging.DEBUG if self._failing else logging.ERROR
+            log.log(level, "cannot record feedback in %s: %s", self.folder, exc)
+            self._failing = True
+            return False
+        self._failing = False
+        if rotated:
+            self.compact_in_background()
+        return True
+
+    def compact_in_background(self) -> None:
+        """Compact the store in a daemon thread (a no-op when another process is at it)."""
+        if not self.enabled or self.index_dir is None:
+            return
+        index_dir, policy = self.index_dir, self.policy
+
+        def run() -> None:
+            try:
+                compact(index_dir, policy)
+            except OSError as exc:
+                log.warning("feedback compaction of %s failed: %s", index_dir, exc)
+
+        threading.Thread(target=run, name="feedback-compaction", daemon=True).start()
+
+    def close(self) -> None:
+        """Close this process's segment (a compaction can then take it)."""
+        if self._writer is not None:
+            self._writer.close()
+
+    def on_route(self, query: RouteQuery, result: RouteResult) -> str:
+        """Store what this Route showed; its ``route_id`` ("" when disabled)."""
+        if not self.enabled:
+            return ""
+        route_id = new_id()
+        row = Row(kind=ROUTE, ts=time.time(), session=query.session_id, route_id=route_id,
+                  query=explicit_names(query.message)[1],
+                  shown=tuple(s.name for s in result.skills),
+                  retrieved=tuple(s.name for s in result.skills if s.reason is Reason.RETRIEVED))
+        if not self._append(row, durable=False):  # synced right after, off the turn's path
+            return ""
+        route = ShownRoute.from_row(row)
+        self._window.add(route)
+        assert self._directory is not None
+        self._directory.add(route)
+        return route_id
+
+    def _showing(self, skill: str, session: str, route_id: str) -> ShownRoute | None:
+        """The Route of the session's window that showed ``skill`` (see the module doc)."""
+        if len(route_id) > MAX_ROUTE_ID_CHARS:
+            raise InvalidRequest(f"route_id has {len(route_id)} characters; pass back the "
+                                 "route_id a Route returned")
+        if route_id and self._directory is not None:
+            found = self._directory.find(route_id)
+            self._directory.refresh()
+            found = found or self._directory.find(route_id)
+            if found is not None:
+                if session and found.session != session:
+                    return None  # another conversation's Route
+                window = self._directory.last(found.session) if found.session else [found]
+                return pick(window, skill, route_id)
+        return pick(self._window.last(session), skill) if session else None
+
+    def on_activate(self, skill: str, session: str, route_id: str = "",
+                    explicit: bool = False) -> None:
+        """Count an activation; a positive example when the rule holds (or ``explicit``: the
+        user typed ``/skill`` on Route ``route_id``)."""
+        if not self.enabled:
+            return
+        route = self._showing(skill, session, route_id)
+        if explicit and route is None:
+            route = self._directory.find(route_id) if self._directory is not None else None
+        row = Row(kind=ACTIVATE, ts=time.time(), skill=skill,
+                  session=session or (route.session if route else ""),
+                  query=route.query if route is not None else "",
+                  route_id=route.route_id if route is not None else route_id)
+        self._append(row)
+        if route is not None:
+            log.debug("learned: %r -> %s", route.query, skill)
+
+    def on_feedback(self, skill: str, session: str, outcome: str, route_id: str = "") -> bool:
+        """Store an outcome; False when disabled or the store cannot be written. ``outcome`` is
+        one of ``OUTCOMES``."""
+        if outcome not in OUTCOMES:
+            raise InvalidRequest(f"unknown outcome {outcome!r}; use one of "
+                                 f"{', '.join(OUTCOMES)}")
+        if not self.enabled:
+            return False
+        route = self._showing(skill, session, route_id) if outcome == "wrong_skill" else None
+        return self._append(Row(kind=FEEDBACK, ts=time.time(), skill=skill, outcome=outcome,
+                                session=session or (route.session if route else ""),
+                                query=route.query if route is not None else "",
+                                route_id=route_id or (route.route_id if route else "")))

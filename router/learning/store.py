@@ -1,0 +1,291 @@
+"""The feedback store on disk: ``<index_dir>/feedback/``, shared by every replica.
+
+No file is written by two processes. Each process appends to its own segment,
+``seg-<host>-<pid>-<start>-<n>.jsonl``, and syncs it to disk before the call that wrote it
+answers, so what a server acknowledged survives ``kill -9``. A writer holds an exclusive
+``flock`` on its open segment and moves to a new one after ``SEGMENT_MAX_ROWS`` rows or a day.
+
+Compaction (any process, one at a time: it holds ``.compact.lock`` exclusively) merges the
+segments no process holds any more and the earlier compacted files into one new
+``compacted-*.jsonl`` (see ``router.learning.stats.compact_rows`` for what it keeps). Its output
+is first synced as ``*.jsonl.pending`` naming its inputs, then the inputs are removed, then it is
+renamed into place; a compaction interrupted anywhere is finished by the next one (or the next
+full read), and a row present twice meanwhile counts once (rows carry unique ids). Full reads
+hold the lock shared, so they never see a half-finished compaction. A torn last line (a crash
+mid-write) is skipped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+from router.config import FeedbackConfig
+from router.learning.rows import DAY_SECONDS, PURGE, Row, parse_row, unique
+from router.learning.stats import compact_rows
+
+log = logging.getLogger(__name__)
+
+FOLDER = "feedback"
+SEGMENT_PREFIX = "seg-"
+COMPACTED_PREFIX = "compacted-"
+SUFFIX = ".jsonl"
+PENDING = ".pending"
+LOCK_FILE = ".compact.lock"
+SEGMENT_MAX_ROWS = 10_000
+SEGMENT_MAX_SECONDS = DAY_SECONDS
+
+
+def feedback_dir(index_dir: str | Path) -> Path:
+    return Path(index_dir) / FOLDER
+
+
+def data_files(folder: Path) -> list[Path]:
+    """Segments and compacted files (not pending ones), sorted by name."""
+    try:
+        names = sorted(os.listdir(folder))
+    except FileNotFoundError:
+        return []
+    return [folder / n for n in names if n.endswith(SUFFIX)
+            and (n.startswith(SEGMENT_PREFIX) or n.startswith(COMPACTED_PREFIX))]
+
+
+def _sync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def parse_lines(data: bytes) -> list[Row]:
+    """Rows of complete lines (a last line without its newline is a torn write: skipped)."""
+    rows = []
+    for line in data.split(b"\n")[:-1]:
+        row = parse_row(line.decode("utf-8", errors="replace"))
+        if row is not None:
+            rows.append(row)
+    return rows
+
+
+class SegmentWriter:
+    """Appends rows to this process's own segment.
+
+    A durable append is synced before it returns (concurrent ones share one sync: group
+    commit). A non-durable append returns once the row is written to the file, which already
+    survives the process being killed, and a background thread syncs it right after, off the
+    caller's path (Route rows: a replica reading the shared volume sees them within a sync).
+    """
+
+    def __init__(self, folder: Path, *, max_rows: int = SEGMENT_MAX_ROWS,
+                 max_seconds: float = SEGMENT_MAX_SECONDS,
+                 on_rotate: Callable[[], None] | None = None) -> None:
+        self.folder = folder
+        self._max_rows, self._max_seconds = max_rows, max_seconds
+        self._on_rotate = on_rotate
+        self._fd: int | None = None
+        self._rows = 0
+        self._opened = 0.0
+        self._serial = 0
+        self._written = 0  # appends written so far (a ticket each)
+        self._synced = 0  # appends known to be on disk
+        self._lock = threading.Lock()  # the file and the counters
+        self._sync_lock = threading.Lock()  # one fsync at a time
+        self._wake = threading.Event()  # a non-durable write waits for the syncer
+        self._syncer: threading.Thread | None = None
+
+    def append(self, rows: Sequence[Row], *, durable: bool = True) -> bool:
+        """Write ``rows`` (and, when ``durable``, sync them); True when the segment was full
+        and has been closed (a compaction can now take it)."""
+        data = "".join(row.to_json() + "\n" for row in rows).encode("utf-8")
+        with self._lock:
+            fd = self._fd if self._fd is not None else self._open()
+            os.write(fd, data)
+            self._written += 1
+            ticket = self._written
+            self._rows += len(rows)
+        if durable:
+            return self._sync(ticket)
+        self._start_syncer()
+        self._wake.set()
+        return False
+
+    def _sync(self, ticket: int) -> bool:
+        with self._sync_lock:
+            if self._synced >= ticket:
+                return False  # another caller's sync covered this write
+            with self._lock:
+                current, target = self._fd, self._written
+            if current is not None:
+                os.fsync(current)
+            self._synced = max(self._synced, target)
+            with self._lock:
+                if self._rows >= self._max_rows or time.time() - self._opened >= self._max_seconds:
+                    self._close()
+                    return True
+        return False
+
+    def _start_syncer(self) -> None:
+        with self._lock:
+            if self._syncer is None:
+                self._syncer = threading.Thread(target=self._sync_loop, daemon=True,
+                                                name="feedback-sync")
+                self._syncer.start()
+
+    def _sync_loop(self) -> None:
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            try:
+                with self._lock:
+                    ticket = self._written
+                if self._sync(ticket) and self._on_rotate is not None:
+                    self._on_rotate()
+            except OSError as exc:
+                log.warning("cannot sync feedback segment in %s: %s", self.folder, exc)
+
+    def _open(self) -> int:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self._serial += 1
+        name = (f"{SEGMENT_PREFIX}{socket.gethostname()}-{os.getpid()}-{time.time_ns()}-"
+                f"{self._serial}{SUFFIX}")
+        # Locked before it gets its real name, so a compaction never takes a segment in use.
+        temporary = self.folder / f".new-{name}"
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.rename(temporary, self.folder / name)
+        _sync_dir(self.folder)
+        self._fd, self._rows, self._opened = fd, 0, time.time()
+        log.debug("feedback segment %s opened", name)
+        return fd
+
+    def _close(self) -> None:
+        """Sync and close the segment (lock held): every write to it is on disk first."""
+        if self._fd is not None:
+            os.fsync(self._fd)
+            self._synced = self._written
+            os.close(self._fd)  # releases the flock
+            self._fd = None
+
+    def close(self) -> None:
+        with self._lock:
+            self._close()
+
+
+@contextlib.contextmanager
+def _locked(folder: Path, mode: int) -> Iterator[bool]:
+    """Hold the compaction lock (``fcntl.LOCK_SH`` / ``LOCK_EX``, maybe ``| LOCK_NB``);
+    yields False when a non-blocking request found it taken."""
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, mode)
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)
+
+
+def _finish_pending(folder: Path) -> None:
+    """Complete compactions that stopped after syncing their output (lock held)."""
+    for pending in sorted(folder.glob(f"{COMPACTED_PREFIX}*{SUFFIX}{PENDING}")):
+        with pending.open("rb") as handle:
+            header = json.loads(handle.readline() or b"{}")
+        for name in header.get("inputs", []):
+            (folder / Path(str(name)).name).unlink(missing_ok=True)
+        pending.rename(folder / pending.name.removesuffix(PENDING))
+        log.info("finished an interrupted feedback compaction (%s)", pending.name)
+    _sync_dir(folder)
+
+
+def read_rows(index_dir: str | Path) -> list[Row]:
+    """Every stored row, each once."""
+    folder = feedback_dir(index_dir)
+    if not folder.is_dir():
+        return []
+    if any(folder.glob(f"*{PENDING}")):
+        with _locked(folder, fcntl.LOCK_EX):
+            _finish_pending(folder)
+    with _locked(folder, fcntl.LOCK_SH):
+        rows: list[Row] = []
+        for path in data_files(folder):
+            with contextlib.suppress(FileNotFoundError):
+                rows.extend(parse_lines(path.read_bytes()))
+    return list(unique(rows))
+
+
+def _closed_inputs(folder: Path) -> list[tuple[Path, int | None]]:
+    """Compacted files, and segments whose writer has closed them (their flock is free; the
+    returned descriptor holds it until the compaction ends)."""
+    inputs: list[tuple[Path, int | None]] = []
+    for path in data_files(folder):
+        if path.name.startswith(COMPACTED_PREFIX):
+            inputs.append((path, None))
+            continue
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)  # a live writer's segment
+            continue
+        inputs.append((path, fd))
+    return inputs
+
+
+def compact(index_dir: str | Path, policy: FeedbackConfig, now: float | None = None) -> bool:
+    """Merge closed segments and compacted files into one bounded file. False when another
+    process is compacting or reading (it is then left to later)."""
+    folder = feedback_dir(index_dir)
+    if not folder.is_dir():
+        return False
+    with _locked(folder, fcntl.LOCK_EX | fcntl.LOCK_NB) as held:
+        if not held:
+            return False
+        _finish_pending(folder)
+        inputs = _closed_inputs(folder)
+        try:
+            _merge(folder, [p for p, _ in inputs], policy, time.time() if now is None else now)
+        finally:
+            for _, fd in inputs:
+                if fd is not None:
+                    os.close(fd)
+    return True
+
+
+def _merge(folder: Path, inputs: list[Path], policy: FeedbackConfig, now: float) -> None:
+    if not inputs:
+        return
+    rows: list[Row] = []
+    purges: list[Row] = []
+    for path in data_files(folder):
+        found = parse_lines(path.read_bytes())
+        if path in inputs:
+            rows.extend(found)
+        else:  # a live segment: its rows stay there, but its purges apply to everything
+            purges.extend(row for row in found if row.kind == PURGE)
+    kept = compact_rows([*rows, *purges], policy, now)
+    kept = [row for row in kept if row.kind != PURGE or row.rid not in {p.rid for p in purges}]
+    name = f"{COMPACTED_PREFIX}{time.time_ns()}-{uuid.uuid4().hex[:8]}{SUFFIX}"
+    temporary, pending = folder / f".new-{name}", folder / f"{name}{PENDING}"
+    header = json.dumps({"kind": "header", "inputs": [p.name for p in inputs]})
+    with temporary.open("w", encoding="utf-8") as handle:
+        handle.write(header + "\n" + "".join(row.to_json() + "\n" for row in kept))
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.rename(temporary, pending)
+    _sync_dir(folder)
+    _finish_pending(folder)
+    log.info("compacted feedback: %d files, %d rows -> %d rows", len(inputs), len(rows),
+             len(kept))

@@ -1,0 +1,67 @@
+"""What a build takes from served traffic: the learned examples that count, and a fingerprint
+of them so a Reindex can tell new ones appeared (and build and swap even when no skill changed).
+
+A build records ``learned_settings(examples)`` in its manifest ``settings``; a Reindex compares
+``learned_fingerprint`` with the one recorded by the version being served.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from router.config import FeedbackConfig
+from router.learning.model import Example
+from router.learning.policy import check_policy, select_examples
+from router.learning.store import compact, read_rows
+
+SETTINGS_KEY = "learned_examples"
+
+
+def learned_examples(index_dir: str | Path, policy: FeedbackConfig, *,
+                     known: Collection[str] | None = None,
+                     now: float | None = None) -> list[Example]:
+    """The examples learned from traffic under ``index_dir`` that count under ``policy``
+    (none when feedback is off). ``known`` (optional): the catalog's skill names; examples of
+    other skills are dropped. Compacts the store first when no other process is at it."""
+    check_policy(policy)
+    if not policy.enabled:
+        return []
+    moment = time.time() if now is None else now
+    compact(index_dir, policy, moment)
+    return select_examples(read_rows(index_dir), policy, moment, known)
+
+
+def fingerprint(examples: Sequence[Example]) -> str:
+    """A digest of ``examples`` ("" for none): equal exactly when the examples are."""
+    if not examples:
+        return ""
+    data = [[e.query, list(e.skills), list(e.negatives)] for e in examples]
+    return hashlib.sha256(json.dumps(data, ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
+def learned_fingerprint(index_dir: str | Path, policy: FeedbackConfig, *,
+                        known: Collection[str] | None = None) -> str:
+    """The fingerprint of ``learned_examples`` (reads the store once)."""
+    return fingerprint(learned_examples(index_dir, policy, known=known))
+
+
+def learned_settings(examples: Sequence[Example]) -> dict[str, Any]:
+    """What a build records in its manifest ``settings`` about the learned examples it used."""
+    return {SETTINGS_KEY: {"fingerprint": fingerprint(examples), "count": len(examples)}}
+
+
+def recorded_fingerprint(settings: Mapping[str, Any]) -> str:
+    """The fingerprint a version's manifest ``settings`` recorded ("" when none)."""
+    data = settings.get(SETTINGS_KEY)
+    return str(data.get("fingerprint", "")) if isinstance(data, Mapping) else ""
+
+
+def learned_inputs(index_dir: str | Path, policy: FeedbackConfig) -> dict[str, Any]:
+    """What a build of ``index_dir`` records about the learned examples it folds in (the
+    pipeline rebuilds when this differs from what the served version recorded)."""
+    return learned_settings(learned_examples(index_dir, policy))
