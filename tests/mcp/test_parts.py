@@ -38,6 +38,9 @@ def test_sessions_get_their_own_generated_id_and_remember_activations() -> None:
     assert sessions.state("mcp-a").session_id == first.session_id
     assert sessions.state("mcp-b").active_skills == ()
     assert sessions.state("") is NO_SESSION
+    sessions.routed("mcp-a", "route-1")
+    assert sessions.state("mcp-a").route_id == "route-1"  # passed back on the next Activate
+    assert sessions.state("mcp-b").route_id == ""
 
 
 def test_session_memory_is_bounded() -> None:
