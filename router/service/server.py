@@ -61,7 +61,9 @@ def build_server(engine: Engine, config: ServerConfig, address: str | None = Non
         futures.ThreadPoolExecutor(max_workers=config.max_workers,
                                    thread_name_prefix="skill-router-rpc"),
         interceptors=[LoggingInterceptor(observer)],
-        options=[("grpc.max_receive_message_length", config.max_request_bytes)],
+        options=[("grpc.max_receive_message_length", config.max_request_bytes),
+                 # A busy port is an error: never share it with another server process.
+                 ("grpc.so_reuseport", 0)],
     )
     add_to_server(engine, server)
     health_servicer = health.HealthServicer()
@@ -82,7 +84,8 @@ def _bind(server: grpc.Server, target: str) -> int:
     except RuntimeError as exc:
         raise OSError(f"cannot listen on {target}: {exc}") from exc
     if port == 0:
-        raise OSError(f"cannot listen on {target}")
+        raise OSError(f"cannot listen on {target}: the address is in use or not available "
+                      "(is another server running there?)")
     return port
 
 
