@@ -106,6 +106,7 @@ def _index_dir(args: argparse.Namespace, config: Config) -> str:
 
 def cmd_index(args: argparse.Namespace) -> int:
     from router.cli_skills import discovery_config_from_args
+    from router.index.checkpoints import checkpoint
     from router.index.embed import make_embedder, prepare_query_embedder
     from router.index.retention import prune
     from router.index.store import build_index
@@ -117,6 +118,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     progress = sys.stderr.isatty()
     started = time.perf_counter()
     discovery = discovery_config_from_args(args, config.discovery)
+    checkpoint("starting")
     found = discover(discovery)
     embedder = make_embedder(args.model or config.index.model,
                              batch_size=config.index.batch_size)

@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 from router.config import DiscoveryConfig
 from router.errors import SkillParseError
+from router.index.checkpoints import checkpoint
 from router.skills.files import read_file
 from router.skills.manifest import attach_manifest, parse_manifest
 from router.skills.model import Diagnostic, DiscoveryResult, Level, Scope, Shadowed, Skill
@@ -67,6 +68,7 @@ def load_skill_dir(folder: SkillDir, scope: Scope, *,
 def _scan(root: str, scope: Scope, limits: ScanLimits, max_bytes: int,
           seen: set[str]) -> tuple[list[Skill], list[Diagnostic]]:
     folders, diags = find_skill_dirs(root, limits)
+    checkpoint("discovering")
     skills: list[Skill] = []
     for folder in folders:
         if folder.real_path in seen:

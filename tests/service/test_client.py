@@ -106,27 +106,32 @@ def test_without_retries_unavailable_fails_fast() -> None:
         assert time.monotonic() - started < 2.0
 
 
-class _SlowServicer(SkillRouterServicer):
+class _HeldServicer(SkillRouterServicer):
+    """Answers GetIndexInfo only once ``release`` is set."""
+
+    release = threading.Event()
+
     def GetIndexInfo(self, request: pb.GetIndexInfoRequest,
                      context: grpc.ServicerContext) -> pb.GetIndexInfoResponse:
-        time.sleep(1.0)
+        self.release.wait(timeout=30)
         return super().GetIndexInfo(request, context)
 
 
 def test_timeout_is_deadline_exceeded(tree_engine: Engine) -> None:
+    servicer = _HeldServicer(tree_engine)
+    servicer.release = threading.Event()
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
     pb_grpc.add_SkillRouterServicer_to_server(  # type: ignore[no-untyped-call]
-        _SlowServicer(tree_engine), server)
+        servicer, server)
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()
     try:
         with SkillRouterClient(f"127.0.0.1:{port}", timeout=0.2) as client:
-            started = time.monotonic()
             with pytest.raises(grpc.RpcError) as info:
-                client.index_info()
+                client.index_info()  # the server holds it until after the deadline
             assert info.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
-            assert time.monotonic() - started < 0.9
     finally:
+        servicer.release.set()
         server.stop(0)
 
 

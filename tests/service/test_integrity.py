@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from router.cli import main
+from router.index.checkpoints import PAUSE_ENV, POINTS
 from router.index.layout import VERSIONS, current_version
 from router.index.retention import prune
 from router.index.store import load_index
@@ -124,6 +125,15 @@ def _renamed(out: Path, known: int) -> Callable[[], bool]:
     return lambda: len(list((out / VERSIONS).iterdir())) > known
 
 
+def _paused_at(point: str, proc: subprocess.Popen[bytes]) -> None:
+    """Wait until the build says it paused at ``point`` (it then waits to be killed)."""
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        if line.decode(errors="replace").strip() == f"build paused at {point}":
+            return
+    pytest.fail(f"the build ended (code {proc.wait()}) without reaching {point!r}")
+
+
 @pytest.mark.parametrize("point", ["starting", "discovering", "writing", "renaming"])
 def test_a_killed_build_leaves_the_previous_index_current(
         point: str, big: tuple[Path, Path, str]) -> None:
@@ -131,19 +141,21 @@ def test_a_killed_build_leaves_the_previous_index_current(
     (out / "CURRENT").write_text(old + "\n")
     write_skill(skills, "skill-0", f"Changed for the {point} kill.")
     known = len(list((out / VERSIONS).iterdir()))
+    paused = point in POINTS
     proc = subprocess.Popen([sys.executable, "-m", "router.cli", *index_argv(skills, out)],
-                            cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    if point == "starting":
-        time.sleep(0.2)
-    elif point == "discovering":
-        time.sleep(1.0)
+                            cwd=REPO, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE if paused else subprocess.DEVNULL,
+                            env={**os.environ, PAUSE_ENV: point if paused else ""})
+    if paused:
+        _paused_at(point, proc)  # killed there, never earlier or later
     else:
         _wait_for(_writing(out) if point == "writing" else _renamed(out, known), proc, 30)
     proc.kill()
     proc.wait()
     snapshot = load_index(out)  # verifies every checksum
-    if proc.returncode == -9 and current_version(out) != old:
-        # Killed after CURRENT moved: the new version must then be complete.
+    if paused:
+        assert proc.returncode == -9 and snapshot.info.version == old
+    elif current_version(out) == old:
+        assert proc.returncode == -9  # killed before CURRENT moved
+    else:  # killed after CURRENT moved, or the build had already finished: it is complete
         assert snapshot.info.skill_count == 1500
-    else:
-        assert snapshot.info.version == old
