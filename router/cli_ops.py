@@ -9,6 +9,7 @@ from typing import Any
 
 import yaml
 
+from router.caller_auth import add_caller_args, caller_auth_from_args, open_channel
 from router.config import load_config
 from router.errors import RouterError
 
@@ -25,6 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--full", action="store_true", help="re-embed every skill")
     p.add_argument("--timeout", type=float, default=600.0,
                    help="seconds to wait for the rebuild (default: 600)")
+    add_caller_args(p)
     p.set_defaults(handler=cmd_reindex)
     c = sub.add_parser("config", help="show the effective configuration (file + environment)")
     c.add_argument("--print", dest="print_config", action="store_true", required=True,
@@ -39,7 +41,12 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     from router.v1 import router_pb2 as pb
     from router.v1 import router_pb2_grpc as pb_grpc
 
-    with grpc.insecure_channel(args.target) as channel:
+    try:
+        channel = open_channel(args.target, caller_auth_from_args(args))
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    with channel:
         stub = pb_grpc.SkillRouterStub(channel)  # type: ignore[no-untyped-call]
         try:
             reply = stub.Reindex(pb.ReindexRequest(full=args.full), timeout=args.timeout)

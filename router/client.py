@@ -19,9 +19,9 @@ import json
 from collections.abc import Sequence
 from types import TracebackType
 
-import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from router.caller_auth import CallerAuth, open_channel
 from router.v1 import router_pb2 as pb
 from router.v1 import router_pb2_grpc as pb_grpc
 
@@ -49,9 +49,15 @@ class SkillRouterClient:
     ``timeout`` is the deadline of each call in seconds, retries included. ``retries`` is how
     many times a call that met ``UNAVAILABLE`` is tried again (0 = never; gRPC allows at most 4).
     Use it as a context manager, or call ``close()``.
+
+    For a server with authenticated callers: ``ca_file`` (the CA of the server's certificate;
+    ``tls=True`` alone trusts the system CAs), ``cert_file`` and ``key_file`` (mutual TLS) and
+    ``token`` (sent as ``authorization: Bearer <token>``); see ``router.caller_auth``.
     """
 
-    def __init__(self, target: str, timeout: float = 2.0, retries: int = 3) -> None:
+    def __init__(self, target: str, timeout: float = 2.0, retries: int = 3, *,
+                 ca_file: str = "", cert_file: str = "", key_file: str = "", token: str = "",
+                 tls: bool = False) -> None:
         if timeout <= 0:
             raise ValueError("timeout must be positive")
         if retries < 0:
@@ -65,7 +71,9 @@ class SkillRouterClient:
                    ("grpc.max_reconnect_backoff_ms", 1000)]
         self.target = target
         self.timeout = timeout
-        self._channel = grpc.insecure_channel(target, options=options)
+        auth = CallerAuth(ca_file=ca_file, cert_file=cert_file, key_file=key_file,
+                          token=token, tls=tls)
+        self._channel = open_channel(target, auth, options)
         self._stub = pb_grpc.SkillRouterStub(self._channel)  # type: ignore[no-untyped-call]
         self._health = health_pb2_grpc.HealthStub(self._channel)
 
