@@ -33,6 +33,7 @@ from router.index.embed import (
     serving_embedder,
 )
 from router.index.layout import IndexInfo, current_version
+from router.index.recovery import load_serving_index
 from router.index.store import IndexSnapshot, load_index
 from router.reindex import ReindexResult, ReindexStats, reindex_engine
 from router.routing import router as core
@@ -93,10 +94,10 @@ class Engine:
         """Load the current index under ``index_dir``. Without an ``embedder``, the one the
         configuration asks for is loaded for queries while the index loads."""
         if embedder is not None:
-            snapshot = load_index(index_dir)
+            snapshot = load_serving_index(index_dir)
         else:
             with loading_in_background(serving_embedder(index_dir, config.index)) as embedder:
-                snapshot = load_index(index_dir)
+                snapshot = load_serving_index(index_dir)
         dense.set_threads(config.index.search_threads)
         return cls(snapshot, config, embedder, index_dir=index_dir)
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from router.config import DiscoveryConfig
 from router.errors import IndexUnavailable, InvalidRequest
 from router.index.layout import MANIFEST, read_manifest
+from router.index.recovery import disk_problem, restore_current
 from router.index.retention import prune
 from router.index.store import build_index, load_index
 from router.skills.model import Diagnostic, Skill
@@ -144,13 +145,16 @@ def _rebuild(engine: Engine, index_dir: Path, full: bool, started: float) -> Rei
     config = discovery_from_settings(recorded_settings(served.info.path), served.info.version)
     found = discover(config)
     changes = compare(served.skills, found.skills)
-    if not (changes.any or full):
+    problem = disk_problem(index_dir)  # CURRENT missing, or naming a damaged version
+    if problem is not None and restore_current(index_dir, served.info.version, problem):
+        problem = None
+    if not (changes.any or full or problem):
         log.info("reindex: %d skills unchanged; still serving %s", changes.unchanged,
                  served.info.version)
         return ReindexResult(served.info.version, changes, time.perf_counter() - started,
                              tuple(found.diagnostics), swapped=False)
     info = build_index(found.skills, found.diagnostics, engine.embedder, index_dir,
-                       settings=discovery_settings(config), reuse=not full)
+                       settings=discovery_settings(config), reuse=not (full or problem))
     engine.swap(load_index(index_dir, info.version))
     prune(index_dir, engine.config.index.keep_versions)
     log.info("reindex: %s -> %s (+%d ~%d -%d, %d unchanged)", served.info.version,

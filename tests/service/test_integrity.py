@@ -86,10 +86,13 @@ def test_a_damaged_new_version_is_refused_and_the_old_one_serves(
 
 
 def test_retention_keeps_the_newest_and_the_current(tmp_path: Path) -> None:
-    root = tmp_path / "index"
+    skills, root = write_catalog(tmp_path / "skills"), tmp_path / "index"
+    assert main(index_argv(skills, root)) == 0
+    built = root / VERSIONS / current_version(root)
     names = [f"2025010{i}T000000000000Z-aaaaaa" for i in range(1, 6)]
-    for name in names:
-        (root / VERSIONS / name).mkdir(parents=True)
+    for name in names:  # intact copies (a damaged version never holds a slot)
+        shutil.copytree(built, root / VERSIONS / name)
+    shutil.rmtree(built)
     (root / "CURRENT").write_text(names[0] + "\n")
     stale, fresh = root / ".tmp-stale", root / ".tmp-fresh"
     stale.mkdir()
