@@ -50,6 +50,9 @@ def _register_index(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
                    help="index folder to write (default: index.index_dir, 'index_data')")
     p.add_argument("--model", help="embedding model name or path (default: index.model; "
                                    "'hash' is a fast test embedder)")
+    p.add_argument("--allow-partial-scan", action="store_const", const=True, default=None,
+                   help="index what was found when a scan hits a directory cap (default: "
+                        "fail; recorded, so a Reindex of this index allows it too)")
     p.set_defaults(handler=_guard(cmd_index))
 
 
@@ -114,14 +117,17 @@ def cmd_index(args: argparse.Namespace) -> int:
     from router.index.store import build_index
     from router.reindex import discovery_settings
     from router.skills.discovery import discover
+    from router.skills.scan_plan import allow_partial, check_complete
 
     config = _config(args)
     out = args.out or config.index.index_dir
     progress = sys.stderr.isatty()
     started = time.perf_counter()
-    discovery = discovery_config_from_args(args, config.discovery)
+    discovery = allow_partial(discovery_config_from_args(args, config.discovery),
+                              args.allow_partial_scan)
     checkpoint("starting")
     found = discover(discovery)
+    check_complete(discovery, found.diagnostics)  # a cut-short scan is an error unless allowed
     embedder = make_embedder(args.model or config.index.model,
                              batch_size=config.index.batch_size)
     info = build_index(found.skills, found.diagnostics, embedder, out, progress=progress,

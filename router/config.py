@@ -42,7 +42,10 @@ class DiscoveryConfig:
     precedence: tuple[str, ...] = ("project", "user", "org", "bundled")
     trust_project: bool = False
     max_depth: int = 6
-    max_dirs: int = 2000
+    max_dirs: int = 2000  # per project/home skills folder (scanning someone's directories)
+    catalog_max_dirs: int = 0  # per organisation/bundled root; 0 = no cap (whole catalogs)
+    allow_partial_scan: bool = False  # index/Reindex fail when a scan hits a cap unless set
+    follow_external_links: bool = False  # follow symlinks that leave a scope (see skills.links)
     honour_gitignore: bool = True
 
 

@@ -140,10 +140,12 @@ def reindex_engine(engine: Engine, *, full: bool = False) -> ReindexResult:
 
 def _rebuild(engine: Engine, index_dir: Path, full: bool, started: float) -> ReindexResult:
     from router.skills.discovery import discover  # the scanner loads on the first reindex
+    from router.skills.scan_plan import check_complete
 
     served = engine.snapshot
     config = discovery_from_settings(recorded_settings(served.info.path), served.info.version)
     found = discover(config)
+    check_complete(config, found.diagnostics)  # a cut-short scan is not swapped in
     changes = compare(served.skills, found.skills)
     problem = disk_problem(index_dir)  # CURRENT missing, or naming a damaged version
     if problem is not None and restore_current(index_dir, served.info.version, problem):

@@ -51,8 +51,7 @@ def index_for_root(root: str | Path, config: Config, cache_dir: str | Path,
     slug = re.sub(r"[^A-Za-z0-9]+", "-", str(Path(root).resolve())).strip("-")[-60:]
     target = Path(cache_dir) / slug
     found = discover(DiscoveryConfig(project_dir=None, home_dir=None,
-                                     bundled_roots=(str(root),),
-                                     max_dirs=max(config.discovery.max_dirs, 100_000)))
+                                     bundled_roots=(str(root),)))
     embedder = make_embedder(config.index.model, batch_size=config.index.batch_size)
     build_index(found.skills, found.diagnostics, embedder, target, progress=progress)
     return target
