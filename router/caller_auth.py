@@ -9,49 +9,24 @@ client certificate and key (for a server that requires mutual TLS) and a bearer 
 
 from __future__ import annotations
 
-import argparse
 import collections
-import os
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import grpc
 
-TOKEN_ENV = "SKILL_ROUTER_TOKEN"
-
-
-@dataclass(frozen=True)
-class CallerAuth:
-    """TLS and token settings of a client; the defaults are a plaintext, anonymous channel."""
-
-    ca_file: str = ""  # PEM CA for the server's certificate ("" with tls: the system roots)
-    cert_file: str = ""  # PEM client certificate (mutual TLS)
-    key_file: str = ""  # PEM key of cert_file
-    token: str = ""  # bearer token
-    tls: bool = False  # TLS even without a CA file (system roots)
-
-    @property
-    def secure(self) -> bool:
-        return bool(self.tls or self.ca_file or self.cert_file or self.key_file)
-
-
-def _read(path: str, what: str) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except OSError as exc:
-        raise ValueError(f"cannot read the {what} {path}: {exc.strerror or exc}") from exc
+from router.caller_options import CallerAuth, read_file
 
 
 def channel_credentials(auth: CallerAuth) -> grpc.ChannelCredentials:
     """TLS credentials for ``auth``; ValueError when a file is missing or the pair is half."""
     if bool(auth.cert_file) != bool(auth.key_file):
         raise ValueError("a client certificate needs both the certificate and the key file")
+    chain = read_file(auth.cert_file, "client certificate") if auth.cert_file else None
     return grpc.ssl_channel_credentials(
-        root_certificates=_read(auth.ca_file, "CA file") if auth.ca_file else None,
-        private_key=_read(auth.key_file, "client key") if auth.key_file else None,
-        certificate_chain=_read(auth.cert_file, "client certificate") if auth.cert_file else None)
+        root_certificates=read_file(auth.ca_file, "CA file") if auth.ca_file else None,
+        private_key=read_file(auth.key_file, "client key") if auth.key_file else None,
+        certificate_chain=chain)
 
 
 class _Details(collections.namedtuple(
@@ -91,29 +66,3 @@ def open_channel(target: str, auth: CallerAuth,
     if auth.token:
         channel = grpc.intercept_channel(channel, BearerToken(auth.token))
     return channel
-
-
-def add_caller_args(parser: argparse.ArgumentParser) -> None:
-    """The ``--ca-file``, ``--cert-file``, ``--key-file``, ``--token-file`` and ``--tls`` flags."""
-    group = parser.add_argument_group("caller authentication")
-    group.add_argument("--tls", action="store_true",
-                       help="use TLS, trusting the system CAs (implied by --ca-file)")
-    group.add_argument("--ca-file", default="", metavar="PEM",
-                       help="CA certificate that signed the server's certificate (TLS)")
-    group.add_argument("--cert-file", default="", metavar="PEM",
-                       help="client certificate, for a server that requires mutual TLS")
-    group.add_argument("--key-file", default="", metavar="PEM", help="client private key")
-    group.add_argument("--token-file", default="", metavar="FILE",
-                       help=f"file holding the bearer token (default: ${TOKEN_ENV} if set)")
-
-
-def caller_auth_from_args(args: argparse.Namespace,
-                          env: Mapping[str, str] | None = None) -> CallerAuth:
-    """``CallerAuth`` from the flags of ``add_caller_args``; ValueError if the token file
-    cannot be read."""
-    env = os.environ if env is None else env
-    token = env.get(TOKEN_ENV, "").strip()
-    if args.token_file:
-        token = _read(args.token_file, "token file").decode("utf-8", "replace").strip()
-    return CallerAuth(ca_file=args.ca_file, cert_file=args.cert_file, key_file=args.key_file,
-                      token=token, tls=args.tls)

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from router.caller_auth import add_caller_args, caller_auth_from_args, open_channel
+from router.caller_options import add_caller_args, caller_auth_from_args
 from router.config import load_config
 from router.errors import RouterError
 
@@ -38,6 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def cmd_reindex(args: argparse.Namespace) -> int:
     import grpc
 
+    from router.caller_auth import open_channel
     from router.v1 import router_pb2 as pb
     from router.v1 import router_pb2_grpc as pb_grpc
 

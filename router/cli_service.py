@@ -110,8 +110,8 @@ def _index_dir(args: argparse.Namespace, config: Config) -> str:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
+    from router.checkpoints import checkpoint
     from router.cli_skills import discovery_config_from_args
-    from router.index.checkpoints import checkpoint
     from router.index.embed import make_embedder, prepare_query_embedder
     from router.index.retention import prune
     from router.index.store import build_index

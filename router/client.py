@@ -21,7 +21,8 @@ from types import TracebackType
 
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from router.caller_auth import CallerAuth, open_channel
+from router.caller_auth import open_channel
+from router.caller_options import CallerAuth
 from router.v1 import router_pb2 as pb
 from router.v1 import router_pb2_grpc as pb_grpc
 

@@ -16,9 +16,9 @@ import logging
 import os
 from collections.abc import Callable
 
+from router.checkpoints import checkpoint
 from router.config import DiscoveryConfig
 from router.errors import SkillParseError
-from router.index.checkpoints import checkpoint
 from router.skills.files import read_file
 from router.skills.manifest import attach_manifest, parse_manifest
 from router.skills.model import Diagnostic, DiscoveryResult, Level, Scope, Shadowed, Skill

@@ -12,7 +12,8 @@ import grpc
 import pytest
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-from router.caller_auth import CallerAuth, open_channel
+from router.caller_auth import open_channel
+from router.caller_options import CallerAuth
 from router.cli import main
 from router.client import SkillRouterClient
 from router.config import ServerConfig

@@ -72,11 +72,12 @@ def test_service_config_retries_unavailable() -> None:
 
 def _start_later(engine: Engine, port: int, delay: float,
                  holder: list[RouterServer]) -> threading.Thread:
+    running = build_server(engine, SERVER_CONFIG, f"127.0.0.1:{port}")  # bound, not serving
+    holder.append(running)
+
     def run() -> None:
-        time.sleep(delay)
-        running = build_server(engine, SERVER_CONFIG, f"127.0.0.1:{port}")
+        time.sleep(delay)  # the server is down for at least this long, however fast the machine
         running.server.start()
-        holder.append(running)
 
     thread = threading.Thread(target=run)
     thread.start()
@@ -98,12 +99,12 @@ def test_retries_until_server_comes_up(tree_engine: Engine) -> None:
 
 
 def test_without_retries_unavailable_fails_fast() -> None:
-    with SkillRouterClient(f"127.0.0.1:{free_port()}", timeout=5.0, retries=0) as client:
+    with SkillRouterClient(f"127.0.0.1:{free_port()}", timeout=60.0, retries=0) as client:
         started = time.monotonic()
         with pytest.raises(grpc.RpcError) as info:
             client.health()
         assert info.value.code() == grpc.StatusCode.UNAVAILABLE
-        assert time.monotonic() - started < 2.0
+        assert time.monotonic() - started < 30.0  # refused at once, not held to the deadline
 
 
 class _HeldServicer(SkillRouterServicer):

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from router.checkpoints import PAUSE_ENV, POINTS
 from router.cli import main
-from router.index.checkpoints import PAUSE_ENV, POINTS
 from router.index.layout import VERSIONS, current_version
 from router.index.retention import prune
 from router.index.store import load_index
