@@ -3,6 +3,11 @@ refused, and the health service open for probes."""
 
 from __future__ import annotations
 
+import logging
+import os
+import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,11 +24,11 @@ from router.client import SkillRouterClient
 from router.config import ServerConfig
 from router.engine import Engine
 from router.errors import InvalidRequest
-from router.service.auth import accepts, load_tokens, presented_token
+from router.service.auth import accepts, load_tokens, presented_token, warn_if_open
 from router.service.server import RouterServer, build_server
 from router.service.tls import start_health_listener
 from tests.service.certs import Certs, make_certs
-from tests.service.opskit import engine_for, free_ports, index_argv, write_catalog
+from tests.service.opskit import REPO, engine_for, free_ports, index_argv, write_catalog
 
 SERVICE = "router.v1.SkillRouter"
 
@@ -208,3 +213,51 @@ def test_a_client_certificate_without_its_key_is_refused(certs: Certs) -> None:
     with pytest.raises(ValueError, match="both the certificate and the key"):
         open_channel("127.0.0.1:1", CallerAuth(ca_file=str(certs.ca),
                                                cert_file=str(certs.client_cert)))
+
+
+@pytest.mark.parametrize(("settings", "warning"), [
+    ({"host": "127.0.0.1"}, None),
+    ({"host": "0.0.0.0"}, "no caller authentication"),
+    ({"host": "0.0.0.0", "auth_token_env": "T"}, "plaintext"),
+    ({"host": "0.0.0.0", "auth_token_env": "T", "tls_cert_file": "c", "tls_key_file": "k"},
+     None),
+    ({"host": "0.0.0.0", "tls_cert_file": "c", "tls_key_file": "k", "tls_client_ca_file": "ca"},
+     None)])
+def test_an_open_server_beyond_loopback_is_warned_about(
+        settings: dict[str, str], warning: str | None,
+        caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="router.service.auth"):
+        warn_if_open(ServerConfig(**settings))  # type: ignore[arg-type]
+    messages = [r.getMessage() for r in caplog.records]
+    assert (messages == []) if warning is None else (warning in messages[0])
+
+
+def test_serve_flags_turn_on_tls_tokens_and_the_health_port(
+        tmp_path: Path, certs: Certs, token_file: Path) -> None:
+    skills, out = write_catalog(tmp_path / "skills"), tmp_path / "index"
+    assert main(index_argv(skills, out)) == 0
+    health_port = free_ports(1)[0]
+    argv = [sys.executable, "-m", "router.cli", "serve", "--index", str(out), "--host",
+            "127.0.0.1", "--port", "0", "--metrics-port", "0", "--tls-cert",
+            str(certs.server_cert), "--tls-key", str(certs.server_key), "--token-file",
+            str(token_file), "--health-port", str(health_port)]
+    proc = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        port = int(line.split("listening on ", 1)[1].split()[0].rsplit(":", 1)[1])
+        with client(port, ca_file=str(certs.ca), token="token-gateway") as caller:
+            assert code_of(caller) is grpc.StatusCode.OK
+        with client(port, ca_file=str(certs.ca)) as caller:
+            assert code_of(caller) is grpc.StatusCode.UNAUTHENTICATED
+        with grpc.insecure_channel(f"127.0.0.1:{health_port}") as channel:
+            stub = health_pb2_grpc.HealthStub(channel)  # type: ignore[no-untyped-call]
+            reply = stub.Check(health_pb2.HealthCheckRequest(service=SERVICE), timeout=30)
+            assert reply.status == health_pb2.HealthCheckResponse.SERVING
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
