@@ -42,3 +42,25 @@ def test_probes_use_grpc_health_and_pods_read_the_shared_index() -> None:
     claims = {v["persistentVolumeClaim"]["claimName"] for v in job["volumes"]}
     pod = docs["Deployment/skill-router"]["spec"]["template"]["spec"]
     assert claims == {v["persistentVolumeClaim"]["claimName"] for v in pod["volumes"]}
+
+
+def test_servers_read_their_tokens_from_the_secret() -> None:
+    docs = documents()
+    assert docs["Secret/skill-router-auth"]["stringData"]["tokens"] == ""  # fail closed
+    container = docs["Deployment/skill-router"]["spec"]["template"]["spec"]["containers"][0]
+    env = {e["name"]: e for e in container["env"]}
+    variable = env["SKILL_ROUTER_SERVER_AUTH_TOKEN_ENV"]["value"]
+    source = env[variable]["valueFrom"]["secretKeyRef"]
+    assert source == {"name": "skill-router-auth", "key": "tokens"}
+
+
+def test_the_tls_overlay_moves_probes_to_the_plaintext_health_port() -> None:
+    overlay = yaml.safe_load((K8S / "tls" / "kustomization.yaml").read_text())
+    assert overlay["resources"] == ["../"]
+    ops = yaml.safe_load(overlay["patches"][0]["patch"])
+    env = {op["value"]["name"]: op["value"]["value"] for op in ops
+           if op["path"].endswith("/env/-")}
+    probes = {op["path"].split("/")[-3]: op["value"] for op in ops if "Probe" in op["path"]}
+    assert probes == dict.fromkeys(("startupProbe", "readinessProbe", "livenessProbe"),
+                                   int(env["SKILL_ROUTER_SERVER_HEALTH_PORT"]))
+    assert {"SKILL_ROUTER_SERVER_TLS_CERT_FILE", "SKILL_ROUTER_SERVER_TLS_KEY_FILE"} <= set(env)
