@@ -14,10 +14,11 @@ from router.cli import main
 from router.index.layout import current_version
 from router.index.shards import SHARDS_DIR, ShardSpec, shard_of
 from router.index.store import load_index
+from router.skills.checkpoints import PAUSE_ENV
 from router.v1 import router_pb2 as pb
 from tests.support import REPO
 from tests.support.indexes import index_argv, open_engine
-from tests.support.processes import cli_argv
+from tests.support.processes import cli_argv, cli_process
 from tests.support.servers import serving
 from tests.support.skills import add_skill, write_catalog
 
@@ -81,7 +82,16 @@ def test_a_missing_partial_is_refused_and_the_current_index_keeps_serving(
     out = tmp_path / "index"
     assert main(index_argv(catalog, out)) == 0
     served = current_version(out)
-    _shards_in_parallel(catalog, out, range(SHARDS - 1))  # the last shard never ran
+    _shards_in_parallel(catalog, out, range(SHARDS - 1))
+    # The last shard is killed while it discovers (a pause point it reports on stderr).
+    with cli_process(*index_argv(catalog, out), "--shard", f"{SHARDS - 1}/{SHARDS}",
+                     stdout=subprocess.DEVNULL, env={PAUSE_ENV: "discovering"}) as proc:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            if line.strip() == "build paused at discovering":
+                break
+        proc.kill()
+        proc.wait()
     # A shard killed mid-write leaves only a temporary folder, never a partial.
     partial_root = next((out / SHARDS_DIR).glob(f"*/{SHARDS}"))
     (partial_root / f".tmp-{SHARDS - 1}-killed").mkdir()
