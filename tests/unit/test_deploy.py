@@ -64,3 +64,25 @@ def test_the_tls_overlay_moves_probes_to_the_plaintext_health_port() -> None:
     assert probes == dict.fromkeys(("startupProbe", "readinessProbe", "livenessProbe"),
                                    int(env["SKILL_ROUTER_SERVER_HEALTH_PORT"]))
     assert {"SKILL_ROUTER_SERVER_TLS_CERT_FILE", "SKILL_ROUTER_SERVER_TLS_KEY_FILE"} <= set(env)
+
+
+def test_sharded_build_jobs_split_by_completion_index_and_merge_on_the_same_volume() -> None:
+    docs: dict[str, dict[str, Any]] = {}
+    for path in sorted((K8S / "sharded").glob("*.yaml")):
+        doc = yaml.safe_load(path.read_text())
+        docs[doc["metadata"]["name"]] = doc
+    shards = docs["skill-router-index-shards"]["spec"]
+    assert shards["completionMode"] == "Indexed"
+    count = shards["completions"]
+    assert 1 <= shards["parallelism"] <= count
+    shard_pod = shards["template"]["spec"]
+    command = " ".join(shard_pod["containers"][0]["args"])
+    assert f'--shard "${{JOB_COMPLETION_INDEX}}/{count}"' in command
+    merge_pod = docs["skill-router-index-merge"]["spec"]["template"]["spec"]
+    merge_args = merge_pod["containers"][0]["args"]
+    assert merge_args[0] == "index" and "--merge" in merge_args
+    out = merge_args[merge_args.index("--out") + 1]
+    assert f"--out {out}" in command
+    claims = [{v["persistentVolumeClaim"]["claimName"] for v in pod["volumes"]}
+              for pod in (shard_pod, merge_pod)]
+    assert claims[0] == claims[1] == {"skill-router-index", "skill-router-skills"}
