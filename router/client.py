@@ -15,13 +15,16 @@ Example::
 
 from __future__ import annotations
 
+import collections
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import TracebackType
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from router.credentials import CallerAuth, read_file
 from router.v1 import router_pb2 as pb
 from router.v1 import router_pb2_grpc as pb_grpc
 
@@ -56,9 +59,15 @@ class SkillRouterClient:
     ``timeout`` is the deadline of each call in seconds, retries included. ``retries`` is how
     many times a call that met ``UNAVAILABLE`` is tried again (0 = never; gRPC allows at most 4).
     Use it as a context manager, or call ``close()``.
+
+    For a server with authenticated callers: ``ca_file`` (the CA of the server's certificate;
+    ``tls=True`` alone trusts the system CAs), ``cert_file`` and ``key_file`` (mutual TLS) and
+    ``token`` (sent as ``authorization: Bearer <token>``); see ``router.credentials``.
     """
 
-    def __init__(self, target: str, timeout: float = 2.0, retries: int = 3) -> None:
+    def __init__(self, target: str, timeout: float = 2.0, retries: int = 3, *,
+                 ca_file: str = "", cert_file: str = "", key_file: str = "", token: str = "",
+                 tls: bool = False) -> None:
         if timeout <= 0:
             raise ValueError("timeout must be positive")
         if retries < 0:
@@ -72,7 +81,9 @@ class SkillRouterClient:
                    ("grpc.max_reconnect_backoff_ms", 1000)]
         self.target = target
         self.timeout = timeout
-        self._channel = grpc.insecure_channel(target, options=options)
+        auth = CallerAuth(ca_file=ca_file, cert_file=cert_file, key_file=key_file,
+                          token=token, tls=tls)
+        self._channel = open_channel(target, auth, options)
         self._stub = pb_grpc.SkillRouterStub(self._channel)  # type: ignore[no-untyped-call]
         self._health = health_pb2_grpc.HealthStub(self._channel)
 
@@ -185,3 +196,53 @@ def route_request(message: str, history: Sequence[str] = (), session_id: str = "
                            top_k=top_k, format=_FORMATS[format],
                            active_skills=list(active_skills),
                            max_catalog_chars=max_catalog_chars)
+
+
+def channel_credentials(auth: CallerAuth) -> grpc.ChannelCredentials:
+    """TLS credentials for ``auth``; ValueError when a file is missing or the pair is half."""
+    if bool(auth.cert_file) != bool(auth.key_file):
+        raise ValueError("a client certificate needs both the certificate and the key file")
+    chain = read_file(auth.cert_file, "client certificate") if auth.cert_file else None
+    return grpc.ssl_channel_credentials(
+        root_certificates=read_file(auth.ca_file, "CA file") if auth.ca_file else None,
+        private_key=read_file(auth.key_file, "client key") if auth.key_file else None,
+        certificate_chain=chain)
+
+
+class _Details(collections.namedtuple(
+        "_Details", ("method", "timeout", "metadata", "credentials", "wait_for_ready",
+                     "compression")), grpc.ClientCallDetails):
+    pass
+
+
+class BearerToken(grpc.UnaryUnaryClientInterceptor,  # type: ignore[type-arg]
+                  grpc.UnaryStreamClientInterceptor):  # type: ignore[type-arg]
+    """Adds ``authorization: Bearer <token>`` to every call of a channel."""
+
+    def __init__(self, token: str) -> None:
+        self._pair = ("authorization", f"Bearer {token}")
+
+    def _with_token(self, details: Any) -> _Details:
+        metadata = [*(details.metadata or ()), self._pair]
+        return _Details(details.method, details.timeout, metadata, details.credentials,
+                        details.wait_for_ready, details.compression)
+
+    def intercept_unary_unary(self, continuation: Callable[..., Any], client_call_details: Any,
+                              request: Any) -> Any:
+        return continuation(self._with_token(client_call_details), request)
+
+    def intercept_unary_stream(self, continuation: Callable[..., Any], client_call_details: Any,
+                               request: Any) -> Any:
+        return continuation(self._with_token(client_call_details), request)
+
+
+def open_channel(target: str, auth: CallerAuth,
+                 options: Sequence[tuple[str, Any]] = ()) -> grpc.Channel:
+    """A channel to ``target`` with ``auth``'s TLS and token (plaintext when neither)."""
+    if auth.secure:
+        channel = grpc.secure_channel(target, channel_credentials(auth), options=list(options))
+    else:
+        channel = grpc.insecure_channel(target, options=list(options))
+    if auth.token:
+        channel = grpc.intercept_channel(channel, BearerToken(auth.token))
+    return channel

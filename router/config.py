@@ -42,7 +42,10 @@ class DiscoveryConfig:
     precedence: tuple[str, ...] = ("project", "user", "org", "bundled")
     trust_project: bool = False
     max_depth: int = 6
-    max_dirs: int = 2000
+    max_dirs: int = 2000  # per project/home skills folder (scanning someone's directories)
+    catalog_max_dirs: int = 0  # per organisation/bundled root; 0 = no cap (whole catalogs)
+    allow_partial_scan: bool = False  # index/Reindex fail when a scan hits a cap unless set
+    follow_external_links: bool = False  # follow symlinks that leave a scope (see skills.links)
     honour_gitignore: bool = True
 
 
@@ -85,6 +88,13 @@ class ServerConfig:
     index_poll_seconds: float = 2.0  # how often CURRENT is checked for a new version; 0 = never
     log_format: str = "text"  # "text" or "json" (one JSON object per line)
     max_request_bytes: int = 4 * 1024 * 1024  # larger requests get RESOURCE_EXHAUSTED
+    # Authenticated callers (router.service.auth, router.service.tls); all off by default.
+    tls_cert_file: str = ""  # PEM certificate chain: the API port speaks TLS
+    tls_key_file: str = ""  # PEM private key for tls_cert_file
+    tls_client_ca_file: str = ""  # PEM CA: callers must present a certificate it signed (mTLS)
+    auth_token_file: str = ""  # accepted bearer tokens, one per line
+    auth_token_env: str = ""  # name of an environment variable holding comma-separated tokens
+    health_port: int = 0  # a plaintext port serving only grpc.health.v1 (probes); 0 = off
 
 
 @dataclass(frozen=True)

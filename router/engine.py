@@ -28,6 +28,7 @@ from router.index.encoders.base import Embedder
 from router.index.encoders.cache import QueryCache
 from router.index.encoders.factory import loading_in_background, serving_embedder
 from router.index.layout import IndexInfo, current_version
+from router.index.recovery import load_serving_index
 from router.index.store import IndexSnapshot, load_index
 from router.learning.recorder import Recorder
 from router.learning.traffic import learned_inputs
@@ -76,10 +77,10 @@ class Engine:
         """Load the current index under ``index_dir``. Without an ``embedder``, the one the
         configuration asks for is loaded for queries while the index loads."""
         if embedder is not None:
-            snapshot = load_index(index_dir)
+            snapshot = load_serving_index(index_dir)
         else:
             with loading_in_background(serving_embedder(index_dir, config.index)) as embedder:
-                snapshot = load_index(index_dir)
+                snapshot = load_serving_index(index_dir)
         dense.set_threads(config.index.search_threads)
         return cls(snapshot, config, embedder, index_dir=index_dir)
 
@@ -183,7 +184,7 @@ class Engine:
         discovery = pipeline.discovery_from_settings(recorded, served.info.version)
         outcome = pipeline.build(
             discovery, self._embedder, index_dir, keep_versions=self._config.index.keep_versions,
-            served=pipeline.Served(served.skills, recorded), full=full,
+            served=pipeline.Served(served.info.version, served.skills, recorded), full=full,
             inputs=learned_inputs(index_dir, self._config.feedback),
             before_prune=lambda info: self.swap(load_index(index_dir, info.version)))
         changes = outcome.changes

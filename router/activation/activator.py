@@ -37,7 +37,7 @@ from router.skills.model import Skill, SkillKind
 from router.skills.parse import decode_text
 from router.skills.resources import read_resource as read_skill_file
 from router.skills.resources import scan_resources
-from router.textsafe import is_unicode
+from router.skills.textsafe import is_unicode
 
 if TYPE_CHECKING:
     from router.activation.arguments import ValidationResult

@@ -11,7 +11,7 @@ from typing import Any
 from router.config import load_config
 from router.errors import InvalidRequest
 from router.skills.model import Diagnostic
-from router.textsafe import printable
+from router.skills.textsafe import printable
 
 
 def register(sub: Any) -> None:
@@ -30,6 +30,9 @@ def register(sub: Any) -> None:
                            "the index itself is not changed")
     mode.add_argument("--merge", action="store_true",
                       help="assemble the partials of every shard into a new current version")
+    p.add_argument("--allow-partial-scan", action="store_const", const=True, default=None,
+                   help="index what was found when a scan hits a directory cap (default: "
+                        "fail; recorded, so a Reindex of this index allows it too)")
     p.set_defaults(handler=cmd_index)
 
 
@@ -39,13 +42,17 @@ def cmd_index(args: argparse.Namespace) -> int:
     from router.index.encoders.factory import make_embedder, prepare_query_embedder
     from router.index.shards import ShardSpec
     from router.learning.traffic import learned_inputs
+    from router.skills.checkpoints import checkpoint
+    from router.skills.scan_plan import allow_partial
 
     config = load_config(getattr(args, "config", None))
     out = args.out or config.index.index_dir
     spec = ShardSpec.parse(args.shard) if args.shard else None
     progress = sys.stderr.isatty()
     started = time.perf_counter()
-    discovery = discovery_config_from_args(args, config.discovery)
+    discovery = allow_partial(discovery_config_from_args(args, config.discovery),
+                              args.allow_partial_scan)
+    checkpoint("starting")
     embedder = make_embedder(args.model or config.index.model,
                              batch_size=config.index.batch_size)
     if spec is not None:

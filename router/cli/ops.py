@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from typing import Any
 
 import yaml
 
+from router.cli.caller import add_caller_args, caller_auth_from_args
 from router.cli.guard import EXIT_FAILURE, EXIT_USAGE
 from router.config import load_config
+from router.errors import InvalidRequest
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -25,6 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--full", action="store_true", help="re-embed every skill")
     p.add_argument("--timeout", type=float, default=600.0,
                    help="seconds to wait for the rebuild (default: 600)")
+    add_caller_args(p)
     p.set_defaults(handler=cmd_reindex)
     c = sub.add_parser("config", help="show the effective configuration (file + environment)")
     c.add_argument("--print", dest="print_config", action="store_true", required=True,
@@ -38,7 +42,13 @@ def cmd_reindex(args: argparse.Namespace) -> int:
 
     from router.client import SkillRouterClient
 
-    with SkillRouterClient(args.target, timeout=args.timeout, retries=0) as client:
+    try:
+        auth = caller_auth_from_args(args)
+        client = SkillRouterClient(args.target, timeout=args.timeout, retries=0,
+                                   **dataclasses.asdict(auth))
+    except ValueError as exc:  # an unreadable token file, a certificate without its key
+        raise InvalidRequest(str(exc)) from exc
+    with client:
         try:
             reply = client.reindex(full=args.full)
         except grpc.RpcError as exc:

@@ -15,6 +15,7 @@ from typing import Any
 
 from router.config import Config, ServerConfig, load_config
 from router.routing.model import CatalogFormat, RouteQuery
+from router.service.auth_args import add_server_auth_args, server_auth_flags
 
 Handler = Callable[[argparse.Namespace], int]
 # What ``info`` prints: the facts of a loaded index (build-time statistics are not kept).
@@ -48,6 +49,7 @@ def _register_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
                    help="log lines as text or one JSON object each (default: server.log_format)")
     p.add_argument("--poll-seconds", type=float, help="check the index folder for a new "
                    "version this often, 0 = never (default: server.index_poll_seconds, 2)")
+    add_server_auth_args(p)
     p.set_defaults(handler=cmd_serve)
 
 
@@ -105,7 +107,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def _server_config(args: argparse.Namespace, config: Config) -> ServerConfig:
     """The configured server section with the command-line flags applied."""
     flags = {"host": args.host, "port": args.port, "metrics_port": args.metrics_port,
-             "log_format": args.log_format, "index_poll_seconds": args.poll_seconds}
+             "log_format": args.log_format, "index_poll_seconds": args.poll_seconds,
+             **server_auth_flags(args)}
     return dataclasses.replace(config.server,
                                **{k: v for k, v in flags.items() if v is not None})
 

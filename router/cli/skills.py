@@ -20,8 +20,8 @@ from router.skills.files import read_body
 from router.skills.limits import MANIFEST_FILE, SKILL_MD_FILES
 from router.skills.lint import lint_skill
 from router.skills.model import Diagnostic, Level, Scope, Skill, SkillKind
+from router.skills.textsafe import one_line, printable
 from router.skills.walk import ScanLimits, find_skill_dirs
-from router.textsafe import one_line, printable
 
 log = logging.getLogger(__name__)
 

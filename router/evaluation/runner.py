@@ -48,8 +48,7 @@ def index_for_root(root: str | Path, config: Config, cache_dir: str | Path,
     """
     slug = re.sub(r"[^A-Za-z0-9]+", "-", str(Path(root).resolve())).strip("-")[-60:]
     target = Path(cache_dir) / slug
-    discovery = DiscoveryConfig(project_dir=None, home_dir=None, bundled_roots=(str(root),),
-                                max_dirs=max(config.discovery.max_dirs, 100_000))
+    discovery = DiscoveryConfig(project_dir=None, home_dir=None, bundled_roots=(str(root),))
     embedder = make_embedder(config.index.model, batch_size=config.index.batch_size)
     build(discovery, embedder, target, keep_versions=config.index.keep_versions,
           progress=progress)

@@ -25,6 +25,7 @@ from router.errors import IndexUnavailable, InvalidRequest
 from router.index import shards
 from router.index.encoders.base import Embedder
 from router.index.layout import MANIFEST, IndexInfo, read_manifest
+from router.index.recovery import disk_problem, restore_current
 from router.index.retention import prune
 from router.index.store import build_index
 from router.index.vectors import embed_skills, previous_vectors
@@ -113,8 +114,9 @@ class ReindexStats:
 
 @dataclass(frozen=True)
 class Served:
-    """What the index being served was built from: its skills and its manifest settings."""
+    """The index being served: its version, its skills and its manifest settings."""
 
+    version: str
     skills: Sequence[Skill]
     settings: Mapping[str, Any]
 
@@ -137,25 +139,36 @@ def build(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path, *,
 
     ``inputs`` are further settings the build depends on (e.g. the fingerprint of the
     examples learned from traffic), recorded in the manifest beside the discovery settings.
-    Given the ``served`` index, nothing is built when no skill was added, changed or removed
-    and every input is as recorded (unless ``full``). ``full`` re-embeds every skill instead of
-    re-using unchanged embeddings; ``known`` supplies embeddings made elsewhere (see
-    ``merge_shards``). ``before_prune`` runs once the new version is current and before old
-    versions are pruned (a server swaps it in there).
+    Given the ``served`` index, nothing is built when no skill was added, changed or removed,
+    every input is as recorded and the folder is sound (unless ``full``): a ``CURRENT`` that is
+    missing or names a damaged version is pointed back at the served version when that is
+    intact, and otherwise a new version is built without reusing embeddings. ``full``
+    re-embeds every skill instead of re-using unchanged embeddings; ``known`` supplies
+    embeddings made elsewhere (see ``merge_shards``). ``before_prune`` runs once the new
+    version is current and before old versions are pruned (a server swaps it in there).
     """
     found = _discover(discovery)
     diagnostics = tuple(found.diagnostics)
     inputs = dict(inputs or {})
     changes = compare(served.skills if served else (), found.skills)
-    if served is not None and not (changes.any or full or _inputs_differ(served, inputs)):
+    damaged = served is not None and _unrepaired(out, served.version)
+    if served is not None and not (changes.any or full or damaged
+                                   or _inputs_differ(served, inputs)):
         return BuildOutcome(None, changes, diagnostics)
     info = build_index(found.skills, diagnostics, embedder, out, progress=progress,
-                       settings={**discovery_settings(discovery), **inputs}, reuse=not full,
-                       known=known)
+                       settings={**discovery_settings(discovery), **inputs},
+                       reuse=not (full or damaged), known=known)
     if before_prune is not None:
         before_prune(info)
     prune(out, keep_versions)
     return BuildOutcome(info, changes, diagnostics)
+
+
+def _unrepaired(out: str | Path, served_version: str) -> bool:
+    """True when the folder's CURRENT is missing or damaged and could not be pointed back at
+    the served version (which is then rebuilt from scratch)."""
+    problem = disk_problem(out)
+    return problem is not None and not restore_current(out, served_version, problem)
 
 
 def _inputs_differ(served: Served, inputs: Mapping[str, Any]) -> bool:
@@ -164,8 +177,11 @@ def _inputs_differ(served: Served, inputs: Mapping[str, Any]) -> bool:
 
 def _discover(discovery: DiscoveryConfig) -> DiscoveryResult:
     from router.skills.discovery import discover  # the scanner loads on the first build
+    from router.skills.scan_plan import check_complete
 
-    return discover(discovery)
+    found = discover(discovery)
+    check_complete(discovery, found.diagnostics)  # a cut-short scan is an error unless allowed
+    return found
 
 
 @dataclass(frozen=True)

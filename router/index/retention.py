@@ -16,6 +16,7 @@ from pathlib import Path
 
 from router.errors import IndexUnavailable
 from router.index.layout import CURRENT, VERSIONS, current_version
+from router.index.recovery import damage
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +54,7 @@ def _old_versions(root: Path, current: str, keep: int) -> list[str]:
     if not folder.is_dir():
         return []
     names = sorted((p.name for p in folder.iterdir() if p.is_dir()), reverse=True)
-    kept = {current, *names[:keep]}
+    kept = {current, *_newest_intact(root, names, current, keep)}
     removed = []
     for name in names:
         if name in kept:
@@ -61,6 +62,21 @@ def _old_versions(root: Path, current: str, keep: int) -> list[str]:
         shutil.rmtree(folder / name, ignore_errors=True)
         removed.append(name)
     return removed
+
+
+def _newest_intact(root: Path, names: list[str], current: str, keep: int) -> list[str]:
+    """The ``keep`` newest versions that verify; a damaged one (unreadable manifest, a file
+    off its checksum) never holds a slot, whatever its name. The current one counts as is."""
+    intact: list[str] = []
+    for name in names:
+        if len(intact) >= keep:
+            break
+        problem = None if name == current else damage(root, name)
+        if problem is None:
+            intact.append(name)
+        else:
+            log.warning("removing damaged index version %s: %s", name, problem)
+    return intact
 
 
 def _stale_temporaries(root: Path, stale_seconds: float, now: float) -> list[str]:

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import logging
 import sys
 from typing import TYPE_CHECKING
 
+from router.cli.caller import add_caller_args, caller_auth_from_args
 from router.config import load_config
 from router.errors import RouterError
 
@@ -37,6 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help=f"HTTP port (default: {DEFAULT_HTTP_PORT})")
     p.add_argument("--timeout", type=float, default=5.0,
                    help="with --target: deadline of each gRPC call in seconds (default: 5)")
+    add_caller_args(p)  # with --target: TLS and the bearer token for the gRPC service
     p.set_defaults(handler=cmd_mcp)
 
 
@@ -46,7 +49,9 @@ def open_backend(args: argparse.Namespace) -> Backend:
         from router.client import SkillRouterClient
         from router.mcp.proxy import GrpcBackend
 
-        return GrpcBackend(SkillRouterClient(args.target, timeout=args.timeout))
+        auth = caller_auth_from_args(args)
+        return GrpcBackend(SkillRouterClient(args.target, timeout=args.timeout,
+                                             **dataclasses.asdict(auth)))
     from router.engine import Engine
     from router.mcp.backend import EngineBackend
 

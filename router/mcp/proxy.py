@@ -49,6 +49,10 @@ def _call(target: str, call: Callable[[], T]) -> T:
         error = ERROR_BY_STATUS.get(code)
         if error is not None:
             raise error(detail or code.name.lower()) from exc
+        if code is grpc.StatusCode.UNAUTHENTICATED:
+            raise IndexUnavailable(f"the skill-router service at {target} refused the door's "
+                                   f"credentials ({detail}); start the door with --token-file "
+                                   "or SKILL_ROUTER_TOKEN (and --tls/--ca-file for TLS)") from exc
         raise IndexUnavailable(f"the skill-router service at {target} did not answer "
                                f"({code.name}: {detail}); try again shortly") from exc
 

@@ -19,7 +19,7 @@ from html import escape
 
 from router.routing.model import CatalogFormat
 from router.skills.limits import truncate_description
-from router.textsafe import one_line, xml_chars
+from router.skills.textsafe import one_line, xml_chars
 
 TOOL_INSTRUCTION = (
     "The following skills provide specialized instructions for specific tasks.\n"

@@ -13,7 +13,7 @@ import logging
 from datetime import UTC, datetime
 
 from router.errors import InvalidRequest
-from router.textsafe import is_unicode, printable
+from router.skills.textsafe import is_unicode, printable
 
 FORMATS = ("text", "json")
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"

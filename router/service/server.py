@@ -24,10 +24,12 @@ from grpc_reflection.v1alpha import reflection
 from router.client import SERVICE_NAME
 from router.config import ServerConfig
 from router.engine import Engine
+from router.service.auth import auth_interceptors, warn_if_open
 from router.service.interceptors import CallObserver, LoggingInterceptor
 from router.service.metrics import ServiceMetrics, start_metrics_http
 from router.service.poller import IndexPoller
 from router.service.servicer import add_to_server
+from router.service.tls import server_credentials, start_health_listener, tls_enabled
 
 log = logging.getLogger(__name__)
 
@@ -58,11 +60,14 @@ def build_server(engine: Engine, config: ServerConfig, address: str | None = Non
                  *, observer: CallObserver | None = None) -> RouterServer:
     """Create and bind (not start) a server for ``engine``; see ``create_server``."""
     target = address or f"{config.host}:{config.port}"
+    credentials = server_credentials(config)
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=config.max_workers,
                                    thread_name_prefix="skill-router-rpc"),
-        interceptors=[LoggingInterceptor(observer)],
-        options=[("grpc.max_receive_message_length", config.max_request_bytes)],
+        interceptors=[LoggingInterceptor(observer), *auth_interceptors(config)],
+        options=[("grpc.max_receive_message_length", config.max_request_bytes),
+                 # A busy port is an error: never share it with another server process.
+                 ("grpc.so_reuseport", 0)],
     )
     add_to_server(engine, server)
     health_servicer = health.HealthServicer()
@@ -71,19 +76,24 @@ def build_server(engine: Engine, config: ServerConfig, address: str | None = Non
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     reflection.enable_server_reflection(
         (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
-    port = _bind(server, target)
+    port = _bind(server, target, credentials)
     host = target.rsplit(":", 1)[0] if ":" in target else target
     return RouterServer(server=server, port=port, address=f"{host}:{port}",
                         health=health_servicer)
 
 
-def _bind(server: grpc.Server, target: str) -> int:
+def _bind(server: grpc.Server, target: str,
+          credentials: grpc.ServerCredentials | None = None) -> int:
     try:
-        port = server.add_insecure_port(target)
+        if credentials is None:
+            port = server.add_insecure_port(target)
+        else:
+            port = server.add_secure_port(target, credentials)
     except RuntimeError as exc:
         raise OSError(f"cannot listen on {target}: {exc}") from exc
     if port == 0:
-        raise OSError(f"cannot listen on {target}")
+        raise OSError(f"cannot listen on {target}: the address is in use or not available "
+                      "(is another server running there?)")
     return port
 
 
@@ -119,12 +129,15 @@ def serve(engine: Engine, config: ServerConfig, address: str | None = None,
     running = build_server(engine, config, address, observer=metrics.observe)
     stop_requested = threading.Event()
     previous = _install_signal_handlers(stop_requested)
-    http, poller = None, None
+    http, poller, health_listener = None, None, None
     try:
         running.server.start()
+        health_listener = start_health_listener(running.health, config)
         http, metrics_url = _start_metrics(metrics, config)
         poller = _start_poller(engine, config)
-        log.info("serving router.v1.SkillRouter on %s", running.address)
+        log.info("serving router.v1.SkillRouter on %s%s", running.address,
+                 " (TLS)" if tls_enabled(config) else "")
+        warn_if_open(config)
         if ready is not None:
             ready(Endpoints(running.address, metrics_url))
         while not stop_requested.wait(timeout=1.0):
@@ -133,6 +146,8 @@ def serve(engine: Engine, config: ServerConfig, address: str | None = None,
                  config.grace_seconds)
     finally:
         running.stop(config.grace_seconds)
+        if health_listener is not None:
+            health_listener.stop(0)
         if poller is not None:
             poller.stop()
         if http is not None:

@@ -18,11 +18,13 @@ from collections.abc import Callable
 
 from router.config import DiscoveryConfig
 from router.errors import SkillParseError
+from router.skills.checkpoints import checkpoint
 from router.skills.files import read_file
 from router.skills.limits import SKILL_FILE_MAX_BYTES
 from router.skills.manifest import attach_manifest, parse_manifest
 from router.skills.model import Diagnostic, DiscoveryResult, Level, Scope, Shadowed, Skill
 from router.skills.parse import diagnostic_from_error, parse_skill_md
+from router.skills.scan_plan import boundary_for, limits_for, outer_for
 from router.skills.walk import ScanLimits, SkillDir, find_skill_dirs
 
 log = logging.getLogger(__name__)
@@ -65,9 +67,11 @@ def load_skill_dir(folder: SkillDir, scope: Scope, *,
     return skill, diags
 
 
-def _scan(root: str, scope: Scope, limits: ScanLimits, max_bytes: int,
-          seen: set[str]) -> tuple[list[Skill], list[Diagnostic]]:
-    folders, diags = find_skill_dirs(root, limits)
+def _scan(root: str, scope: Scope, limits: ScanLimits, max_bytes: int, seen: set[str], *,
+          boundary: str | None = None, outer: tuple[str, ...] = ()
+          ) -> tuple[list[Skill], list[Diagnostic]]:
+    folders, diags = find_skill_dirs(root, limits, boundary=boundary, outer=outer)
+    checkpoint("discovering")
     skills: list[Skill] = []
     for folder in folders:
         if folder.real_path in seen:
@@ -140,7 +144,6 @@ def _untrusted(project_dir: str, roots: list[str], limits: ScanLimits) -> list[D
 
 def discover(config: DiscoveryConfig, *, max_bytes: int = SKILL_FILE_MAX_BYTES) -> DiscoveryResult:
     """Scan every scope, resolve name collisions, and return skills sorted by name."""
-    limits = ScanLimits(config.max_depth, config.max_dirs, config.honour_gitignore)
     diags: list[Diagnostic] = []
     winners: dict[str, Skill] = {}
     shadowed: list[Shadowed] = []
@@ -148,6 +151,7 @@ def discover(config: DiscoveryConfig, *, max_bytes: int = SKILL_FILE_MAX_BYTES) 
     seen_dirs: set[str] = set()
     for scope in _scope_order(config.precedence, diags):
         roots = _roots(config, scope, diags)
+        limits = limits_for(config, scope)  # catalogs are scanned whole, home/project capped
         if scope is Scope.PROJECT and roots and not config.trust_project:
             diags.extend(_untrusted(os.path.abspath(str(config.project_dir)), roots, limits))
             continue
@@ -155,7 +159,9 @@ def discover(config: DiscoveryConfig, *, max_bytes: int = SKILL_FILE_MAX_BYTES) 
             if os.path.realpath(root) in seen_roots:
                 continue
             seen_roots.add(os.path.realpath(root))
-            skills, found = _scan(root, scope, limits, max_bytes, seen_dirs)
+            skills, found = _scan(root, scope, limits, max_bytes, seen_dirs,
+                                  boundary=boundary_for(config, scope, root),
+                                  outer=outer_for(config, scope, root))
             diags.extend(found)
             for skill in skills:
                 if skill.name not in winners:

@@ -23,7 +23,7 @@ from router.skills.limits import (
     truncate_description,
 )
 from router.skills.model import Diagnostic, Level, Scope, Skill, SkillKind
-from router.textsafe import is_unicode
+from router.skills.textsafe import is_unicode
 
 log = logging.getLogger(__name__)
 

@@ -12,8 +12,9 @@ Paths that try to leave the directory are refused before the disk is touched: ``
 absolute paths, drive letters, backslashes, NUL bytes, and the same shapes hidden behind
 percent-encoding (decoded repeatedly, so ``%252e%252e`` counts as ``..``) are ``InvalidRequest``.
 A path that does not name a regular file inside the directory - missing, a folder, hidden, or
-reached through a symlink whose target is outside - is ``NotFound``. A file over the byte cap is
-``TooLarge``; its size is checked before any byte is read.
+reached through a symlink whose target is outside - is ``NotFound``; so is a hard-linked file
+(more than one link: it may be a file from outside the directory), which is never listed
+either. A file over the byte cap is ``TooLarge``; its size is checked before any byte is read.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from router.skills.limits import (
     SKILL_DEFINITION_FILES,
     SKIP_DIRS,
 )
-from router.textsafe import display_path, is_unicode, printable
+from router.skills.textsafe import display_path, is_unicode, printable
 
 _MAX_DECODE_ROUNDS = 8
 _DEFAULT_MEDIA_TYPE = "application/octet-stream"
@@ -91,6 +92,15 @@ def _listable(name: str) -> bool:
     return is_unicode(name) and printable(name) == name
 
 
+def _servable(path: str) -> bool:
+    """A regular file with one link: a hard link could carry a file from outside the skill."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and info.st_nlink == 1
+
+
 def _walk(root: str, skipped: list[str]) -> tuple[list[str], bool]:
     """Relative paths of regular files under ``root`` (a real path) and whether the walk ended;
     names that cannot be listed are added to ``skipped``."""
@@ -120,7 +130,7 @@ def _walk(root: str, skipped: list[str]) -> tuple[list[str], bool]:
                 if real not in seen:
                     seen.add(real)
                     queue.append((real, rel + "/"))
-            elif os.path.isfile(real):
+            elif _servable(real):
                 found.append(rel)
     return found, True
 
@@ -230,6 +240,9 @@ def _read_capped(path: Path, max_bytes: int, rel: str) -> bytes:
         info = os.fstat(fh.fileno())
         if not stat.S_ISREG(info.st_mode):
             raise NotFound(f"no resource {rel!r} in this skill")
+        if info.st_nlink > 1:
+            raise NotFound(f"resource {rel!r} is not served: it is hard-linked, so its content "
+                           "may belong to a file outside the skill directory")
         if info.st_size > max_bytes:
             raise TooLarge(f"resource {rel!r} is {info.st_size} bytes; the limit is "
                            f"{max_bytes}")

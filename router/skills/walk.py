@@ -6,7 +6,8 @@ entries sorted by name, so results are deterministic. ``.git``, ``node_modules``
 tool folders are skipped; ``.gitignore`` files found at or below the root apply to the folders
 beneath them (deepest file decides, as in git). Limits: ``max_depth`` levels below the root and
 ``max_dirs`` directories listed per root; hitting either produces a warning. Directories are
-tracked by real path, so symlink loops are never followed. Unreadable folders become warnings.
+tracked by real path, so symlink loops are never followed; symlinks that leave the scope's
+boundary are skipped with a warning (``router.skills.links``). Unreadable folders become warnings.
 A folder whose name is not valid UTF-8 is not scanned (an error when it holds a skill file: no
 reply or index record could carry its path), and a ``SKILL.md`` or ``manifest.json`` that is
 not a regular file (a FIFO, a device, a folder) is an error: that folder is skipped, never read.
@@ -16,16 +17,19 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from router.skills.limits import MANIFEST_FILE, SKILL_MD_FILES, SKIP_DIRS
+from router.skills.links import escapes, skipped_link
 from router.skills.model import Diagnostic, Level
-from router.textsafe import display_path, is_unicode
+from router.skills.textsafe import display_path, is_unicode
 
 log = logging.getLogger(__name__)
 
 
+CAP_PREFIX = "scan stopped after"  # starts the warning a scan that hit max_dirs gives
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,7 @@ class ScanLimits:
     max_depth: int = 6
     max_dirs: int = 2000
     honour_gitignore: bool = True
+    follow_external_links: bool = False  # follow symlinks out of the boundary (router.skills.links)
 
 
 @dataclass(frozen=True)
@@ -90,9 +95,12 @@ def _skill_dir(path: str, real: str, entries: dict[str, os.DirEntry[str]]) -> Sk
 
 
 class _Walker:
-    def __init__(self, root: str, limits: ScanLimits) -> None:
+    def __init__(self, root: str, limits: ScanLimits, boundary: str | None = None,
+                 outer: Sequence[str] = ()) -> None:
         self.root = os.path.abspath(root)
         self.limits = limits
+        self.boundary = os.path.realpath(boundary or root)
+        self.outer = outer  # folders above the root whose .gitignore applies too
         self.found: list[SkillDir] = []
         self.diagnostics: list[Diagnostic] = []
         self._visited: set[str] = set()
@@ -101,8 +109,25 @@ class _Walker:
     def _warn(self, path: str, message: str) -> None:
         self.diagnostics.append(Diagnostic(Level.WARNING, path, message))
 
+    def _leaves(self, path: str) -> bool:
+        """True (with a warning) if ``path`` is a link out of the boundary not to follow."""
+        target = None if self.limits.follow_external_links else escapes(path, self.boundary)
+        if target is not None:
+            self.diagnostics.append(skipped_link(path, target, self.boundary))
+        return target is not None
+
+    def _outer_ignores(self) -> tuple[_Ignore, ...]:
+        if not self.limits.honour_gitignore:
+            return ()
+        found = (self._load_ignore(d) for d in self.outer
+                 if os.path.isfile(os.path.join(d, ".gitignore")))
+        return tuple(i for i in found if i is not None)
+
     def run(self) -> None:
-        stack: list[_Item] = [(self.root, os.path.realpath(self.root), 0, ())]
+        if self._leaves(self.root):
+            return
+        stack: list[_Item] = [(self.root, os.path.realpath(self.root), 0,
+                               self._outer_ignores())]
         listed = 0
         while stack:
             path, real, depth, ignores = stack.pop()
@@ -110,8 +135,8 @@ class _Walker:
                 log.debug("skipping %s: already visited (symlink loop or duplicate)", path)
                 continue
             if listed >= self.limits.max_dirs:
-                self._warn(self.root, f"scan stopped after {self.limits.max_dirs} directories "
-                                      "(max_dirs); some skills may be missing")
+                self._warn(self.root, f"{CAP_PREFIX} {self.limits.max_dirs} directories "
+                                      "(the directory-scan cap); some skills may be missing")
                 break
             self._visited.add(real)
             listed += 1
@@ -136,12 +161,15 @@ class _Walker:
             return []
         skill = _skill_dir(path, real, entries)
         if skill is not None:
-            self.found.append(skill)
+            if not any(self._leaves(f) for f in (skill.skill_file, skill.manifest_file) if f):
+                self.found.append(skill)
             return []
         if self.limits.honour_gitignore and _is_file(entries.get(".gitignore")):
             ignore = self._load_ignore(path)
             ignores = ignores if ignore is None else (*ignores, ignore)
-        children = [entries[n] for n in sorted(entries) if self._wanted(entries[n], ignores)]
+        children = [entries[n] for n in sorted(entries)
+                    if self._wanted(entries[n], ignores)
+                    and not (entries[n].is_symlink() and self._leaves(entries[n].path))]
         if children and depth >= self.limits.max_depth:
             self._too_deep = self._too_deep or children[0].path
             return []
@@ -191,12 +219,15 @@ class _Walker:
         return _Ignore(os.path.join(folder, ""), spec)
 
 
-def find_skill_dirs(root: str, limits: ScanLimits | None = None
+def find_skill_dirs(root: str, limits: ScanLimits | None = None, *,
+                    boundary: str | None = None, outer: Sequence[str] = ()
                     ) -> tuple[list[SkillDir], list[Diagnostic]]:
-    """Find the skill folders under ``root`` in walk order, with scan warnings."""
+    """Find the skill folders under ``root`` in walk order, with scan warnings. Symlinks out
+    of ``boundary`` (default ``root``) are skipped; ``.gitignore`` files in the ``outer``
+    folders (above ``root``, outermost first) apply as well as those at or below it."""
     if not is_unicode(root):
         return [], [Diagnostic(Level.ERROR, display_path(root),
                                "skills root path is not valid UTF-8; not scanned")]
-    walker = _Walker(root, limits or ScanLimits())
+    walker = _Walker(root, limits or ScanLimits(), boundary, outer)
     walker.run()
     return walker.found, walker.diagnostics

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
@@ -24,6 +25,7 @@ from router.mcp.sessions import DoorSessions, SessionState
 from router.mcp.tools import SkillTools
 from router.service.server import RouterServer
 from tests.support.indexes import open_engine
+from tests.support.mcp_doors import stdio_params
 from tests.support.ports import free_port
 from tests.support.servers import start_server
 from tests.support.skills import Tree
@@ -175,3 +177,25 @@ def test_the_client_balances_across_replicas() -> None:
     from router.client import service_config
 
     assert json.loads(service_config(3))["loadBalancingConfig"] == [{"round_robin": {}}]
+
+
+@pytest.mark.anyio
+async def test_the_proxy_sends_the_token_the_service_requires(tree_engine: Engine,
+                                                             tmp_path: Path) -> None:
+    tokens = tmp_path / "tokens"
+    tokens.write_text("token-door\n")
+    (tmp_path / "door-token").write_text("token-door\n")
+    guarded = start_server(tree_engine, auth_token_file=str(tokens))
+    target = f"127.0.0.1:{guarded.port}"
+    anonymous = SkillTools(GrpcBackend(SkillRouterClient(target, retries=0)), DoorSessions())
+    try:
+        with pytest.raises(ToolError, match="--token-file"):
+            await anonymous.search("s", "extract tables from a PDF", 5)
+        params = stdio_params("--target", target, "--token-file", str(tmp_path / "door-token"))
+        async with Client(params) as host:
+            found = await host.call_tool("search_skills", {"query": "extract tables from a PDF"})
+    finally:
+        anonymous.backend.close()
+        guarded.stop(0)
+    assert not found.is_error
+    assert found.structured_content["skills"][0]["name"] == "pdf-tools"  # type: ignore[index]

@@ -3,6 +3,7 @@ INTERNAL, and the server stays SERVING."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import grpc
@@ -12,6 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from router.engine import Engine
+from router.routing.model import RouteQuery, RouteResult
+from router.service import interceptors
 from router.skills.limits import CATALOG_BUDGET_CHARS, HISTORY_TURNS, MESSAGE_CHARS
 from router.v1 import router_pb2 as pb
 from router.v1 import router_pb2_grpc as pb_grpc
@@ -87,11 +90,54 @@ def test_an_oversized_request_is_resource_exhausted(engine: Engine, tmp_path: Pa
         assert serving_status(served.channel) == health_pb2.HealthCheckResponse.SERVING
 
 
-def test_a_tiny_deadline_is_deadline_exceeded_and_the_server_stays_healthy(
-        stub: pb_grpc.SkillRouterStub, channel: grpc.Channel) -> None:
-    for _ in range(20):
-        code, _ = call(stub, pb.RouteRequest(message="merge PDF documents " * 200),
-                       timeout=1e-6)
-        assert code is grpc.StatusCode.DEADLINE_EXCEEDED
-    assert call(stub, pb.RouteRequest(message="PDF tables"))[0] is grpc.StatusCode.OK
-    assert serving_status(channel) == health_pb2.HealthCheckResponse.SERVING
+class _HeldEngine(Engine):
+    """Holds each route until ``release`` is set: a deadline then passes inside the server."""
+
+    release = threading.Event()
+
+    def route(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:
+        self.release.wait(timeout=30)
+        return super().route(query, explain=explain)
+
+
+def test_a_passed_deadline_is_deadline_exceeded_and_the_server_stays_healthy(
+        engine: Engine) -> None:
+    held = _HeldEngine(engine.snapshot, engine.config, engine.embedder)
+    held.release = threading.Event()
+    with serving(held) as served:
+        for _ in range(3):
+            code, _ = call(served.stub, pb.RouteRequest(message="merge PDF documents"),
+                           timeout=0.05)
+            assert code is grpc.StatusCode.DEADLINE_EXCEEDED
+        held.release.set()
+        assert call(served.stub, pb.RouteRequest(message="PDF tables"))[0] is grpc.StatusCode.OK
+        assert serving_status(served.channel) == health_pb2.HealthCheckResponse.SERVING
+
+
+class _Context:
+    """The part of a ServicerContext the interceptor's deadline check uses."""
+
+    def __init__(self, remaining: float) -> None:
+        self.remaining = remaining
+        self.aborted: tuple[grpc.StatusCode, str] | None = None
+        self.trailing: object = None
+
+    def set_trailing_metadata(self, metadata: object) -> None:
+        self.trailing = metadata
+
+    def time_remaining(self) -> float:
+        return self.remaining
+
+    def abort(self, code: grpc.StatusCode, details: str) -> None:
+        self.aborted = (code, details)
+
+
+@pytest.mark.parametrize(("remaining", "refused"), [(0.0, True), (-1.0, True), (5.0, False)])
+def test_a_call_that_arrives_past_its_deadline_is_not_run(remaining: float,
+                                                          refused: bool) -> None:
+    context = _Context(remaining)
+    interceptors._begin(context, "req-1")  # type: ignore[arg-type]
+    assert (context.aborted is not None) is refused
+    if refused:
+        assert context.aborted is not None
+        assert context.aborted[0] is grpc.StatusCode.DEADLINE_EXCEEDED

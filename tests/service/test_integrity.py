@@ -15,15 +15,17 @@ from pathlib import Path
 
 import pytest
 
+from router.cli import main
 from router.index.layout import VERSIONS, current_version
 from router.index.retention import prune
 from router.index.store import load_index
 from router.service.poller import IndexPoller
+from router.skills.checkpoints import PAUSE_ENV, POINTS
 from router.v1 import router_pb2 as pb
 from tests.support.indexes import cli_index, index_argv, index_catalog, open_engine
 from tests.support.processes import cli_process
 from tests.support.servers import serving
-from tests.support.skills import add_skill
+from tests.support.skills import add_skill, write_catalog
 
 
 def build_twice(base: Path) -> tuple[Path, Path, str, str]:
@@ -85,10 +87,13 @@ def test_a_damaged_new_version_is_refused_and_the_old_one_serves(
 
 
 def test_retention_keeps_the_newest_and_the_current(tmp_path: Path) -> None:
-    root = tmp_path / "index"
+    skills, root = write_catalog(tmp_path / "skills"), tmp_path / "index"
+    assert main(index_argv(skills, root)) == 0
+    built = root / VERSIONS / current_version(root)
     names = [f"2025010{i}T000000000000Z-aaaaaa" for i in range(1, 6)]
-    for name in names:
-        (root / VERSIONS / name).mkdir(parents=True)
+    for name in names:  # intact copies (a damaged version never holds a slot)
+        shutil.copytree(built, root / VERSIONS / name)
+    shutil.rmtree(built)
     (root / "CURRENT").write_text(names[0] + "\n")
     stale, fresh = root / ".tmp-stale", root / ".tmp-fresh"
     stale.mkdir()
@@ -123,6 +128,15 @@ def _renamed(out: Path, known: int) -> Callable[[], bool]:
     return lambda: len(list((out / VERSIONS).iterdir())) > known
 
 
+def _paused_at(point: str, proc: subprocess.Popen[str]) -> None:
+    """Wait until the build says it paused at ``point`` (it then waits to be killed)."""
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        if line.strip() == f"build paused at {point}":
+            return
+    pytest.fail(f"the build ended (code {proc.wait()}) without reaching {point!r}")
+
+
 @pytest.mark.parametrize("point", ["starting", "discovering", "writing", "renaming"])
 def test_a_killed_build_leaves_the_previous_index_current(
         point: str, big: tuple[Path, Path, str]) -> None:
@@ -130,19 +144,20 @@ def test_a_killed_build_leaves_the_previous_index_current(
     (out / "CURRENT").write_text(old + "\n")
     add_skill(skills, "skill-0", f"Changed for the {point} kill.")
     known = len(list((out / VERSIONS).iterdir()))
+    paused = point in POINTS
     with cli_process(*index_argv(skills, out), stdout=subprocess.DEVNULL,
-                     stderr=subprocess.DEVNULL) as proc:
-        if point == "starting":
-            time.sleep(0.2)
-        elif point == "discovering":
-            time.sleep(1.0)
+                     stderr=subprocess.PIPE if paused else subprocess.DEVNULL,
+                     env={PAUSE_ENV: point if paused else ""}) as proc:
+        if paused:
+            _paused_at(point, proc)  # killed there, never earlier or later
         else:
             _wait_for(_writing(out) if point == "writing" else _renamed(out, known), proc, 30)
         proc.kill()
         proc.wait()
     snapshot = load_index(out)  # verifies every checksum
-    if proc.returncode == -9 and current_version(out) != old:
-        # Killed after CURRENT moved: the new version must then be complete.
+    if paused:
+        assert proc.returncode == -9 and snapshot.info.version == old
+    elif current_version(out) == old:
+        assert proc.returncode == -9  # killed before CURRENT moved
+    else:  # killed after CURRENT moved, or the build had already finished: it is complete
         assert snapshot.info.skill_count == 1500
-    else:
-        assert snapshot.info.version == old

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -136,9 +137,8 @@ def test_poller_picks_up_a_version_written_by_a_batch_job(tmp_path: Path) -> Non
         add_skill(skills, "skill-batch", "Converts images between formats.")
         cli_index(skills, out)
         fresh = current_version(out)
-        for _ in range(200):
-            if engine.info().version == fresh:
-                break
+        deadline = time.monotonic() + 120  # the swap is the event; this only bounds a hang
+        while engine.info().version != fresh and time.monotonic() < deadline:
             threading.Event().wait(0.05)
     finally:
         poller.stop()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Iterator
 from concurrent import futures
 
@@ -44,13 +43,16 @@ class FailingEngine(Engine):
         raise self.error
 
 
-class SlowEngine(Engine):
-    """Takes ``delay`` seconds per route, to have a call in flight during shutdown."""
+class GatedEngine(Engine):
+    """Holds each route until ``release`` is set, to have a call in flight during shutdown;
+    ``entered`` is set once a route is inside the engine."""
 
-    delay = 0.5
+    entered = threading.Event()
+    release = threading.Event()
 
     def route(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:
-        time.sleep(self.delay)
+        self.entered.set()
+        assert self.release.wait(timeout=30), "the test never released the route"
         return super().route(query, explain=explain)
 
 
@@ -155,7 +157,10 @@ def test_one_log_line_per_call(stub: pb_grpc.SkillRouterStub,
 
 
 def test_shutdown_reports_not_serving_and_finishes_in_flight_calls(engine: Engine) -> None:
-    running = start_server(clone(engine, SlowEngine))
+    gated = clone(engine, GatedEngine)
+    assert isinstance(gated, GatedEngine)
+    gated.entered, gated.release = threading.Event(), threading.Event()
+    running = start_server(gated)
     with grpc.insecure_channel(f"127.0.0.1:{running.port}") as chan:
         stub = make_stub(chan)
         assert health_status(chan, SERVICE) == health_pb2.HealthCheckResponse.SERVING
@@ -164,10 +169,11 @@ def test_shutdown_reports_not_serving_and_finishes_in_flight_calls(engine: Engin
             assert health_status(chan, service) == health_pb2.HealthCheckResponse.NOT_SERVING
         with futures.ThreadPoolExecutor(max_workers=1) as pool:
             in_flight = pool.submit(stub.Route, REQUEST)
-            time.sleep(0.2)  # the call is now inside the slow route
-            stopper = threading.Thread(target=running.stop, args=(5.0,))
+            assert gated.entered.wait(timeout=30)  # the call is now inside the route
+            stopper = threading.Thread(target=running.stop, args=(30.0,))
             stopper.start()
-            response = in_flight.result(timeout=5)
-            stopper.join(timeout=5)
+            gated.release.set()  # the in-flight call finishes during the grace period
+            response = in_flight.result(timeout=30)
+            stopper.join(timeout=30)
     assert any(s.name == "pdf-tools" for s in response.skills)
     assert not stopper.is_alive()

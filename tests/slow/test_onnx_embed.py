@@ -84,3 +84,19 @@ def test_same_top_hits_as_torch(onnx_embedder: OnnxEmbedder, real_embedder: Embe
 
 def test_empty_input(onnx_embedder: OnnxEmbedder) -> None:
     assert onnx_embedder.encode([]).shape == (0, 384)
+
+
+def test_a_damaged_export_is_refused_and_exported_again(
+        onnx_embedder: OnnxEmbedder, caplog: pytest.LogCaptureFixture) -> None:
+    texts = _sample()[:8]
+    expected = onnx_embedder.encode(texts)
+    model = onnx_embedder.folder / MODEL_FILE
+    with model.open("r+b") as handle:  # 4 MB of garbage in the middle of the weights
+        handle.seek(model.stat().st_size // 2)
+        handle.write(b"\x5a" * (4 << 20))
+    again = OnnxEmbedder(MODEL, onnx_embedder.folder.parent)
+    again.prepare()
+    refusals = [r for r in caplog.records
+                if r.levelname == "ERROR" and "refused the ONNX query encoder" in r.getMessage()]
+    assert len(refusals) == 1 and MODEL_FILE in refusals[0].getMessage()
+    assert float((again.encode(texts) * expected).sum(axis=1).min()) >= 0.9999

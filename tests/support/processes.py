@@ -31,10 +31,11 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
 @contextmanager
 def cli_process(*args: str, **popen: Any) -> Iterator[subprocess.Popen[str]]:
     """``skill-router args...`` started in the background, unbuffered, its stdout (and stderr
-    unless ``popen`` says otherwise) piped. Still running on exit: SIGTERM, then kill."""
+    unless ``popen`` says otherwise) piped; ``env`` adds to the environment. Still running on
+    exit: SIGTERM, then kill."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", **popen.pop("env", {})}
     popen = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **popen}
-    proc = subprocess.Popen(cli_argv(*args), cwd=REPO, text=True,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"}, **popen)
+    proc = subprocess.Popen(cli_argv(*args), cwd=REPO, text=True, env=env, **popen)
     try:
         yield proc
     finally:

@@ -44,6 +44,50 @@ def test_probes_use_grpc_health_and_pods_read_the_shared_index() -> None:
     assert claims == {v["persistentVolumeClaim"]["claimName"] for v in pod["volumes"]}
 
 
+def test_servers_read_their_tokens_from_the_secret() -> None:
+    docs = documents()
+    assert docs["Secret/skill-router-auth"]["stringData"]["tokens"] == ""  # fail closed
+    container = docs["Deployment/skill-router"]["spec"]["template"]["spec"]["containers"][0]
+    env = {e["name"]: e for e in container["env"]}
+    variable = env["SKILL_ROUTER_SERVER_AUTH_TOKEN_ENV"]["value"]
+    source = env[variable]["valueFrom"]["secretKeyRef"]
+    assert source == {"name": "skill-router-auth", "key": "tokens"}
+
+
+def test_the_tls_overlay_moves_probes_to_the_plaintext_health_port() -> None:
+    overlay = yaml.safe_load((K8S / "tls" / "kustomization.yaml").read_text())
+    assert overlay["resources"] == ["../"]
+    ops = yaml.safe_load(overlay["patches"][0]["patch"])
+    env = {op["value"]["name"]: op["value"]["value"] for op in ops
+           if op["path"].endswith("/env/-")}
+    probes = {op["path"].split("/")[-3]: op["value"] for op in ops if "Probe" in op["path"]}
+    assert probes == dict.fromkeys(("startupProbe", "readinessProbe", "livenessProbe"),
+                                   int(env["SKILL_ROUTER_SERVER_HEALTH_PORT"]))
+    assert {"SKILL_ROUTER_SERVER_TLS_CERT_FILE", "SKILL_ROUTER_SERVER_TLS_KEY_FILE"} <= set(env)
+
+
+def test_sharded_build_jobs_split_by_completion_index_and_merge_on_the_same_volume() -> None:
+    docs: dict[str, dict[str, Any]] = {}
+    for path in sorted((K8S / "sharded").glob("*.yaml")):
+        doc = yaml.safe_load(path.read_text())
+        docs[doc["metadata"]["name"]] = doc
+    shards = docs["skill-router-index-shards"]["spec"]
+    assert shards["completionMode"] == "Indexed"
+    count = shards["completions"]
+    assert 1 <= shards["parallelism"] <= count
+    shard_pod = shards["template"]["spec"]
+    command = " ".join(shard_pod["containers"][0]["args"])
+    assert f'--shard "${{JOB_COMPLETION_INDEX}}/{count}"' in command
+    merge_pod = docs["skill-router-index-merge"]["spec"]["template"]["spec"]
+    merge_args = merge_pod["containers"][0]["args"]
+    assert merge_args[0] == "index" and "--merge" in merge_args
+    out = merge_args[merge_args.index("--out") + 1]
+    assert f"--out {out}" in command
+    claims = [{v["persistentVolumeClaim"]["claimName"] for v in pod["volumes"]}
+              for pod in (shard_pod, merge_pod)]
+    assert claims[0] == claims[1] == {"skill-router-index", "skill-router-skills"}
+
+
 def test_the_mcp_door_proxies_to_the_grpc_service() -> None:
     docs = documents()
     pod = docs["Deployment/skill-router-mcp"]["spec"]["template"]["spec"]
@@ -56,6 +100,10 @@ def test_the_mcp_door_proxies_to_the_grpc_service() -> None:
     port = int(args[args.index("--port") + 1])
     assert container["readinessProbe"]["tcpSocket"]["port"] == port
     assert "volumes" not in pod  # no model, no index: a proxy only
+    env = {e["name"]: e for e in container["env"]}
+    source = env["SKILL_ROUTER_TOKEN"]["valueFrom"]["secretKeyRef"]  # what the client reads
+    assert source == {"name": docs["Secret/skill-router-auth"]["metadata"]["name"],
+                      "key": "mcp-token"}
     service = docs["Service/skill-router-mcp"]["spec"]
     assert service["sessionAffinity"] == "ClientIP"  # MCP sessions live in one pod's memory
     assert service["selector"] == docs["Deployment/skill-router-mcp"]["spec"]["selector"][

@@ -138,14 +138,17 @@ def test_symlink_loops_are_not_followed(tmp_path: Path) -> None:
     assert [s.name for s in skills] == ["real-skill"] and diags == []
 
 
-def test_symlinked_skill_folder_is_found(tmp_path: Path) -> None:
+def test_symlinked_skill_folder_outside_the_root_is_found_only_when_allowed(
+        tmp_path: Path) -> None:
     write_skill(tmp_path / "elsewhere/linked-skill")
     root = tmp_path / "org"
     root.mkdir()
     (root / "linked-skill").symlink_to(tmp_path / "elsewhere/linked-skill")
     skills, diags = scan_root(str(root), Scope.ORG)
-    assert [s.location for s in skills] == [str(root / "linked-skill/SKILL.md")]
-    assert diags == []
+    assert skills == [] and "symlink leads outside" in diags[0].message
+    allowed = discover(config(tmp_path, org_roots=(str(root),), follow_external_links=True))
+    assert [s.location for s in allowed.skills] == [str(root / "linked-skill/SKILL.md")]
+    assert allowed.diagnostics == ()
 
 
 def test_same_folder_through_two_client_dirs_counts_once(tmp_path: Path) -> None:

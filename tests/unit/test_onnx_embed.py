@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from router.index import export_integrity
 from router.index.encoders import onnx as onnx_embed
 from router.index.encoders.factory import make_embedder
 from router.index.encoders.hashing import HashEmbedder
@@ -65,3 +67,67 @@ def test_pad_right_pads_with_zeros() -> None:
     padded = onnx_embed._pad([[1, 2, 3], [4]])
     assert padded.dtype == np.int64
     assert padded.tolist() == [[1, 2, 3], [4, 0, 0]]
+
+
+def _fake_export(folder: Path, model: str) -> Path:
+    """An export folder as ``onnx_embed.export`` writes it, with stand-in file contents."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / onnx_embed.MODEL_FILE).write_bytes(b"weights" * 1000)
+    (folder / onnx_embed.TOKENIZER_FILE).write_text("{}")
+    meta = {"format": onnx_embed.EXPORT_FORMAT, "model": model, "max_length": 8, "dimension": 8,
+            "sha256": export_integrity.record(folder, onnx_embed.CHECKED_FILES)}
+    (folder / onnx_embed.META_FILE).write_text(json.dumps(meta))
+    return folder
+
+
+@pytest.fixture
+def exports(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """Each call of ``onnx_embed.export`` (replaced by a stand-in writer), in order."""
+    calls: list[Path] = []
+
+    def fake(model: str, target: Path) -> Path:
+        calls.append(target)
+        return _fake_export(target, model)
+
+    monkeypatch.setattr(onnx_embed, "export", fake)
+    return calls
+
+
+def test_an_intact_export_is_used_as_is(tmp_path: Path, exports: list[Path]) -> None:
+    embedder = onnx_embed.OnnxEmbedder("m", tmp_path)
+    _fake_export(embedder.folder, "m")
+    assert embedder._intact_meta()["dimension"] == 8
+    assert exports == []
+
+
+@pytest.mark.parametrize("damage", ["overwrite", "truncate", "no checksums"])
+def test_a_damaged_export_is_refused_with_an_error_and_exported_again(
+        tmp_path: Path, exports: list[Path], caplog: pytest.LogCaptureFixture,
+        damage: str) -> None:
+    embedder = onnx_embed.OnnxEmbedder("m", tmp_path)
+    folder = _fake_export(embedder.folder, "m")
+    model = folder / onnx_embed.MODEL_FILE
+    if damage == "overwrite":  # same size, different bytes
+        model.write_bytes(b"garbage" * 1000)
+    elif damage == "truncate":
+        model.write_bytes(model.read_bytes()[:100])
+    else:
+        meta = json.loads((folder / onnx_embed.META_FILE).read_text())
+        del meta["sha256"]
+        (folder / onnx_embed.META_FILE).write_text(json.dumps(meta))
+    with caplog.at_level(logging.ERROR):
+        meta = embedder._intact_meta()
+    assert exports == [folder]
+    assert export_integrity.problem(folder, meta, onnx_embed.CHECKED_FILES) is None
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert len(errors) == 1 and "refused the ONNX query encoder" in errors[0]
+
+
+def test_an_export_without_the_current_format_is_exported_again(tmp_path: Path,
+                                                                exports: list[Path]) -> None:
+    embedder = onnx_embed.OnnxEmbedder("m", tmp_path)
+    folder = _fake_export(embedder.folder, "m")
+    meta = json.loads((folder / onnx_embed.META_FILE).read_text())
+    (folder / onnx_embed.META_FILE).write_text(json.dumps({**meta, "format": 1}))
+    embedder._intact_meta()
+    assert exports == [folder]

@@ -14,7 +14,7 @@ from router.config import IndexConfig
 from router.index.encoders.base import Embedder
 from router.index.encoders.hashing import HashEmbedder
 from router.index.encoders.sentence import SentenceTransformerEmbedder
-from router.index.layout import read_info
+from router.index.recovery import startup_model
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +84,7 @@ def load_now(embedder: Embedder) -> None:
 def serving_embedder(index_dir: str | Path, config: IndexConfig) -> Embedder:
     """The query embedder ``config`` asks for, for the model the index in ``index_dir`` was
     built with; not loaded yet (see ``loading_in_background``)."""
-    return query_embedder(read_info(index_dir).model, index_dir, backend=config.query_backend,
+    return query_embedder(startup_model(index_dir), index_dir, backend=config.query_backend,
                           batch_size=config.batch_size, threads=config.query_threads)
 
 

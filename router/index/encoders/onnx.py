@@ -30,15 +30,17 @@ from typing import Any
 
 import numpy as np
 
+from router.index import export_integrity
 from router.index.encoders.base import normalise, resolve_model_path, set_offline
 
 log = logging.getLogger(__name__)
 
-EXPORT_FORMAT = 1
+EXPORT_FORMAT = 2  # 2: export.json records the SHA-256 of the model and tokenizer files
 MODEL_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 META_FILE = "export.json"
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+CHECKED_FILES = (MODEL_FILE, TOKENIZER_FILE)
 
 
 class UnsupportedModel(RuntimeError):
@@ -87,6 +89,7 @@ def export(model: str, target: Path) -> Path:
     try:
         _export_graph(source, tmp / MODEL_FILE)
         shutil.copyfile(source / TOKENIZER_FILE, tmp / TOKENIZER_FILE)
+        meta[export_integrity.CHECKSUMS_KEY] = export_integrity.record(tmp, CHECKED_FILES)
         (tmp / META_FILE).write_text(json.dumps(meta, indent=1), encoding="utf-8")
         if target.exists():
             shutil.rmtree(target)
@@ -193,10 +196,25 @@ class OnnxEmbedder:
                 self._state = self._open()
             return self._state
 
+    def _intact_meta(self) -> dict[str, Any]:
+        """The export's metadata once its files match their checksums; a missing or damaged
+        export is written again from the local model first (the damage logged at ERROR)."""
+        if self.is_exported():
+            meta: dict[str, Any] = json.loads((self._folder / META_FILE).read_text("utf-8"))
+            damage = export_integrity.problem(self._folder, meta, CHECKED_FILES)
+            if damage is None:
+                return meta
+            log.error("refused the ONNX query encoder at %s: %s; exporting it again from %s",
+                      self._folder, damage, self._model)
+        export(self._model, self._folder)
+        meta = json.loads((self._folder / META_FILE).read_text(encoding="utf-8"))
+        damage = export_integrity.problem(self._folder, meta, CHECKED_FILES)
+        if damage is not None:
+            raise UnsupportedModel(f"{self._folder}: a fresh export failed its check: {damage}")
+        return meta
+
     def _open(self) -> tuple[Any, Any, dict[str, Any]]:
-        if not self.is_exported():
-            export(self._model, self._folder)
-        meta: dict[str, Any] = json.loads((self._folder / META_FILE).read_text(encoding="utf-8"))
+        meta = self._intact_meta()
         import onnxruntime as ort
         from tokenizers import Tokenizer
 

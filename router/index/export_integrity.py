@@ -1,0 +1,36 @@
+"""Checksums of an exported ONNX query encoder (``<index>/.onnx/<model>/``).
+
+The export records the SHA-256 of ``model.onnx`` and ``tokenizer.json`` in its ``export.json``
+when it is written; every load checks them. A damaged file would otherwise load without a
+word and return vectors that silently retrieve the wrong skills.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from router.index.layout import sha256_file
+
+CHECKSUMS_KEY = "sha256"
+
+
+def record(folder: Path, names: Sequence[str]) -> dict[str, str]:
+    """``{file name: SHA-256}`` of ``names`` in ``folder``, for ``export.json``."""
+    return {name: sha256_file(folder / name) for name in names}
+
+
+def problem(folder: Path, meta: Mapping[str, Any], names: Sequence[str]) -> str | None:
+    """Why the export in ``folder`` cannot be trusted, or None when every file matches."""
+    expected = meta.get(CHECKSUMS_KEY)
+    if not isinstance(expected, Mapping) or set(expected) != set(names):
+        return "export.json records no checksums"
+    for name in names:
+        try:
+            actual = sha256_file(folder / name)
+        except OSError as exc:
+            return f"cannot read {name}: {exc.strerror or exc}"
+        if actual != expected[name]:
+            return f"{name} does not match its recorded SHA-256"
+    return None
