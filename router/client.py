@@ -38,7 +38,8 @@ _OUTCOMES = {"success": pb.FEEDBACK_OUTCOME_SUCCESS, "failure": pb.FEEDBACK_OUTC
 
 
 def service_config(retries: int) -> str:
-    """The gRPC service config: retry every SkillRouter and Health call on UNAVAILABLE."""
+    """The gRPC service config: retry every SkillRouter and Health call on UNAVAILABLE, and
+    balance calls across every address the target resolves to."""
     policy = {
         "maxAttempts": max(2, min(retries + 1, 5)),  # gRPC caps attempts at 5
         "initialBackoff": "0.2s",
@@ -47,7 +48,9 @@ def service_config(retries: int) -> str:
         "retryableStatusCodes": ["UNAVAILABLE"],
     }
     names = [{"service": SERVICE_NAME}, {"service": "grpc.health.v1.Health"}]
-    return json.dumps({"methodConfig": [{"name": names, "retryPolicy": policy}]})
+    # round_robin: a dns:/// target naming several replicas is balanced per call.
+    return json.dumps({"loadBalancingConfig": [{"round_robin": {}}],
+                       "methodConfig": [{"name": names, "retryPolicy": policy}]})
 
 
 class SkillRouterClient:
@@ -141,6 +144,12 @@ class SkillRouterClient:
         request = pb.ReadResourceRequest(name=name, path=path)
         response: pb.ReadResourceResponse = self._stub.ReadResource(request,
                                                                     timeout=self.timeout)
+        return response
+
+    def list_resources(self, name: str) -> pb.ListResourcesResponse:
+        """The bundled files of skill ``name``, as Activate lists them, without activating it."""
+        response: pb.ListResourcesResponse = self._stub.ListResources(
+            pb.ListResourcesRequest(name=name), timeout=self.timeout)
         return response
 
     def validate_arguments(self, name: str,

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from router.activation.activator import Activation, Activator, Resource
+from router.activation.activator import Activation, Activator, Resource, ResourceList
 from router.activation.sessions import SessionStore, check_session_fields
 from router.config import Config
 from router.errors import IndexUnavailable, InvalidRequest
@@ -251,6 +251,9 @@ class Engine:
 
     def read_resource(self, name: str, path: str) -> Resource:
         return self.activator.read_resource(name, path)
+
+    def list_resources(self, name: str) -> ResourceList:
+        return self.activator.list_resources(name)
 
     def validate_arguments(self, name: str, arguments_json: str) -> ValidationResult:
         return self.activator.validate_arguments(name, arguments_json)

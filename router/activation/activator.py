@@ -69,6 +69,16 @@ class Resource:
     media_type: str
 
 
+@dataclass(frozen=True)
+class ResourceList:
+    """A skill's bundled files as Activate lists them, for a caller that has not activated it."""
+
+    name: str
+    files: tuple[str, ...]
+    truncated: bool
+    skill_dir: str
+
+
 class Activator:
     """Activation, resource reads and argument checks against a skill lookup."""
 
@@ -148,6 +158,12 @@ class Activator:
         except SkillParseError as exc:
             raise NotFound(f"skill {skill.name!r} can no longer be loaded ({exc.reason}); "
                            "fix it and reindex") from exc
+
+    def list_resources(self, name: str) -> ResourceList:
+        """The files ``name`` bundles, listed with Activate's cap; nothing is marked active."""
+        skill = self.find(name)
+        listing = scan_resources(skill.base_dir, self._list_cap)
+        return ResourceList(skill.name, listing.files, listing.truncated, skill.base_dir)
 
     def read_resource(self, name: str, path: str) -> Resource:
         """A bundled file of ``name`` by its path relative to the skill directory."""

@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "router.cli.quality",  # explain, eval
     "router.cli.ops",  # reindex, config
     "router.cli.learning",  # stats, examples
+    "router.mcp.cli",  # mcp
 )
 
 

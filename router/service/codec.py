@@ -1,4 +1,5 @@
-"""Protobuf conversions for activation: Activate, ReadResource and ValidateArguments.
+"""Protobuf conversions for activation: Activate, ListResources, ReadResource and
+ValidateArguments.
 
 Plain field copies between the Activator's records and the wire messages; no checks, no I/O.
 """
@@ -8,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from router.activation.activator import Activation, Resource
+from router.activation.activator import Activation, Resource, ResourceList
 from router.v1 import router_pb2 as pb
 
 if TYPE_CHECKING:
@@ -30,6 +31,13 @@ def resource_to_proto(resource: Resource) -> pb.ReadResourceResponse:
     """Convert one bundled file."""
     return pb.ReadResourceResponse(content=resource.content, size=resource.size,
                                    media_type=resource.media_type)
+
+
+def resource_list_to_proto(listing: ResourceList) -> pb.ListResourcesResponse:
+    """Convert a skill's file list (ListResources)."""
+    return pb.ListResourcesResponse(resources=list(listing.files),
+                                    resources_truncated=listing.truncated,
+                                    skill_dir=listing.skill_dir)
 
 
 def validation_to_proto(result: ValidationResult) -> pb.ValidateArgumentsResponse:

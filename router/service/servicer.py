@@ -25,6 +25,7 @@ from router.index.layout import IndexInfo
 from router.routing.model import CatalogFormat, Reason, RoutedSkill, RouteQuery, RouteResult
 from router.service.codec import (
     activation_to_proto,
+    resource_list_to_proto,
     resource_to_proto,
     validation_to_proto,
 )
@@ -229,6 +230,12 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
             recorded=self._engine.feedback(request.skill, request.session_id,
                                            outcome_from_proto(request.outcome),
                                            request.route_id)))
+
+    def ListResources(self, request: pb.ListResourcesRequest,
+                      context: grpc.ServicerContext) -> pb.ListResourcesResponse:
+        """A skill's bundled files without activating it (no session is touched)."""
+        return _guarded(context, "ListResources", lambda: resource_list_to_proto(
+            self._engine.list_resources(request.name)))
 
 
 def _guarded(context: grpc.ServicerContext, method: str, call: Callable[[], T]) -> T:

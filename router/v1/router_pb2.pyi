@@ -346,3 +346,19 @@ class FeedbackResponse(_message.Message):
     RECORDED_FIELD_NUMBER: _ClassVar[int]
     recorded: bool
     def __init__(self, recorded: _Optional[bool] = ...) -> None: ...
+
+class ListResourcesRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class ListResourcesResponse(_message.Message):
+    __slots__ = ("resources", "resources_truncated", "skill_dir")
+    RESOURCES_FIELD_NUMBER: _ClassVar[int]
+    RESOURCES_TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    SKILL_DIR_FIELD_NUMBER: _ClassVar[int]
+    resources: _containers.RepeatedScalarFieldContainer[str]
+    resources_truncated: bool
+    skill_dir: str
+    def __init__(self, resources: _Optional[_Iterable[str]] = ..., resources_truncated: _Optional[bool] = ..., skill_dir: _Optional[str] = ...) -> None: ...

@@ -81,6 +81,11 @@ class SkillRouterStub:
                 request_serializer=router_dot_v1_dot_router__pb2.FeedbackRequest.SerializeToString,
                 response_deserializer=router_dot_v1_dot_router__pb2.FeedbackResponse.FromString,
                 _registered_method=True)
+        self.ListResources = channel.unary_unary(
+                '/router.v1.SkillRouter/ListResources',
+                request_serializer=router_dot_v1_dot_router__pb2.ListResourcesRequest.SerializeToString,
+                response_deserializer=router_dot_v1_dot_router__pb2.ListResourcesResponse.FromString,
+                _registered_method=True)
 
 
 class SkillRouterServicer:
@@ -152,6 +157,13 @@ class SkillRouterServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListResources(self, request, context):
+        """A skill's bundled files, listed as Activate lists them, without activating the skill.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SkillRouterServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -199,6 +211,11 @@ def add_SkillRouterServicer_to_server(servicer, server):
                     servicer.Feedback,
                     request_deserializer=router_dot_v1_dot_router__pb2.FeedbackRequest.FromString,
                     response_serializer=router_dot_v1_dot_router__pb2.FeedbackResponse.SerializeToString,
+            ),
+            'ListResources': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListResources,
+                    request_deserializer=router_dot_v1_dot_router__pb2.ListResourcesRequest.FromString,
+                    response_serializer=router_dot_v1_dot_router__pb2.ListResourcesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -446,6 +463,33 @@ class SkillRouter:
             '/router.v1.SkillRouter/Feedback',
             router_dot_v1_dot_router__pb2.FeedbackRequest.SerializeToString,
             router_dot_v1_dot_router__pb2.FeedbackResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListResources(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/router.v1.SkillRouter/ListResources',
+            router_dot_v1_dot_router__pb2.ListResourcesRequest.SerializeToString,
+            router_dot_v1_dot_router__pb2.ListResourcesResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -88,7 +88,8 @@ def test_reflection_lists_services(channel: grpc.Channel) -> None:
     assert proto.name == "router/v1/router.proto"
     methods = {m.name for m in proto.service[0].method}
     assert methods == {"Route", "ListSkills", "GetIndexInfo", "Explain", "Activate",
-                       "ReadResource", "ValidateArguments", "Reindex", "Feedback"}
+                       "ReadResource", "ValidateArguments", "Reindex", "Feedback",
+                       "ListResources"}
 
 
 def test_create_server_binds_a_free_port(engine: Engine) -> None:

@@ -86,3 +86,25 @@ def test_sharded_build_jobs_split_by_completion_index_and_merge_on_the_same_volu
     claims = [{v["persistentVolumeClaim"]["claimName"] for v in pod["volumes"]}
               for pod in (shard_pod, merge_pod)]
     assert claims[0] == claims[1] == {"skill-router-index", "skill-router-skills"}
+
+
+def test_the_mcp_door_proxies_to_the_grpc_service() -> None:
+    docs = documents()
+    pod = docs["Deployment/skill-router-mcp"]["spec"]["template"]["spec"]
+    container = pod["containers"][0]
+    args = container["args"]
+    assert args[0] == "mcp" and args[args.index("--transport") + 1] == "http"
+    target = args[args.index("--target") + 1]
+    grpc_port = docs["Service/skill-router"]["spec"]["ports"][0]["port"]
+    assert target == f"dns:///{docs['Service/skill-router']['metadata']['name']}:{grpc_port}"
+    port = int(args[args.index("--port") + 1])
+    assert container["readinessProbe"]["tcpSocket"]["port"] == port
+    assert "volumes" not in pod  # no model, no index: a proxy only
+    env = {e["name"]: e for e in container["env"]}
+    source = env["SKILL_ROUTER_TOKEN"]["valueFrom"]["secretKeyRef"]  # what the client reads
+    assert source == {"name": docs["Secret/skill-router-auth"]["metadata"]["name"],
+                      "key": "mcp-token"}
+    service = docs["Service/skill-router-mcp"]["spec"]
+    assert service["sessionAffinity"] == "ClientIP"  # MCP sessions live in one pod's memory
+    assert service["selector"] == docs["Deployment/skill-router-mcp"]["spec"]["selector"][
+        "matchLabels"]

@@ -1,0 +1,97 @@
+"""The MCP door as a thin proxy to a running skill-router gRPC service.
+
+Each call carries the MCP session's generated ``session_id`` and its ``active_skills``, so any
+replica behind a round-robin balancer answers the same. A gRPC status comes back as the
+``router.errors`` class the servicer mapped to it, with the server's message.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import TypeVar
+
+import grpc
+
+from router.activation.activator import Activation, Resource, ResourceList
+from router.client import SkillRouterClient
+from router.errors import (
+    IndexUnavailable,
+    InvalidRequest,
+    NotFound,
+    PermissionDenied,
+    RouterError,
+    TooLarge,
+)
+from router.mcp.backend import Hit, Search, SkillFile
+from router.mcp.sessions import SessionState
+from router.v1 import router_pb2 as pb
+
+T = TypeVar("T")
+
+ERROR_BY_STATUS: dict[grpc.StatusCode, type[RouterError]] = {
+    grpc.StatusCode.INVALID_ARGUMENT: InvalidRequest,
+    grpc.StatusCode.NOT_FOUND: NotFound,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: TooLarge,
+    grpc.StatusCode.PERMISSION_DENIED: PermissionDenied,
+}
+_REASONS = {pb.ROUTE_REASON_ALWAYS_ON: "always_on", pb.ROUTE_REASON_RETRIEVED: "retrieved",
+            pb.ROUTE_REASON_EXPLICIT: "explicit", pb.ROUTE_REASON_ACTIVE: "active"}
+
+
+def _call(target: str, call: Callable[[], T]) -> T:
+    """Run one RPC; a failed status becomes the matching RouterError."""
+    try:
+        return call()
+    except grpc.RpcError as exc:
+        code = exc.code() if isinstance(exc, grpc.Call) else grpc.StatusCode.UNKNOWN
+        detail = exc.details() if isinstance(exc, grpc.Call) else str(exc)
+        error = ERROR_BY_STATUS.get(code)
+        if error is not None:
+            raise error(detail or code.name.lower()) from exc
+        if code is grpc.StatusCode.UNAUTHENTICATED:
+            raise IndexUnavailable(f"the skill-router service at {target} refused the door's "
+                                   f"credentials ({detail}); start the door with --token-file "
+                                   "or SKILL_ROUTER_TOKEN (and --tls/--ca-file for TLS)") from exc
+        raise IndexUnavailable(f"the skill-router service at {target} did not answer "
+                               f"({code.name}: {detail}); try again shortly") from exc
+
+
+class GrpcBackend:
+    """The door over a SkillRouterClient."""
+
+    def __init__(self, client: SkillRouterClient) -> None:
+        self.client = client
+
+    def search(self, query: str, top_k: int, session: SessionState) -> Search:
+        reply = _call(self.client.target, lambda: self.client.route(
+            query, session_id=session.session_id, top_k=top_k,
+            active_skills=session.active_skills))
+        hits = tuple(Hit(s.name, s.description, s.score, _REASONS.get(s.reason, "retrieved"))
+                     for s in reply.skills)
+        return Search(hits, reply.catalog_text, reply.index_version, reply.explicit_content,
+                      reply.route_id)
+
+    def activate(self, name: str, session: SessionState) -> Activation:
+        reply = _call(self.client.target, lambda: self.client.activate(
+            name, session_id=session.session_id, active_skills=session.active_skills,
+            route_id=session.route_id))
+        return Activation(name, reply.content, tuple(reply.resources),
+                          reply.resources_truncated, reply.skill_dir, reply.already_active)
+
+    def list_resources(self, name: str) -> ResourceList:
+        reply = _call(self.client.target, lambda: self.client.list_resources(name))
+        return ResourceList(name, tuple(reply.resources), reply.resources_truncated,
+                            reply.skill_dir)
+
+    def read_resource(self, name: str, path: str) -> Resource:
+        reply = _call(self.client.target, lambda: self.client.read_resource(name, path))
+        return Resource(name, path, reply.content, reply.size, reply.media_type)
+
+    def skills(self) -> tuple[SkillFile, ...]:
+        reply = _call(self.client.target, self.client.list_skills)
+        return tuple(SkillFile(s.name, s.description, os.path.basename(s.location))
+                     for s in reply.skills if s.enabled)
+
+    def close(self) -> None:
+        self.client.close()
