@@ -22,7 +22,7 @@ from router.routing.model import CatalogFormat, RouteQuery
 Handler = Callable[[argparse.Namespace], int]
 # What ``info`` prints: the facts of a loaded index (build-time statistics are not kept).
 INFO_FIELDS = ("version", "model", "dimension", "skill_count", "built_at", "format_version",
-               "path")
+               "path", "calibrated_gate", "example_count")
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -49,6 +49,9 @@ def _register_index(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
                    help="index folder to write (default: index.index_dir, 'index_data')")
     p.add_argument("--model", help="embedding model name or path (default: index.model; "
                                    "'hash' is a fast test embedder)")
+    p.add_argument("--examples", action="append", default=[], metavar="FILE",
+                   help='example requests, JSON lines {"query": ..., "skills": [names]} '
+                        "(repeatable; re-read by every reindex)")
     p.set_defaults(handler=_guard(cmd_index))
 
 
@@ -109,6 +112,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     from router.index.embed import make_embedder, prepare_query_embedder
     from router.index.retention import prune
     from router.index.store import build_index
+    from router.learning.sources import example_settings, gather
     from router.reindex import discovery_settings
     from router.skills.discovery import discover
 
@@ -120,15 +124,19 @@ def cmd_index(args: argparse.Namespace) -> int:
     found = discover(discovery)
     embedder = make_embedder(args.model or config.index.model,
                              batch_size=config.index.batch_size)
-    info = build_index(found.skills, found.diagnostics, embedder, out, progress=progress,
-                       settings=discovery_settings(discovery))
+    examples, problems = gather(found.skills, args.examples)
+    diagnostics = [*found.diagnostics, *problems]
+    info = build_index(found.skills, diagnostics, embedder, out, progress=progress,
+                       settings={**discovery_settings(discovery),
+                                 **example_settings(args.examples)}, examples=examples)
     prune(out, config.index.keep_versions)
     prepare_query_embedder(info.model, out, backend=config.index.query_backend)
     seconds = time.perf_counter() - started
     rate = info.skill_count / seconds if seconds > 0 else 0.0
-    print(f"index {info.version}: {info.skill_count} skills, {len(found.diagnostics)} "
-          f"diagnostics in {seconds:.2f}s ({rate:.1f} skills/s) -> {info.path}")
-    for diagnostic in found.diagnostics:
+    print(f"index {info.version}: {info.skill_count} skills, {len(examples)} example "
+          f"requests, {len(diagnostics)} diagnostics in {seconds:.2f}s ({rate:.1f} skills/s)"
+          f" -> {info.path}")
+    for diagnostic in diagnostics:
         print(f"{diagnostic.level.value}: {diagnostic.path}: {diagnostic.message}",
               file=sys.stderr)
     return 0

@@ -26,6 +26,9 @@ from router.errors import IndexUnavailable, InvalidRequest
 from router.index.layout import MANIFEST, read_manifest
 from router.index.retention import prune
 from router.index.store import build_index, load_index
+from router.learning.loading import fingerprint
+from router.learning.model import Example
+from router.learning.sources import example_settings, files_from_settings, gather
 from router.skills.model import Diagnostic, Skill
 
 if TYPE_CHECKING:
@@ -111,8 +114,11 @@ def compare(old: Sequence[Skill], new: Sequence[Skill]) -> Changes:
                    removed=len(before.keys() - after.keys()), unchanged=len(common) - changed)
 
 
-def reindex_engine(engine: Engine, *, full: bool = False) -> ReindexResult:
-    """Rebuild ``engine``'s index from its recorded settings and swap it in (serialised)."""
+def reindex_engine(engine: Engine, *, full: bool = False,
+                   extra_examples: Sequence[Example] = ()) -> ReindexResult:
+    """Rebuild ``engine``'s index from its recorded settings and swap it in (serialised).
+    ``extra_examples`` (e.g. learned from traffic) join those the recorded files give; changed
+    examples alone make a new version."""
     if engine.index_dir is None:
         raise InvalidRequest("this server was started without an index folder; "
                              "it cannot rebuild its index")
@@ -123,7 +129,7 @@ def reindex_engine(engine: Engine, *, full: bool = False) -> ReindexResult:
     stats = engine.reindex_stats
     started = time.perf_counter()
     try:
-        result = _rebuild(engine, engine.index_dir, full, started)
+        result = _rebuild(engine, engine.index_dir, full, started, extra_examples)
     except Exception:
         stats.failures += 1
         log.exception("reindex of %s failed; still serving %s", engine.index_dir,
@@ -137,23 +143,39 @@ def reindex_engine(engine: Engine, *, full: bool = False) -> ReindexResult:
     return result
 
 
-def _rebuild(engine: Engine, index_dir: Path, full: bool, started: float) -> ReindexResult:
+def _served_fingerprint(version_dir: str | Path) -> str:
+    try:
+        data = read_manifest(Path(version_dir)).get("examples")
+    except (OSError, ValueError):
+        return ""
+    return str(data.get("fingerprint", "")) if isinstance(data, dict) else ""
+
+
+def _rebuild(engine: Engine, index_dir: Path, full: bool, started: float,
+             extra: Sequence[Example]) -> ReindexResult:
     from router.skills.discovery import discover  # the scanner loads on the first reindex
 
     served = engine.snapshot
-    config = discovery_from_settings(recorded_settings(served.info.path), served.info.version)
+    settings = recorded_settings(served.info.path)
+    config = discovery_from_settings(settings, served.info.version)
     found = discover(config)
+    files = files_from_settings(settings)
+    examples, problems = gather(found.skills, files, extra)
     changes = compare(served.skills, found.skills)
-    if not (changes.any or full):
+    relearn = fingerprint(examples) != _served_fingerprint(served.info.path)
+    if not (changes.any or full or relearn):
         log.info("reindex: %d skills unchanged; still serving %s", changes.unchanged,
                  served.info.version)
         return ReindexResult(served.info.version, changes, time.perf_counter() - started,
                              tuple(found.diagnostics), swapped=False)
-    info = build_index(found.skills, found.diagnostics, engine.embedder, index_dir,
-                       settings=discovery_settings(config), reuse=not full)
+    info = build_index(found.skills, [*found.diagnostics, *problems], engine.embedder,
+                       index_dir, settings={**discovery_settings(config),
+                                            **example_settings(files)},
+                       reuse=not full, examples=examples)
     engine.swap(load_index(index_dir, info.version))
     prune(index_dir, engine.config.index.keep_versions)
-    log.info("reindex: %s -> %s (+%d ~%d -%d, %d unchanged)", served.info.version,
-             info.version, changes.added, changes.changed, changes.removed, changes.unchanged)
+    log.info("reindex: %s -> %s (+%d ~%d -%d, %d unchanged%s)", served.info.version,
+             info.version, changes.added, changes.changed, changes.removed, changes.unchanged,
+             ", examples changed" if relearn else "")
     return ReindexResult(info.version, changes, time.perf_counter() - started,
                          tuple(found.diagnostics), swapped=True)

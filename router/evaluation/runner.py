@@ -16,6 +16,7 @@ from router.errors import InvalidRequest
 from router.evaluation.metrics import Labelled, Outcome, Scores, score, split_of
 from router.index.embed import make_embedder
 from router.index.store import build_index
+from router.learning.model import Example
 from router.routing.model import Reason, RouteQuery
 
 log = logging.getLogger(__name__)
@@ -24,15 +25,17 @@ RANK_DEPTH = 10  # MRR@10 needs ten ranked skills
 
 
 def load_requests(path: str | Path) -> list[Labelled]:
-    """Read ``{"id", "query", "expected", "history"?, "tags"?}`` JSON lines."""
+    """Read ``{"id", "query", "expected", "history"?, "tags"?}`` JSON lines (``skills`` is
+    read for ``expected``, so an examples file is a request file; other keys are ignored)."""
     out = []
     for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
         try:
             row: dict[str, Any] = json.loads(line)
-            out.append(Labelled(id=str(row["id"]), query=str(row["query"]),
-                                expected=tuple(row.get("expected") or ()),
+            out.append(Labelled(id=str(row.get("id", f"{Path(path).name}:{lineno}")),
+                                query=str(row["query"]),
+                                expected=tuple(row.get("expected", row.get("skills")) or ()),
                                 history=tuple(row.get("history") or ()),
                                 tags=tuple(row.get("tags") or ())))
         except (ValueError, KeyError, TypeError) as exc:
@@ -41,11 +44,13 @@ def load_requests(path: str | Path) -> list[Labelled]:
 
 
 def index_for_root(root: str | Path, config: Config, cache_dir: str | Path,
-                   progress: bool = False) -> Path:
-    """Discover skills under ``root`` and (re)build an index in ``cache_dir``.
+                   progress: bool = False, examples: Sequence[Example] = ()) -> Path:
+    """Discover skills under ``root`` and (re)build an index in ``cache_dir``, with
+    ``examples`` besides those in the skill folders.
 
     Unchanged descriptions reuse their cached embeddings, so a repeat run is quick.
     """
+    from router.learning.sources import gather
     from router.skills.discovery import discover
 
     slug = re.sub(r"[^A-Za-z0-9]+", "-", str(Path(root).resolve())).strip("-")[-60:]
@@ -54,7 +59,9 @@ def index_for_root(root: str | Path, config: Config, cache_dir: str | Path,
                                      bundled_roots=(str(root),),
                                      max_dirs=max(config.discovery.max_dirs, 100_000)))
     embedder = make_embedder(config.index.model, batch_size=config.index.batch_size)
-    build_index(found.skills, found.diagnostics, embedder, target, progress=progress)
+    everything, problems = gather(found.skills, (), examples)
+    build_index(found.skills, [*found.diagnostics, *problems], embedder, target,
+                progress=progress, examples=everything)
     return target
 
 

@@ -48,6 +48,11 @@ from router.index.layout import (
 )
 from router.index.lexical import LexicalIndex, skill_document
 from router.index.vectors import embed_skills, previous_vectors
+from router.learning import files as learned_files
+from router.learning.gate import Calibration
+from router.learning.loading import fingerprint
+from router.learning.model import Example
+from router.learning.scoring import ExampleIndex
 from router.routing.fusion import catalog_centroid
 from router.skills.model import Diagnostic, Level, Skill
 
@@ -66,6 +71,9 @@ class IndexSnapshot:
     vectors: np.ndarray
     dense: Any  # a faiss.Index
     lexical: LexicalIndex
+    examples: ExampleIndex | None = None  # example requests (router.learning)
+    calibration: Calibration | None = None  # the gate calibrated for this catalog
+    off_topic: np.ndarray | None = None  # vectors of the requests it was calibrated on
 
     # Derived once per snapshot (cached_property writes the instance dict, which a frozen
     # dataclass allows); a snapshot never changes, so neither do these.
@@ -106,11 +114,14 @@ def _library_versions() -> dict[str, str]:
 
 def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
                 embedder: Embedder, root: str | Path, *, progress: bool = False,
-                settings: dict[str, Any] | None = None, reuse: bool = True) -> IndexInfo:
+                settings: dict[str, Any] | None = None, reuse: bool = True,
+                examples: Sequence[Example] = ()) -> IndexInfo:
     """Embed ``skills`` and write a new version under ``root``; make it current atomically.
 
     ``reuse`` takes the current version's embedding of any unchanged text instead of
-    encoding it again; ``settings`` (e.g. the discovery settings) are kept in the manifest.
+    encoding it again; ``settings`` (e.g. the discovery settings) are kept in the manifest;
+    ``examples`` (from every source) are selected, embedded and stored with the version, and
+    the relevance gate is calibrated against the catalog (``router.learning``).
     """
     started = time.perf_counter()
     root = Path(root)
@@ -118,6 +129,8 @@ def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
     ordered = sorted(skills, key=lambda s: s.name)
     cache = previous_vectors(root, embedder.model_id) if reuse else {}
     vectors, reused = embed_skills(ordered, embedder, cache, progress)
+    learned = learned_files.prepare([s.name for s in ordered], vectors, examples, embedder,
+                                    root, fingerprint(examples))
     built_at = datetime.now(UTC)
     stamp = built_at.isoformat()
     version = built_at.strftime("%Y%m%dT%H%M%S%fZ") + "-" + uuid.uuid4().hex[:6]
@@ -125,12 +138,14 @@ def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
     tmp.mkdir()
     try:
         _write_files(tmp, ordered, diagnostics, vectors)
+        learned_files.write(tmp, learned)
         manifest = {
             "format_version": FORMAT_VERSION, "version": version,
             "model": embedder.model_id, "dimension": int(embedder.dimension),
             "skill_count": len(ordered), "built_at": stamp,
             "content_hashes": {s.name: s.content_hash for s in ordered},
             "libraries": _library_versions(), "settings": settings or {},
+            **learned.manifest(),
             "files": checksums(tmp),
         }
         _write_json(tmp / MANIFEST, manifest)
@@ -192,18 +207,23 @@ def load_index(root: str | Path, version: str | None = None, *,
         vectors = np.load(folder / "vectors.npy")
         index = dense.load(folder / "dense.faiss")
         lexical = LexicalIndex.load(folder / "lexical")
+        examples, off_topic = learned_files.load(folder,
+                                                 {s.name: i for i, s in enumerate(skills)})
     except IndexCorrupt:
         raise
     except (OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
         raise IndexCorrupt(f"{folder}: cannot load index: {exc}") from exc
+    calibration = Calibration.from_dict(manifest.get("gate"))
     if len(skills) != vectors.shape[0] or index.ntotal != len(skills):
         raise IndexCorrupt(f"{folder}: {len(skills)} skills but {vectors.shape[0]} vectors")
     info = IndexInfo(version=version, model=str(manifest["model"]),
                      dimension=int(manifest["dimension"]), skill_count=len(skills),
                      built_at=str(manifest["built_at"]), format_version=FORMAT_VERSION,
-                     path=str(folder))
+                     path=str(folder), example_count=len(examples) if examples else 0,
+                     calibrated_gate=calibration.min_dense if calibration else 0.0)
     return IndexSnapshot(info=info, skills=skills, diagnostics=diagnostics, vectors=vectors,
-                         dense=index, lexical=lexical)
+                         dense=index, lexical=lexical, examples=examples,
+                         calibration=calibration, off_topic=off_topic)
 
 
 def _read_records(path: Path) -> tuple[tuple[Skill, ...], tuple[Diagnostic, ...]]:

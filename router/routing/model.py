@@ -68,6 +68,7 @@ class Candidate:
     fused_score: float
     kept: bool
     reason: DropReason
+    matched_example: str = ""  # the example request behind the dense score, if one was
 
 
 @dataclass(frozen=True)
@@ -82,3 +83,4 @@ class RouteResult:
     candidates: tuple[Candidate, ...] = field(default=())  # filled only when explaining
     explicit_content: str = ""  # <skill_content> of a /name the user typed
     activate_tool_json: str = ""  # an activate_skill tool definition carrying the catalog
+    gate: float = 0.0  # the relevance gate in force (filled only when explaining)

@@ -24,23 +24,23 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16router/v1/router.proto\x12\trouter.v1\"\xaf\x01\n\x0cRouteRequest\x12\x0f\n\x07message\x18\x01 \x01(\t\x12\x0f\n\x07history\x18\x02 \x03(\t\x12\x12\n\nsession_id\x18\x03 \x01(\t\x12\r\n\x05top_k\x18\x04 \x01(\x05\x12(\n\x06\x66ormat\x18\x05 \x01(\x0e\x32\x18.router.v1.CatalogFormat\x12\x15\n\ractive_skills\x18\x06 \x03(\t\x12\x19\n\x11max_catalog_chars\x18\x07 \x01(\x05\"\x92\x01\n\x0bRoutedSkill\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x10\n\x08location\x18\x03 \x01(\t\x12\r\n\x05score\x18\x04 \x01(\x02\x12&\n\x06reason\x18\x05 \x01(\x0e\x32\x16.router.v1.RouteReason\x12\x17\n\x0fparameters_json\x18\x06 \x01(\t\"\x92\x02\n\rRouteResponse\x12&\n\x06skills\x18\x01 \x03(\x0b\x32\x16.router.v1.RoutedSkill\x12\x14\n\x0c\x63\x61talog_text\x18\x02 \x01(\t\x12\x15\n\rindex_version\x18\x03 \x01(\t\x12\x1a\n\x12\x66ull_catalog_chars\x18\x04 \x01(\x03\x12\x15\n\rcatalog_chars\x18\x05 \x01(\x03\x12\x14\n\x0crouted_count\x18\x06 \x01(\x05\x12\x13\n\x0bshown_count\x18\x07 \x01(\x05\x12\x18\n\x10unknown_explicit\x18\x08 \x03(\t\x12\x18\n\x10\x65xplicit_content\x18\t \x01(\t\x12\x1a\n\x12\x61\x63tivate_tool_json\x18\n \x01(\t\"\x13\n\x11ListSkillsRequest\"\xf3\x01\n\tSkillInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x10\n\x08location\x18\x03 \x01(\t\x12$\n\x05scope\x18\x04 \x01(\x0e\x32\x15.router.v1.SkillScope\x12\"\n\x04kind\x18\x05 \x01(\x0e\x32\x14.router.v1.SkillKind\x12\x17\n\x0fmodel_invocable\x18\x06 \x01(\x08\x12\x16\n\x0euser_invocable\x18\x07 \x01(\x08\x12\x0f\n\x07\x65nabled\x18\x08 \x01(\x08\x12\x12\n\ndeprecated\x18\t \x01(\x08\x12\x11\n\talways_on\x18\n \x01(\x08\"V\n\nDiagnostic\x12)\n\x05level\x18\x01 \x01(\x0e\x32\x1a.router.v1.DiagnosticLevel\x12\x0c\n\x04path\x18\x02 \x01(\t\x12\x0f\n\x07message\x18\x03 \x01(\t\"}\n\x12ListSkillsResponse\x12$\n\x06skills\x18\x01 \x03(\x0b\x32\x14.router.v1.SkillInfo\x12*\n\x0b\x64iagnostics\x18\x02 \x03(\x0b\x32\x15.router.v1.Diagnostic\x12\x15\n\rindex_version\x18\x03 \x01(\t\"\x15\n\x13GetIndexInfoRequest\"\x96\x01\n\x14GetIndexInfoResponse\x12\x0f\n\x07version\x18\x01 \x01(\t\x12\r\n\x05model\x18\x02 \x01(\t\x12\x11\n\tdimension\x18\x03 \x01(\x05\x12\x13\n\x0bskill_count\x18\x04 \x01(\x05\x12\x10\n\x08\x62uilt_at\x18\x05 \x01(\t\x12\x16\n\x0e\x66ormat_version\x18\x06 \x01(\x05\x12\x0c\n\x04path\x18\x07 \x01(\t\"x\n\tCandidate\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65nse_score\x18\x02 \x01(\x02\x12\x15\n\rlexical_score\x18\x03 \x01(\x02\x12\x13\n\x0b\x66used_score\x18\x04 \x01(\x02\x12\x0c\n\x04kept\x18\x05 \x01(\x08\x12\x0e\n\x06reason\x18\x06 \x01(\t\"d\n\x0f\x45xplainResponse\x12\'\n\x05route\x18\x01 \x01(\x0b\x32\x18.router.v1.RouteResponse\x12(\n\ncandidates\x18\x02 \x03(\x0b\x32\x14.router.v1.Candidate\"g\n\x0f\x41\x63tivateRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x15\n\ractive_skills\x18\x03 \x03(\t\x12\x1b\n\x13include_frontmatter\x18\x04 \x01(\x08\"~\n\x10\x41\x63tivateResponse\x12\x0f\n\x07\x63ontent\x18\x01 \x01(\t\x12\x11\n\tresources\x18\x02 \x03(\t\x12\x1b\n\x13resources_truncated\x18\x03 \x01(\x08\x12\x11\n\tskill_dir\x18\x04 \x01(\t\x12\x16\n\x0e\x61lready_active\x18\x05 \x01(\x08\"1\n\x13ReadResourceRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04path\x18\x02 \x01(\t\"I\n\x14ReadResourceResponse\x12\x0f\n\x07\x63ontent\x18\x01 \x01(\x0c\x12\x0c\n\x04size\x18\x02 \x01(\x03\x12\x12\n\nmedia_type\x18\x03 \x01(\t\"@\n\x18ValidateArgumentsRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x16\n\x0e\x61rguments_json\x18\x02 \x01(\t\"N\n\rArgumentError\x12\r\n\x05\x66ield\x18\x01 \x01(\t\x12\x0f\n\x07problem\x18\x02 \x01(\t\x12\x10\n\x08\x65xpected\x18\x03 \x01(\t\x12\x0b\n\x03got\x18\x04 \x01(\t\"l\n\x19ValidateArgumentsResponse\x12\r\n\x05valid\x18\x01 \x01(\x08\x12\x16\n\x0e\x61rguments_json\x18\x02 \x01(\t\x12(\n\x06\x65rrors\x18\x03 \x03(\x0b\x32\x18.router.v1.ArgumentError\"\x1e\n\x0eReindexRequest\x12\x0c\n\x04\x66ull\x18\x01 \x01(\x08\"\xc3\x01\n\x0fReindexResponse\x12\x15\n\rindex_version\x18\x01 \x01(\t\x12\r\n\x05\x61\x64\x64\x65\x64\x18\x02 \x01(\x05\x12\x0f\n\x07\x63hanged\x18\x03 \x01(\x05\x12\x0f\n\x07removed\x18\x04 \x01(\x05\x12\x11\n\tunchanged\x18\x05 \x01(\x05\x12\x18\n\x10\x64uration_seconds\x18\x06 \x01(\x01\x12*\n\x0b\x64iagnostics\x18\x07 \x03(\x0b\x32\x15.router.v1.Diagnostic\x12\x0f\n\x07swapped\x18\x08 \x01(\x08*]\n\rCatalogFormat\x12\x16\n\x12\x43\x41TALOG_FORMAT_XML\x10\x00\x12\x17\n\x13\x43\x41TALOG_FORMAT_JSON\x10\x01\x12\x1b\n\x17\x43\x41TALOG_FORMAT_MARKDOWN\x10\x02*\x97\x01\n\x0bRouteReason\x12\x1c\n\x18ROUTE_REASON_UNSPECIFIED\x10\x00\x12\x1a\n\x16ROUTE_REASON_ALWAYS_ON\x10\x01\x12\x1a\n\x16ROUTE_REASON_RETRIEVED\x10\x02\x12\x19\n\x15ROUTE_REASON_EXPLICIT\x10\x03\x12\x17\n\x13ROUTE_REASON_ACTIVE\x10\x04*\x86\x01\n\nSkillScope\x12\x1b\n\x17SKILL_SCOPE_UNSPECIFIED\x10\x00\x12\x17\n\x13SKILL_SCOPE_PROJECT\x10\x01\x12\x14\n\x10SKILL_SCOPE_USER\x10\x02\x12\x13\n\x0fSKILL_SCOPE_ORG\x10\x03\x12\x17\n\x13SKILL_SCOPE_BUNDLED\x10\x04*Y\n\tSkillKind\x12\x1a\n\x16SKILL_KIND_UNSPECIFIED\x10\x00\x12\x17\n\x13SKILL_KIND_SKILL_MD\x10\x01\x12\x17\n\x13SKILL_KIND_MANIFEST\x10\x02*m\n\x0f\x44iagnosticLevel\x12 \n\x1c\x44IAGNOSTIC_LEVEL_UNSPECIFIED\x10\x00\x12\x1c\n\x18\x44IAGNOSTIC_LEVEL_WARNING\x10\x01\x12\x1a\n\x16\x44IAGNOSTIC_LEVEL_ERROR\x10\x02\x32\xdd\x04\n\x0bSkillRouter\x12:\n\x05Route\x12\x17.router.v1.RouteRequest\x1a\x18.router.v1.RouteResponse\x12I\n\nListSkills\x12\x1c.router.v1.ListSkillsRequest\x1a\x1d.router.v1.ListSkillsResponse\x12O\n\x0cGetIndexInfo\x12\x1e.router.v1.GetIndexInfoRequest\x1a\x1f.router.v1.GetIndexInfoResponse\x12>\n\x07\x45xplain\x12\x17.router.v1.RouteRequest\x1a\x1a.router.v1.ExplainResponse\x12\x43\n\x08\x41\x63tivate\x12\x1a.router.v1.ActivateRequest\x1a\x1b.router.v1.ActivateResponse\x12O\n\x0cReadResource\x12\x1e.router.v1.ReadResourceRequest\x1a\x1f.router.v1.ReadResourceResponse\x12^\n\x11ValidateArguments\x12#.router.v1.ValidateArgumentsRequest\x1a$.router.v1.ValidateArgumentsResponse\x12@\n\x07Reindex\x12\x19.router.v1.ReindexRequest\x1a\x1a.router.v1.ReindexResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16router/v1/router.proto\x12\trouter.v1\"\xaf\x01\n\x0cRouteRequest\x12\x0f\n\x07message\x18\x01 \x01(\t\x12\x0f\n\x07history\x18\x02 \x03(\t\x12\x12\n\nsession_id\x18\x03 \x01(\t\x12\r\n\x05top_k\x18\x04 \x01(\x05\x12(\n\x06\x66ormat\x18\x05 \x01(\x0e\x32\x18.router.v1.CatalogFormat\x12\x15\n\ractive_skills\x18\x06 \x03(\t\x12\x19\n\x11max_catalog_chars\x18\x07 \x01(\x05\"\x92\x01\n\x0bRoutedSkill\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x10\n\x08location\x18\x03 \x01(\t\x12\r\n\x05score\x18\x04 \x01(\x02\x12&\n\x06reason\x18\x05 \x01(\x0e\x32\x16.router.v1.RouteReason\x12\x17\n\x0fparameters_json\x18\x06 \x01(\t\"\x92\x02\n\rRouteResponse\x12&\n\x06skills\x18\x01 \x03(\x0b\x32\x16.router.v1.RoutedSkill\x12\x14\n\x0c\x63\x61talog_text\x18\x02 \x01(\t\x12\x15\n\rindex_version\x18\x03 \x01(\t\x12\x1a\n\x12\x66ull_catalog_chars\x18\x04 \x01(\x03\x12\x15\n\rcatalog_chars\x18\x05 \x01(\x03\x12\x14\n\x0crouted_count\x18\x06 \x01(\x05\x12\x13\n\x0bshown_count\x18\x07 \x01(\x05\x12\x18\n\x10unknown_explicit\x18\x08 \x03(\t\x12\x18\n\x10\x65xplicit_content\x18\t \x01(\t\x12\x1a\n\x12\x61\x63tivate_tool_json\x18\n \x01(\t\"\x13\n\x11ListSkillsRequest\"\xf3\x01\n\tSkillInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x10\n\x08location\x18\x03 \x01(\t\x12$\n\x05scope\x18\x04 \x01(\x0e\x32\x15.router.v1.SkillScope\x12\"\n\x04kind\x18\x05 \x01(\x0e\x32\x14.router.v1.SkillKind\x12\x17\n\x0fmodel_invocable\x18\x06 \x01(\x08\x12\x16\n\x0euser_invocable\x18\x07 \x01(\x08\x12\x0f\n\x07\x65nabled\x18\x08 \x01(\x08\x12\x12\n\ndeprecated\x18\t \x01(\x08\x12\x11\n\talways_on\x18\n \x01(\x08\"V\n\nDiagnostic\x12)\n\x05level\x18\x01 \x01(\x0e\x32\x1a.router.v1.DiagnosticLevel\x12\x0c\n\x04path\x18\x02 \x01(\t\x12\x0f\n\x07message\x18\x03 \x01(\t\"}\n\x12ListSkillsResponse\x12$\n\x06skills\x18\x01 \x03(\x0b\x32\x14.router.v1.SkillInfo\x12*\n\x0b\x64iagnostics\x18\x02 \x03(\x0b\x32\x15.router.v1.Diagnostic\x12\x15\n\rindex_version\x18\x03 \x01(\t\"\x15\n\x13GetIndexInfoRequest\"\xc6\x01\n\x14GetIndexInfoResponse\x12\x0f\n\x07version\x18\x01 \x01(\t\x12\r\n\x05model\x18\x02 \x01(\t\x12\x11\n\tdimension\x18\x03 \x01(\x05\x12\x13\n\x0bskill_count\x18\x04 \x01(\x05\x12\x10\n\x08\x62uilt_at\x18\x05 \x01(\t\x12\x16\n\x0e\x66ormat_version\x18\x06 \x01(\x05\x12\x0c\n\x04path\x18\x07 \x01(\t\x12\x17\n\x0f\x63\x61librated_gate\x18\x08 \x01(\x02\x12\x15\n\rexample_count\x18\t \x01(\x05\"\x91\x01\n\tCandidate\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65nse_score\x18\x02 \x01(\x02\x12\x15\n\rlexical_score\x18\x03 \x01(\x02\x12\x13\n\x0b\x66used_score\x18\x04 \x01(\x02\x12\x0c\n\x04kept\x18\x05 \x01(\x08\x12\x0e\n\x06reason\x18\x06 \x01(\t\x12\x17\n\x0fmatched_example\x18\x07 \x01(\t\"r\n\x0f\x45xplainResponse\x12\'\n\x05route\x18\x01 \x01(\x0b\x32\x18.router.v1.RouteResponse\x12(\n\ncandidates\x18\x02 \x03(\x0b\x32\x14.router.v1.Candidate\x12\x0c\n\x04gate\x18\x03 \x01(\x02\"g\n\x0f\x41\x63tivateRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x15\n\ractive_skills\x18\x03 \x03(\t\x12\x1b\n\x13include_frontmatter\x18\x04 \x01(\x08\"~\n\x10\x41\x63tivateResponse\x12\x0f\n\x07\x63ontent\x18\x01 \x01(\t\x12\x11\n\tresources\x18\x02 \x03(\t\x12\x1b\n\x13resources_truncated\x18\x03 \x01(\x08\x12\x11\n\tskill_dir\x18\x04 \x01(\t\x12\x16\n\x0e\x61lready_active\x18\x05 \x01(\x08\"1\n\x13ReadResourceRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04path\x18\x02 \x01(\t\"I\n\x14ReadResourceResponse\x12\x0f\n\x07\x63ontent\x18\x01 \x01(\x0c\x12\x0c\n\x04size\x18\x02 \x01(\x03\x12\x12\n\nmedia_type\x18\x03 \x01(\t\"@\n\x18ValidateArgumentsRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x16\n\x0e\x61rguments_json\x18\x02 \x01(\t\"N\n\rArgumentError\x12\r\n\x05\x66ield\x18\x01 \x01(\t\x12\x0f\n\x07problem\x18\x02 \x01(\t\x12\x10\n\x08\x65xpected\x18\x03 \x01(\t\x12\x0b\n\x03got\x18\x04 \x01(\t\"l\n\x19ValidateArgumentsResponse\x12\r\n\x05valid\x18\x01 \x01(\x08\x12\x16\n\x0e\x61rguments_json\x18\x02 \x01(\t\x12(\n\x06\x65rrors\x18\x03 \x03(\x0b\x32\x18.router.v1.ArgumentError\"\x1e\n\x0eReindexRequest\x12\x0c\n\x04\x66ull\x18\x01 \x01(\x08\"\xc3\x01\n\x0fReindexResponse\x12\x15\n\rindex_version\x18\x01 \x01(\t\x12\r\n\x05\x61\x64\x64\x65\x64\x18\x02 \x01(\x05\x12\x0f\n\x07\x63hanged\x18\x03 \x01(\x05\x12\x0f\n\x07removed\x18\x04 \x01(\x05\x12\x11\n\tunchanged\x18\x05 \x01(\x05\x12\x18\n\x10\x64uration_seconds\x18\x06 \x01(\x01\x12*\n\x0b\x64iagnostics\x18\x07 \x03(\x0b\x32\x15.router.v1.Diagnostic\x12\x0f\n\x07swapped\x18\x08 \x01(\x08*]\n\rCatalogFormat\x12\x16\n\x12\x43\x41TALOG_FORMAT_XML\x10\x00\x12\x17\n\x13\x43\x41TALOG_FORMAT_JSON\x10\x01\x12\x1b\n\x17\x43\x41TALOG_FORMAT_MARKDOWN\x10\x02*\x97\x01\n\x0bRouteReason\x12\x1c\n\x18ROUTE_REASON_UNSPECIFIED\x10\x00\x12\x1a\n\x16ROUTE_REASON_ALWAYS_ON\x10\x01\x12\x1a\n\x16ROUTE_REASON_RETRIEVED\x10\x02\x12\x19\n\x15ROUTE_REASON_EXPLICIT\x10\x03\x12\x17\n\x13ROUTE_REASON_ACTIVE\x10\x04*\x86\x01\n\nSkillScope\x12\x1b\n\x17SKILL_SCOPE_UNSPECIFIED\x10\x00\x12\x17\n\x13SKILL_SCOPE_PROJECT\x10\x01\x12\x14\n\x10SKILL_SCOPE_USER\x10\x02\x12\x13\n\x0fSKILL_SCOPE_ORG\x10\x03\x12\x17\n\x13SKILL_SCOPE_BUNDLED\x10\x04*Y\n\tSkillKind\x12\x1a\n\x16SKILL_KIND_UNSPECIFIED\x10\x00\x12\x17\n\x13SKILL_KIND_SKILL_MD\x10\x01\x12\x17\n\x13SKILL_KIND_MANIFEST\x10\x02*m\n\x0f\x44iagnosticLevel\x12 \n\x1c\x44IAGNOSTIC_LEVEL_UNSPECIFIED\x10\x00\x12\x1c\n\x18\x44IAGNOSTIC_LEVEL_WARNING\x10\x01\x12\x1a\n\x16\x44IAGNOSTIC_LEVEL_ERROR\x10\x02\x32\xdd\x04\n\x0bSkillRouter\x12:\n\x05Route\x12\x17.router.v1.RouteRequest\x1a\x18.router.v1.RouteResponse\x12I\n\nListSkills\x12\x1c.router.v1.ListSkillsRequest\x1a\x1d.router.v1.ListSkillsResponse\x12O\n\x0cGetIndexInfo\x12\x1e.router.v1.GetIndexInfoRequest\x1a\x1f.router.v1.GetIndexInfoResponse\x12>\n\x07\x45xplain\x12\x17.router.v1.RouteRequest\x1a\x1a.router.v1.ExplainResponse\x12\x43\n\x08\x41\x63tivate\x12\x1a.router.v1.ActivateRequest\x1a\x1b.router.v1.ActivateResponse\x12O\n\x0cReadResource\x12\x1e.router.v1.ReadResourceRequest\x1a\x1f.router.v1.ReadResourceResponse\x12^\n\x11ValidateArguments\x12#.router.v1.ValidateArgumentsRequest\x1a$.router.v1.ValidateArgumentsResponse\x12@\n\x07Reindex\x12\x19.router.v1.ReindexRequest\x1a\x1a.router.v1.ReindexResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'router.v1.router_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_CATALOGFORMAT']._serialized_start=2368
-  _globals['_CATALOGFORMAT']._serialized_end=2461
-  _globals['_ROUTEREASON']._serialized_start=2464
-  _globals['_ROUTEREASON']._serialized_end=2615
-  _globals['_SKILLSCOPE']._serialized_start=2618
-  _globals['_SKILLSCOPE']._serialized_end=2752
-  _globals['_SKILLKIND']._serialized_start=2754
-  _globals['_SKILLKIND']._serialized_end=2843
-  _globals['_DIAGNOSTICLEVEL']._serialized_start=2845
-  _globals['_DIAGNOSTICLEVEL']._serialized_end=2954
+  _globals['_CATALOGFORMAT']._serialized_start=2456
+  _globals['_CATALOGFORMAT']._serialized_end=2549
+  _globals['_ROUTEREASON']._serialized_start=2552
+  _globals['_ROUTEREASON']._serialized_end=2703
+  _globals['_SKILLSCOPE']._serialized_start=2706
+  _globals['_SKILLSCOPE']._serialized_end=2840
+  _globals['_SKILLKIND']._serialized_start=2842
+  _globals['_SKILLKIND']._serialized_end=2931
+  _globals['_DIAGNOSTICLEVEL']._serialized_start=2933
+  _globals['_DIAGNOSTICLEVEL']._serialized_end=3042
   _globals['_ROUTEREQUEST']._serialized_start=38
   _globals['_ROUTEREQUEST']._serialized_end=213
   _globals['_ROUTEDSKILL']._serialized_start=216
@@ -58,29 +58,29 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GETINDEXINFOREQUEST']._serialized_start=1123
   _globals['_GETINDEXINFOREQUEST']._serialized_end=1144
   _globals['_GETINDEXINFORESPONSE']._serialized_start=1147
-  _globals['_GETINDEXINFORESPONSE']._serialized_end=1297
-  _globals['_CANDIDATE']._serialized_start=1299
-  _globals['_CANDIDATE']._serialized_end=1419
-  _globals['_EXPLAINRESPONSE']._serialized_start=1421
-  _globals['_EXPLAINRESPONSE']._serialized_end=1521
-  _globals['_ACTIVATEREQUEST']._serialized_start=1523
-  _globals['_ACTIVATEREQUEST']._serialized_end=1626
-  _globals['_ACTIVATERESPONSE']._serialized_start=1628
-  _globals['_ACTIVATERESPONSE']._serialized_end=1754
-  _globals['_READRESOURCEREQUEST']._serialized_start=1756
-  _globals['_READRESOURCEREQUEST']._serialized_end=1805
-  _globals['_READRESOURCERESPONSE']._serialized_start=1807
-  _globals['_READRESOURCERESPONSE']._serialized_end=1880
-  _globals['_VALIDATEARGUMENTSREQUEST']._serialized_start=1882
-  _globals['_VALIDATEARGUMENTSREQUEST']._serialized_end=1946
-  _globals['_ARGUMENTERROR']._serialized_start=1948
-  _globals['_ARGUMENTERROR']._serialized_end=2026
-  _globals['_VALIDATEARGUMENTSRESPONSE']._serialized_start=2028
-  _globals['_VALIDATEARGUMENTSRESPONSE']._serialized_end=2136
-  _globals['_REINDEXREQUEST']._serialized_start=2138
-  _globals['_REINDEXREQUEST']._serialized_end=2168
-  _globals['_REINDEXRESPONSE']._serialized_start=2171
-  _globals['_REINDEXRESPONSE']._serialized_end=2366
-  _globals['_SKILLROUTER']._serialized_start=2957
-  _globals['_SKILLROUTER']._serialized_end=3562
+  _globals['_GETINDEXINFORESPONSE']._serialized_end=1345
+  _globals['_CANDIDATE']._serialized_start=1348
+  _globals['_CANDIDATE']._serialized_end=1493
+  _globals['_EXPLAINRESPONSE']._serialized_start=1495
+  _globals['_EXPLAINRESPONSE']._serialized_end=1609
+  _globals['_ACTIVATEREQUEST']._serialized_start=1611
+  _globals['_ACTIVATEREQUEST']._serialized_end=1714
+  _globals['_ACTIVATERESPONSE']._serialized_start=1716
+  _globals['_ACTIVATERESPONSE']._serialized_end=1842
+  _globals['_READRESOURCEREQUEST']._serialized_start=1844
+  _globals['_READRESOURCEREQUEST']._serialized_end=1893
+  _globals['_READRESOURCERESPONSE']._serialized_start=1895
+  _globals['_READRESOURCERESPONSE']._serialized_end=1968
+  _globals['_VALIDATEARGUMENTSREQUEST']._serialized_start=1970
+  _globals['_VALIDATEARGUMENTSREQUEST']._serialized_end=2034
+  _globals['_ARGUMENTERROR']._serialized_start=2036
+  _globals['_ARGUMENTERROR']._serialized_end=2114
+  _globals['_VALIDATEARGUMENTSRESPONSE']._serialized_start=2116
+  _globals['_VALIDATEARGUMENTSRESPONSE']._serialized_end=2224
+  _globals['_REINDEXREQUEST']._serialized_start=2226
+  _globals['_REINDEXREQUEST']._serialized_end=2256
+  _globals['_REINDEXRESPONSE']._serialized_start=2259
+  _globals['_REINDEXRESPONSE']._serialized_end=2454
+  _globals['_SKILLROUTER']._serialized_start=3045
+  _globals['_SKILLROUTER']._serialized_end=3650
 # @@protoc_insertion_point(module_scope)

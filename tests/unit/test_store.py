@@ -8,6 +8,7 @@ from router.errors import IndexCorrupt, IndexUnavailable
 from router.index.embed import HashEmbedder
 from router.index.layout import CURRENT, VERSIONS, current_version
 from router.index.store import build_index, load_index
+from router.learning.gate import bundled_requests
 from router.skills.model import Skill
 
 
@@ -47,11 +48,12 @@ def test_missing_index_is_unavailable_with_a_hint(tmp_path: Path) -> None:
 
 def test_incremental_build_reuses_unchanged_embeddings(tmp_path: Path) -> None:
     embedder = CountingEmbedder()
+    calibration = len(bundled_requests())  # off-topic requests, embedded once then reused
     build_index(SKILLS, [], embedder, tmp_path)
-    assert embedder.encoded == 2
+    assert embedder.encoded == 2 + calibration
     changed = [SKILLS[0], skill("git-helper", "Writes and reviews git commit messages.")]
     info = build_index(changed, [], embedder, tmp_path)
-    assert embedder.encoded == 3 and info.reused_embeddings == 1
+    assert embedder.encoded == 3 + calibration and info.reused_embeddings == 1
     fresh = load_index(tmp_path)
     assert np.allclose(fresh.vectors, HashEmbedder().encode(
         [f"{s.name.replace('-', ' ')}: {s.description}" for s in fresh.skills]))
