@@ -133,8 +133,8 @@ def cmd_index(args: argparse.Namespace) -> int:
     prepare_query_embedder(info.model, out, backend=config.index.query_backend)
     seconds = time.perf_counter() - started
     rate = info.skill_count / seconds if seconds > 0 else 0.0
-    print(f"index {info.version}: {info.skill_count} skills, {len(examples)} example "
-          f"requests, {len(diagnostics)} diagnostics in {seconds:.2f}s ({rate:.1f} skills/s)"
+    print(f"index {info.version}: {info.skill_count} skills, {len(diagnostics)} diagnostics, "
+          f"{len(examples)} example requests in {seconds:.2f}s ({rate:.1f} skills/s)"
           f" -> {info.path}")
     for diagnostic in diagnostics:
         print(f"{diagnostic.level.value}: {diagnostic.path}: {diagnostic.message}",

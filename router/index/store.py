@@ -207,8 +207,8 @@ def load_index(root: str | Path, version: str | None = None, *,
         vectors = np.load(folder / "vectors.npy")
         index = dense.load(folder / "dense.faiss")
         lexical = LexicalIndex.load(folder / "lexical")
-        examples, off_topic = learned_files.load(folder,
-                                                 {s.name: i for i, s in enumerate(skills)})
+        examples, off_topic = learned_files.load(
+            folder, {s.name: i for i, s in enumerate(skills)}, vectors)
     except IndexCorrupt:
         raise
     except (OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:

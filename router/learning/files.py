@@ -25,7 +25,7 @@ from router.index.embed import Embedder
 from router.index.layout import VERSIONS, current_version, read_manifest
 from router.learning import gate, selection
 from router.learning.model import Example
-from router.learning.scoring import ExampleIndex, best_cosines
+from router.learning.scoring import ExampleIndex, best_cosines, example_index
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +94,7 @@ def prepare(names: Sequence[str], skill_vectors: np.ndarray, examples: Sequence[
     rows = vectors[: len(chosen.rows)]
     null = vectors[len(chosen.rows):]
     positions = {n: i for i, n in enumerate(names)}
-    index = as_index(chosen.rows, rows, positions)
+    index = as_index(chosen.rows, rows, positions, skill_vectors)
     best = best_cosines(null, skill_vectors, index)
     calibration = gate.calibrate(best, catalog_requests=len(chosen.off_topic))
     # Requests this catalog reaches above its own gate (a travel request where a travel
@@ -105,15 +105,14 @@ def prepare(names: Sequence[str], skill_vectors: np.ndarray, examples: Sequence[
 
 
 def as_index(rows: Sequence[selection.Row], vectors: np.ndarray,
-             positions: Mapping[str, int]) -> ExampleIndex | None:
+             positions: Mapping[str, int], skill_vectors: np.ndarray) -> ExampleIndex | None:
     keep = [i for i, r in enumerate(rows) if r.skill in positions]
     if not keep:
         return None
-    return ExampleIndex(
-        queries=tuple(rows[i].query for i in keep),
-        skill=np.array([positions[rows[i].skill] for i in keep], dtype=np.int64),
-        negative=np.array([rows[i].negative for i in keep], dtype=bool),
-        vectors=np.ascontiguousarray(vectors[keep], dtype=np.float32))
+    return example_index(
+        [rows[i].query for i in keep],
+        np.array([positions[rows[i].skill] for i in keep], dtype=np.int64),
+        np.array([rows[i].negative for i in keep], dtype=bool), vectors[keep], skill_vectors)
 
 
 def write(folder: Path, learned: Learned) -> None:
@@ -126,7 +125,7 @@ def write(folder: Path, learned: Learned) -> None:
     np.save(folder / EXAMPLES_NPY, stacked)
 
 
-def load(folder: Path, positions: Mapping[str, int],
+def load(folder: Path, positions: Mapping[str, int], skill_vectors: np.ndarray,
          ) -> tuple[ExampleIndex | None, np.ndarray | None]:
     """The version's example index and its off-topic request vectors (None, None for a
     version built without them)."""
@@ -144,4 +143,4 @@ def load(folder: Path, positions: Mapping[str, int],
     if isinstance(nearest, list):
         null = null[[int(i) for i in nearest if 0 <= int(i) < len(null)]]
     null = np.ascontiguousarray(null, dtype=np.float32)
-    return as_index(rows, vectors[: len(rows)], positions), null
+    return as_index(rows, vectors[: len(rows)], positions, skill_vectors), null

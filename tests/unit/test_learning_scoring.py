@@ -12,7 +12,7 @@ from router.index.embed import HashEmbedder
 from router.index.store import build_index, load_index
 from router.learning import gate
 from router.learning.model import Example, ExampleSource
-from router.learning.scoring import ExampleIndex, best_cosines, with_examples
+from router.learning.scoring import best_cosines, example_index, with_examples
 from router.learning.selection import select
 from router.routing.model import Reason, RouteQuery
 from router.skills.model import Skill
@@ -34,31 +34,46 @@ def test_select_caps_per_skill_keeping_supported_then_newest() -> None:
     assert chosen.unknown_skills == ("gone",) and chosen.off_topic == ("hi",)
 
 
-def test_closest_example_lifts_its_skill_and_is_named() -> None:
-    index = ExampleIndex(("ask one", "ask two"), np.array([1, 2]), np.array([False, False]),
-                         _unit([1, 0, 0], [0, 1, 0]))
-    query = _unit([0.9, 0.1, 0.0])[0]
+SKILL_VECTORS = _unit([0, 0, 1], [0, 0.2, 1], [0.2, 0, 1])
+
+
+def test_example_view_lifts_its_skill_and_names_the_closest_example() -> None:
+    index = example_index(("ask one", "ask two", "ask three"), np.array([1, 1, 2]),
+                          np.array([False, False, False]),
+                          _unit([1, 0, 0], [1, 0.3, 0], [0, 1, 0]), SKILL_VECTORS)
+    assert index.view_skill.tolist() == [1, 2]
+    view = _unit([1, 0, 0], [1, 0.3, 0]).mean(axis=0) + SKILL_VECTORS[1]
+    assert np.allclose(index.views[0], view / np.linalg.norm(view), atol=1e-3)
+    query = _unit([1, 0.05, 0.3])[0]
     got = with_examples(np.array([0, 1]), np.array([0.5, 0.2], np.float32), index, query)
-    assert got.ids.tolist()[0] == 1 and got.matched == {1: 0, 2: 1}
-    assert got.scores[0] > 0.9  # skill 1 now scores its example's cosine
-    far = with_examples(np.array([0, 1]), np.array([0.5, 0.2], np.float32), index,
-                        _unit([0, 0, 1])[0])
-    assert far.ids.tolist()[:2] == [0, 1] and 1 not in far.matched  # its example is further
+    assert got.ids.tolist()[0] == 1 and got.matched[1] == 0  # "ask one" is the closest
+    assert abs(float(got.scores[0]) - float(index.views[0] @ query)) < 1e-6
+
+
+def test_a_skill_never_scores_below_its_description() -> None:
+    index = example_index(("far away",), np.array([0]), np.array([False]), _unit([0, 1, 0]),
+                          SKILL_VECTORS)
+    query = SKILL_VECTORS[0]
+    got = with_examples(np.array([0]), np.array([1.0], np.float32), index, query)
+    assert got.ids.tolist() == [0] and abs(float(got.scores[0]) - 1.0) < 1e-6
+    assert got.matched == {}
 
 
 def test_a_closer_negative_pushes_the_skill_down() -> None:
-    index = ExampleIndex(("don't", ), np.array([0]), np.array([True]), _unit([1, 0, 0]))
+    index = example_index(("don't",), np.array([0]), np.array([True]), _unit([1, 0, 0]),
+                          SKILL_VECTORS)
+    assert len(index.views) == 0  # no positive example: no example view
     query = _unit([1, 0.2, 0])[0]
     got = with_examples(np.array([0, 1]), np.array([0.5, 0.4], np.float32), index, query)
     assert got.ids.tolist() == [1, 0] and got.scores[1] < 0.5 and got.matched == {}
 
 
-def test_best_cosines_reads_descriptions_and_positive_examples() -> None:
+def test_best_cosines_reads_descriptions_and_example_views() -> None:
     skills = _unit([1, 0, 0])
-    index = ExampleIndex(("p", "n"), np.array([0, 0]), np.array([False, True]),
-                         _unit([0, 1, 0], [0, 0, 1]))
-    best = best_cosines(_unit([0, 1, 0], [0, 0, 1]), skills, index)
-    assert np.allclose(best, [1.0, 0.0])
+    index = example_index(("p", "n"), np.array([0, 0]), np.array([False, True]),
+                          _unit([0, 1, 0], [0, 0, 1]), skills)
+    best = best_cosines(_unit([1, 1, 0], [0, 0, 1]), skills, index)
+    assert np.allclose(best, [1.0, 0.0], atol=1e-6)
 
 
 def test_calibration_is_a_quantile_and_refusal_needs_both_tests() -> None:
