@@ -55,3 +55,18 @@ def test_explicit_name_is_never_outranked_by_examples(tmp_path: Path) -> None:
         assert reply.route.skills[0].name == "skill-1"
         assert reply.route.skills[0].reason == pb.ROUTE_REASON_EXPLICIT
         assert all(not c.matched_example for c in reply.candidates)
+
+
+def test_traffic_examples_passed_to_a_reindex_build_a_new_version(tmp_path: Path) -> None:
+    from router.learning.model import Example, ExampleSource
+    from router.reindex import reindex_engine
+
+    skills, out = write_catalog(tmp_path / "skills", 6), tmp_path / "index"
+    assert main(index_argv(skills, out)) == 0
+    engine = engine_for(out)
+    learned = [Example(ASK, ("skill-2",), (), ExampleSource.TRAFFIC, "traffic")]
+    first = reindex_engine(engine, extra_examples=learned)
+    assert first.swapped and engine.info().example_count == 1
+    assert not reindex_engine(engine, extra_examples=learned).swapped
+    assert reindex_engine(engine).swapped  # the learned examples are gone again
+    assert engine.info().example_count == 0

@@ -60,7 +60,8 @@ def test_incremental_build_reuses_unchanged_embeddings(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("target", ["dense.faiss", "skills.json", "vectors.npy",
-                                    "lexical/data.npy", "lexical/vocab.json"])
+                                    "lexical/data.npy", "lexical/vocab.json",
+                                    "examples.json", "examples.npy"])
 def test_a_corrupt_file_is_detected_and_never_served(tmp_path: Path, target: str) -> None:
     info = build_index(SKILLS, [], HashEmbedder(), tmp_path)
     path = Path(info.path) / target
