@@ -9,6 +9,7 @@ Layout under an index root (default ``index_data/``)::
         vectors.npy              normalised float32 embeddings, row i = skill i
         dense.faiss              FAISS inner-product index over vectors.npy
         lexical/                 the BM25 index (router.index.lexical)
+        examples.json, .npy      example requests and gate calibration (router.learning.files)
 
 A build writes into ``.tmp-*`` beside ``versions/``, renames it into place, then replaces
 ``CURRENT``; a half-written build is never pointed at. Loading verifies every checksum.
