@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-SHORTLIST = 256  # example rows considered per view for Explain and negatives
+SHORTLIST = 256  # example rows and example views considered per query view
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,9 @@ def with_examples(ids: np.ndarray, scores: np.ndarray, index: ExampleIndex,
     query = np.asarray(query, dtype=np.float32)
     closest, negative = best_examples(index, index.vectors @ query)
     matched: dict[int, int] = {}
-    for skill, sim in zip(index.view_skill.tolist(), (index.views @ query).tolist(),
+    view_sims = index.views @ query
+    top = _closest(view_sims)  # only the closest example views can reach the shortlist
+    for skill, sim in zip(index.view_skill[top].tolist(), view_sims[top].tolist(),
                           strict=True):
         if sim > best.get(skill, -1.0):
             best[skill] = sim
