@@ -21,6 +21,7 @@ from router.activation.activator import Activation, Activator, Resource, Resourc
 from router.activation.sessions import SessionStore, check_session_fields
 from router.config import Config
 from router.errors import IndexUnavailable, InvalidRequest
+from router.examples.sources import files_from_settings
 from router.index import build as pipeline
 from router.index import dense
 from router.index.build import ReindexResult, ReindexStats
@@ -31,7 +32,7 @@ from router.index.layout import IndexInfo, current_version
 from router.index.recovery import load_serving_index
 from router.index.store import IndexSnapshot, load_index
 from router.learning.recorder import Recorder
-from router.learning.traffic import learned_inputs
+from router.learning.traffic import traffic_examples
 from router.routing import router as core
 from router.routing.fusion import FusionConfig
 from router.routing.model import Reason, RouteQuery, RouteResult
@@ -185,7 +186,8 @@ class Engine:
         outcome = pipeline.build(
             discovery, self._embedder, index_dir, keep_versions=self._config.index.keep_versions,
             served=pipeline.Served(served.info.version, served.skills, recorded), full=full,
-            inputs=learned_inputs(index_dir, self._config.feedback),
+            example_files=files_from_settings(recorded),
+            **traffic_examples(index_dir, self._config.feedback),
             before_prune=lambda info: self.swap(load_index(index_dir, info.version)))
         changes = outcome.changes
         if outcome.info is None:

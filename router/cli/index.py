@@ -30,6 +30,9 @@ def register(sub: Any) -> None:
                            "the index itself is not changed")
     mode.add_argument("--merge", action="store_true",
                       help="assemble the partials of every shard into a new current version")
+    p.add_argument("--examples", action="append", default=[], metavar="FILE",
+                   help='example requests, JSON lines {"query": ..., "skills": [names]} '
+                        "(repeatable; recorded, so every reindex re-reads them)")
     p.add_argument("--allow-partial-scan", action="store_const", const=True, default=None,
                    help="index what was found when a scan hits a directory cap (default: "
                         "fail; recorded, so a Reindex of this index allows it too)")
@@ -41,7 +44,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     from router.index import build
     from router.index.encoders.factory import make_embedder, prepare_query_embedder
     from router.index.shards import ShardSpec
-    from router.learning.traffic import learned_inputs
+    from router.learning.traffic import traffic_examples
     from router.skills.checkpoints import checkpoint
     from router.skills.scan_plan import allow_partial
 
@@ -65,7 +68,8 @@ def cmd_index(args: argparse.Namespace) -> int:
         return 0
     run = build.merge_shards if args.merge else build.build
     outcome = run(discovery, embedder, out, keep_versions=config.index.keep_versions,
-                  progress=progress, inputs=learned_inputs(out, config.feedback))
+                  progress=progress, example_files=args.examples,
+                  **traffic_examples(out, config.feedback))
     info = outcome.info
     if info is None:  # only a build given the served skills may skip writing
         raise InvalidRequest("nothing was built")

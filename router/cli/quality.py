@@ -15,6 +15,7 @@ from router.routing.model import CatalogFormat, RouteQuery
 
 if TYPE_CHECKING:  # the engine loads when a command runs, not to build the parser
     from router.engine import Engine
+    from router.examples.model import Example
 
 
 def register(sub: Any) -> None:
@@ -43,6 +44,12 @@ def register(sub: Any) -> None:
     e.add_argument("--tags", action="store_true", help="report per request tag")
     e.add_argument("--format", choices=["table", "json"], default="table")
     e.add_argument("--baseline", help="JSON of minimum figures; exit 1 if any is not met")
+    e.add_argument("--examples", action="append", default=[], metavar="FILE",
+                   help="few-shot: build the --root index with these example requests "
+                        '(JSON lines {"query", "skills"}; repeatable)')
+    e.add_argument("--learn-from", metavar="FILE",
+                   help="replay these labelled requests first (Route; an expected skill that "
+                        "was shown becomes a traffic example), rebuild, then evaluate")
     e.set_defaults(handler=cmd_eval)
 
 
@@ -61,29 +68,64 @@ def cmd_explain(args: argparse.Namespace) -> int:
                                        format=CatalogFormat.XML))
     rows = result.candidates[: args.limit]
     if args.format == "json":
-        print(json.dumps({"index_version": result.index_version,
+        print(json.dumps({"index_version": result.index_version, "gate": result.gate,
                           "skills": [s.name for s in result.skills],
                           "candidates": [{**asdict(c), "reason": c.reason.value}
                                          for c in rows]}, indent=1))
         return 0
-    print(f"index {result.index_version}: routed {[s.name for s in result.skills]}")
+    print(f"index {result.index_version}: routed {[s.name for s in result.skills]}; "
+          f"gate {result.gate:.3f}")
     print(f"{'name':40} {'dense':>7} {'lexical':>8} {'fused':>7}  kept  reason")
     for c in rows:
+        matched = f"  (example: {c.matched_example[:60]!r})" if c.matched_example else ""
         print(f"{c.name[:40]:40} {c.dense_score:7.3f} {c.lexical_score:8.3f} "
-              f"{c.fused_score:7.3f}  {'yes' if c.kept else 'no ':4}  {c.reason.value}")
+              f"{c.fused_score:7.3f}  {'yes' if c.kept else 'no ':4}  {c.reason.value}"
+              f"{matched}")
     return 0
 
 
-def cmd_eval(args: argparse.Namespace) -> int:
+def _eval_engine(args: argparse.Namespace, config: Config) -> tuple[Engine, list[Example]]:
+    """The engine to evaluate and the examples its index was built with."""
     from router.engine import Engine
-    from router.evaluation import runner
+    from router.evaluation import learning, runner
+    from router.examples.loading import read_example_files
+
+    examples, problems = read_example_files(args.examples)
+    for problem in problems:
+        print(f"warning: {problem.path}: {problem.message}", file=sys.stderr)
+    if args.index:
+        return Engine.open(args.index, config), examples
+
+    def build(with_examples: list[Example]) -> Engine:
+        return Engine.open(runner.index_for_root(args.root, config, args.cache,
+                                                 progress=sys.stderr.isatty(),
+                                                 examples=with_examples), config)
+
+    engine = build(examples)
+    if args.learn_from:
+        requests = runner.load_requests(args.learn_from)
+        learned = learning.replay(engine, requests, top_k=args.top_k)
+        print(f"replay of {args.learn_from}: {len(learned)} traffic examples from "
+              f"{len(requests)} requests")
+        examples = [*examples, *learned]
+        engine = build(examples)
+    return engine, examples
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from router.evaluation import learning, runner
 
     config = load_config(args.config)
-    index = args.index or runner.index_for_root(args.root, config, args.cache,
-                                                progress=sys.stderr.isatty())
-    engine = Engine.open(index, config)
+    if args.index and (args.examples or args.learn_from):
+        print("error: --examples and --learn-from build an index: use --root", file=sys.stderr)
+        return 2
+    engine, examples = _eval_engine(args, config)
     outcomes = runner.run(engine, runner.load_requests(args.queries), top_k=args.top_k)
     tables = runner.by_split(outcomes) if args.split else {"all": metrics.score(outcomes)}
+    if examples:
+        taught = learning.covered(outcomes, examples)
+        parts = runner.by_split(taught) if args.split else {"all": metrics.score(taught)}
+        tables.update({f"{k}, taught skills": v for k, v in parts.items()})
     tagged = runner.by_tag(outcomes) if args.tags else {}
     worst = metrics.per_skill(outcomes)[: args.per_skill]
     if args.format == "json":

@@ -14,6 +14,7 @@ from router.config import Config, DiscoveryConfig
 from router.engine import Engine
 from router.errors import InvalidRequest
 from router.evaluation.metrics import Labelled, Outcome, Scores, score, split_of
+from router.examples.model import Example
 from router.index.build import build
 from router.index.encoders.factory import make_embedder
 from router.routing.model import Reason, RouteQuery
@@ -24,15 +25,17 @@ RANK_DEPTH = 10  # MRR@10 needs ten ranked skills
 
 
 def load_requests(path: str | Path) -> list[Labelled]:
-    """Read ``{"id", "query", "expected", "history"?, "tags"?}`` JSON lines."""
+    """Read ``{"id", "query", "expected", "history"?, "tags"?}`` JSON lines (``skills`` is
+    read for ``expected``, so an examples file is a request file; other keys are ignored)."""
     out = []
     for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
         try:
             row: dict[str, Any] = json.loads(line)
-            out.append(Labelled(id=str(row["id"]), query=str(row["query"]),
-                                expected=tuple(row.get("expected") or ()),
+            out.append(Labelled(id=str(row.get("id", f"{Path(path).name}:{lineno}")),
+                                query=str(row["query"]),
+                                expected=tuple(row.get("expected", row.get("skills")) or ()),
                                 history=tuple(row.get("history") or ()),
                                 tags=tuple(row.get("tags") or ())))
         except (ValueError, KeyError, TypeError) as exc:
@@ -41,8 +44,9 @@ def load_requests(path: str | Path) -> list[Labelled]:
 
 
 def index_for_root(root: str | Path, config: Config, cache_dir: str | Path,
-                   progress: bool = False) -> Path:
-    """Discover skills under ``root`` and (re)build an index in ``cache_dir``.
+                   progress: bool = False, examples: Sequence[Example] = ()) -> Path:
+    """Discover skills under ``root`` and (re)build an index in ``cache_dir``, with
+    ``examples`` besides those in the skill folders.
 
     Unchanged descriptions reuse their cached embeddings, so a repeat run is quick.
     """
@@ -51,7 +55,7 @@ def index_for_root(root: str | Path, config: Config, cache_dir: str | Path,
     discovery = DiscoveryConfig(project_dir=None, home_dir=None, bundled_roots=(str(root),))
     embedder = make_embedder(config.index.model, batch_size=config.index.batch_size)
     build(discovery, embedder, target, keep_versions=config.index.keep_versions,
-          progress=progress)
+          progress=progress, extra_examples=examples)
     return target
 
 

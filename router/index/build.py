@@ -22,6 +22,9 @@ import numpy as np
 
 from router.config import DiscoveryConfig
 from router.errors import IndexUnavailable, InvalidRequest
+from router.examples.loading import fingerprint
+from router.examples.model import Example
+from router.examples.sources import example_settings, gather
 from router.index import shards
 from router.index.encoders.base import Embedder
 from router.index.layout import MANIFEST, IndexInfo, read_manifest
@@ -34,6 +37,7 @@ from router.skills.model import Diagnostic, DiscoveryResult, Skill
 log = logging.getLogger(__name__)
 
 SETTINGS_KEY = "discovery"
+EXAMPLES_FINGERPRINT = "examples_fingerprint"  # settings key: what the examples said
 
 
 @dataclass(frozen=True)
@@ -133,9 +137,15 @@ class BuildOutcome:
 def build(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path, *,
           keep_versions: int, served: Served | None = None, full: bool = False,
           progress: bool = False, known: Mapping[str, np.ndarray] | None = None,
-          inputs: Mapping[str, Any] | None = None,
+          inputs: Mapping[str, Any] | None = None, example_files: Sequence[str] = (),
+          extra_examples: Sequence[Example] = (),
           before_prune: Callable[[IndexInfo], None] | None = None) -> BuildOutcome:
     """Discover skills with ``discovery`` and build a new current version under ``out``.
+
+    Example requests come from the skill folders (``evals/evals.json``, trigger-eval files),
+    from ``example_files`` (JSON lines; their paths are recorded, so a Reindex re-reads them)
+    and from ``extra_examples`` (e.g. learned from traffic); a problem in any of them is a
+    diagnostic. Their fingerprint is an input: changed examples alone make a new version.
 
     ``inputs`` are further settings the build depends on (e.g. the fingerprint of the
     examples learned from traffic), recorded in the manifest beside the discovery settings.
@@ -148,8 +158,10 @@ def build(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path, *,
     version is current and before old versions are pruned (a server swaps it in there).
     """
     found = _discover(discovery)
-    diagnostics = tuple(found.diagnostics)
-    inputs = dict(inputs or {})
+    examples, problems = gather(found.skills, example_files, extra_examples)
+    diagnostics = (*found.diagnostics, *problems)
+    inputs = {**(inputs or {}), **example_settings(example_files),
+              EXAMPLES_FINGERPRINT: fingerprint(examples)}
     changes = compare(served.skills if served else (), found.skills)
     damaged = served is not None and _unrepaired(out, served.version)
     if served is not None and not (changes.any or full or damaged
@@ -157,7 +169,7 @@ def build(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path, *,
         return BuildOutcome(None, changes, diagnostics)
     info = build_index(found.skills, diagnostics, embedder, out, progress=progress,
                        settings={**discovery_settings(discovery), **inputs},
-                       reuse=not (full or damaged), known=known)
+                       reuse=not (full or damaged), known=known, examples=examples)
     if before_prune is not None:
         before_prune(info)
     prune(out, keep_versions)
@@ -211,7 +223,8 @@ def build_shard(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path,
 
 def merge_shards(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path, *,
                  keep_versions: int, progress: bool = False,
-                 inputs: Mapping[str, Any] | None = None) -> BuildOutcome:
+                 inputs: Mapping[str, Any] | None = None, example_files: Sequence[str] = (),
+                 extra_examples: Sequence[Example] = ()) -> BuildOutcome:
     """Assemble the partials of every shard into a normal new version under ``out`` (made
     current by the same atomic switch as any build), then remove the partials. A missing,
     stale or corrupt partial raises IndexUnavailable and leaves the current index as it was."""
@@ -219,6 +232,7 @@ def merge_shards(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path
     print_ = shards.fingerprint(found.skills, discovery_settings(discovery), embedder.model_id)
     known = shards.collect_partials(out, found.skills, print_, embedder.model_id)
     outcome = build(discovery, embedder, out, keep_versions=keep_versions, progress=progress,
-                    known=known, inputs=inputs)
+                    known=known, inputs=inputs, example_files=example_files,
+                    extra_examples=extra_examples)
     shards.clear_partials(out)
     return outcome

@@ -30,6 +30,8 @@ class IndexInfo:
     path: str
     reused_embeddings: int = 0
     build_seconds: float = 0.0
+    calibrated_gate: float = 0.0  # the relevance gate calibrated at index time (0: none)
+    example_count: int = 0  # example request rows folded into the index
 
 
 def sha256_file(path: Path) -> str:

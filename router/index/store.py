@@ -9,6 +9,7 @@ Layout under an index root (default ``index_data/``)::
         vectors.npy              normalised float32 embeddings, row i = skill i
         dense.faiss              FAISS inner-product index over vectors.npy
         lexical/                 the BM25 index (router.index.lexical)
+        examples.json, .npy      example requests and gate calibration (router.index.examples)
 
 A build writes into ``.tmp-*`` beside ``versions/``, renames it into place, then replaces
 ``CURRENT``; a half-written build is never pointed at. Loading verifies every checksum.
@@ -26,7 +27,7 @@ import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
@@ -35,7 +36,12 @@ from typing import Any
 import numpy as np
 
 from router.errors import IndexCorrupt
+from router.examples.gate import Calibration
+from router.examples.loading import fingerprint
+from router.examples.model import Example
+from router.examples.scoring import ExampleIndex
 from router.index import dense
+from router.index import examples as stored_examples
 from router.index.encoders.base import Embedder
 from router.index.layout import (
     MANIFEST,
@@ -66,6 +72,9 @@ class IndexSnapshot:
     vectors: np.ndarray
     dense: Any  # a faiss.Index
     lexical: LexicalIndex
+    examples: ExampleIndex | None = None  # example requests (router.learning)
+    calibration: Calibration | None = None  # the gate calibrated for this catalog
+    off_topic: np.ndarray | None = None  # vectors of the requests it was calibrated on
 
     # Derived once per snapshot (cached_property writes the instance dict, which a frozen
     # dataclass allows); a snapshot never changes, so neither do these.
@@ -102,13 +111,15 @@ def _library_versions() -> dict[str, str]:
 def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
                 embedder: Embedder, root: str | Path, *, progress: bool = False,
                 settings: dict[str, Any] | None = None, reuse: bool = True,
-                known: Mapping[str, np.ndarray] | None = None) -> IndexInfo:
+                known: Mapping[str, np.ndarray] | None = None,
+                examples: Sequence[Example] = ()) -> IndexInfo:
     """Embed ``skills`` and write a new version under ``root``; make it current atomically.
 
     ``reuse`` takes the current version's embedding of any unchanged text instead of
     encoding it again; ``known`` adds embeddings made elsewhere (a sharded build's partials),
     keyed by ``vectors.text_key``; ``settings`` (e.g. the discovery settings) are kept in the
-    manifest.
+    manifest; ``examples`` (from every source) are selected, embedded and stored with the
+    version, and the relevance gate is calibrated against the catalog (``router.examples``).
     """
     started = time.perf_counter()
     root = Path(root)
@@ -117,6 +128,8 @@ def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
     cache = previous_vectors(root, embedder.model_id) if reuse else {}
     cache.update(known or {})
     vectors, reused = embed_skills(ordered, embedder, cache, progress)
+    learned = stored_examples.prepare([s.name for s in ordered], vectors, examples, embedder,
+                                    root, fingerprint(examples))
     built_at = datetime.now(UTC)
     stamp = built_at.isoformat()
     version = built_at.strftime("%Y%m%dT%H%M%S%fZ") + "-" + uuid.uuid4().hex[:6]
@@ -124,12 +137,14 @@ def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
     tmp.mkdir()
     try:
         _write_files(tmp, ordered, diagnostics, vectors)
+        stored_examples.write(tmp, learned)
         manifest = {
             "format_version": FORMAT_VERSION, "version": version,
             "model": embedder.model_id, "dimension": int(embedder.dimension),
             "skill_count": len(ordered), "built_at": stamp,
             "content_hashes": {s.name: s.content_hash for s in ordered},
             "libraries": _library_versions(), "settings": settings or {},
+            **learned.manifest(),
             "files": checksums(tmp),
         }
         _write_json(tmp / MANIFEST, manifest)
@@ -191,15 +206,21 @@ def load_index(root: str | Path, version: str | None = None, *,
         vectors = np.load(folder / "vectors.npy")
         index = dense.load(folder / "dense.faiss")
         lexical = LexicalIndex.load(folder / "lexical")
+        examples, off_topic = stored_examples.load(
+            folder, {s.name: i for i, s in enumerate(skills)}, vectors)
     except IndexCorrupt:
         raise
     except (OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
         raise IndexCorrupt(f"{folder}: cannot load index: {exc}") from exc
+    calibration = Calibration.from_dict(manifest.get("gate"))
     if len(skills) != vectors.shape[0] or index.ntotal != len(skills):
         raise IndexCorrupt(f"{folder}: {len(skills)} skills but {vectors.shape[0]} vectors")
-    info = info_from_manifest(manifest, version, folder)
+    info = replace(info_from_manifest(manifest, version, folder),
+                   example_count=len(examples) if examples else 0,
+                   calibrated_gate=calibration.min_dense if calibration else 0.0)
     return IndexSnapshot(info=info, skills=skills, diagnostics=diagnostics, vectors=vectors,
-                         dense=index, lexical=lexical)
+                         dense=index, lexical=lexical, examples=examples,
+                         calibration=calibration, off_topic=off_topic)
 
 
 def _read_records(path: Path) -> tuple[tuple[Skill, ...], tuple[Diagnostic, ...]]:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from router.config import FeedbackConfig
 from router.errors import InvalidRequest
-from router.learning.model import Example, ExampleSource
+from router.examples.model import Example, ExampleSource
 from router.learning.rows import ACTIVATE, DAY_SECONDS, PURGE, ROUTE, Row
 
 ORIGIN = "traffic"

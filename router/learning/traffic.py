@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from router.config import FeedbackConfig
-from router.learning.model import Example
+from router.examples.model import Example
 from router.learning.policy import check_policy, select_examples
 from router.learning.store import compact, read_rows
 
@@ -61,7 +61,8 @@ def recorded_fingerprint(settings: Mapping[str, Any]) -> str:
     return str(data.get("fingerprint", "")) if isinstance(data, Mapping) else ""
 
 
-def learned_inputs(index_dir: str | Path, policy: FeedbackConfig) -> dict[str, Any]:
-    """What a build of ``index_dir`` records about the learned examples it folds in (the
-    pipeline rebuilds when this differs from what the served version recorded)."""
-    return learned_settings(learned_examples(index_dir, policy))
+def traffic_examples(index_dir: str | Path, policy: FeedbackConfig) -> dict[str, Any]:
+    """The build arguments that fold the examples learned from traffic into a build of
+    ``index_dir``: the examples themselves and what the manifest records about them."""
+    learned = learned_examples(index_dir, policy)
+    return {"extra_examples": learned, "inputs": learned_settings(learned)}

@@ -68,6 +68,7 @@ class Candidate:
     fused_score: float
     kept: bool
     reason: DropReason
+    matched_example: str = ""  # the example request behind the dense score, if one was
 
 
 @dataclass(frozen=True)
@@ -83,3 +84,4 @@ class RouteResult:
     explicit_content: str = ""  # <skill_content> of a /name the user typed
     activate_tool_json: str = ""  # an activate_skill tool definition carrying the catalog
     route_id: str = ""  # identifies the turn to Activate/Feedback on any replica ("" = not kept)
+    gate: float = 0.0  # the relevance gate in force (filled only when explaining)

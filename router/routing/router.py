@@ -10,11 +10,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from router.config import RoutingConfig
+from router.examples.gate import refuses
+from router.examples.scoring import with_examples
 from router.index import dense
 from router.index.store import IndexSnapshot
 from router.routing import catalog
@@ -75,12 +77,14 @@ class _Plan:
     picked: list[tuple[int, Reason, float]] = field(default_factory=list)
     seen: set[int] = field(default_factory=set)
     candidates: dict[int, Candidate] = field(default_factory=dict)
+    matched: dict[int, str] = field(default_factory=dict)  # skill row -> closest example
 
     def note(self, snap: IndexSnapshot, f: Fused, kept: bool, reason: DropReason) -> None:
         if self.explain:
             self.candidates[f.index] = Candidate(
                 name=snap.skills[f.index].name, dense_score=f.dense, lexical_score=f.lexical,
-                fused_score=f.fused, kept=kept, reason=reason)
+                fused_score=f.fused, kept=kept, reason=reason,
+                matched_example=self.matched.get(f.index, ""))
 
     def add(self, pos: int, reason: Reason, score: float) -> bool:
         if pos in self.seen:
@@ -135,13 +139,28 @@ def always_on_positions(snap: IndexSnapshot, config: RoutingConfig) -> list[int]
     return out[: config.max_always_on]
 
 
+def _dense_hits(snap: IndexSnapshot, vectors: QueryVectors, fusion: FusionConfig,
+                plan: _Plan, use_examples: bool) -> list[Hits]:
+    """Per view, description cosines, lifted by example requests where the index has them
+    (``router.examples.scoring``); the closest example per skill is noted for Explain."""
+    found = dense.search_many(snap.dense, vectors.matrix, fusion.depth, rescore=snap.vectors)
+    examples = snap.examples
+    if examples is None or not use_examples:
+        return [Hits(ids, scores) for ids, scores in found]
+    out = []
+    for (ids, scores), query in zip(found, vectors.matrix, strict=True):
+        evidence = with_examples(ids, scores, examples, query)
+        for skill, row in evidence.matched.items():
+            plan.matched.setdefault(skill, examples.queries[row])
+        out.append(Hits(evidence.ids, evidence.scores))
+    return out
+
+
 def _retrieve(snap: IndexSnapshot, vectors: QueryVectors, history: Sequence[str],
-              fusion: FusionConfig) -> list[Fused]:
+              fusion: FusionConfig, plan: _Plan, use_examples: bool = True) -> list[Fused]:
     if not vectors.views or not snap.skills:
         return []
-    dense_hits = [Hits(ids, scores) for ids, scores in
-                  dense.search_many(snap.dense, vectors.matrix, fusion.depth,
-                                    rescore=snap.vectors)]
+    dense_hits = _dense_hits(snap, vectors, fusion, plan, use_examples)
     lexical_hits = [Hits(*snap.lexical.search(view, fusion.depth)) for view in vectors.views]
     past = history_text(history, fusion)
     if past and fusion.history_weight > 0:
@@ -152,7 +171,7 @@ def _retrieve(snap: IndexSnapshot, vectors: QueryVectors, history: Sequence[str]
 
 
 def _rank(snap: IndexSnapshot, fused: Sequence[Fused], top_k: int, fusion: FusionConfig,
-          plan: _Plan) -> None:
+          plan: _Plan, off_topic: bool = False) -> None:
     routable = []
     for f in fused:
         reason = filter_reason(snap.skills[f.index])
@@ -161,6 +180,8 @@ def _rank(snap: IndexSnapshot, fused: Sequence[Fused], top_k: int, fusion: Fusio
         else:
             routable.append(f)
     kept, dropped = gate(routable, fusion)
+    if off_topic:
+        kept, dropped = (), tuple((f, DropReason.BELOW_THRESHOLD) for f in routable)
     for f, why in dropped:
         plan.note(snap, f, False, DropReason(why))
     retrieved = 0
@@ -175,6 +196,25 @@ def _rank(snap: IndexSnapshot, fused: Sequence[Fused], top_k: int, fusion: Fusio
             plan.note(snap, f, True, DropReason.KEPT)
 
 
+def gate_in_force(snap: IndexSnapshot, fusion: FusionConfig) -> float:
+    """The cosine under which a turn may be refused: the index's calibrated gate, never below
+    the configured floor (``min_dense`` 0 turns the gate off altogether)."""
+    if fusion.min_dense <= 0:
+        return 0.0
+    return max(fusion.min_dense, snap.calibration.min_dense if snap.calibration else 0.0)
+
+
+def off_topic_turn(snap: IndexSnapshot, vectors: QueryVectors, fused: Sequence[Fused],
+                   fusion: FusionConfig) -> bool:
+    """The calibrated gate (``router.examples.gate.refuses``) for this turn."""
+    null = snap.off_topic
+    if fusion.min_dense <= 0 or null is None or not len(null) or not fused:
+        return False
+    best = max(f.dense for f in fused)
+    nearest = float(np.max(null @ vectors.matrix[0]))
+    return refuses(best, nearest, snap.calibration)
+
+
 def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors,
           config: RoutingConfig, fusion: FusionConfig, *, explain: bool = False) -> RouteResult:
     """Route one validated turn; ``vectors`` is ``encode_turn`` of ``retrieval_text(query)``."""
@@ -182,14 +222,18 @@ def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors,
     unknown = _explicit(snap, query.message, plan)
     for pos in always_on_positions(snap, config):
         plan.add(pos, Reason.ALWAYS_ON, 0.0)
-    fused = _retrieve(snap, vectors, query.history, fusion)
+    # No example may make a skill win a turn that names a skill explicitly.
+    explicit = any(reason is Reason.EXPLICIT for _, reason, _ in plan.picked)
+    fused = _retrieve(snap, vectors, query.history, fusion, plan, use_examples=not explicit)
     scores = {f.index: f.fused for f in fused}
     for name in query.active_skills:
         active = snap.position(name)
         if active is not None:
             plan.add(active, Reason.ACTIVE, scores.get(active, 0.0))
-    _rank(snap, fused, query.top_k or config.top_k, fusion, plan)
-    return _result(snap, query, config, plan, unknown, explain)
+    _rank(snap, fused, query.top_k or config.top_k, fusion, plan,
+          off_topic_turn(snap, vectors, fused, fusion))
+    result = _result(snap, query, config, plan, unknown, explain)
+    return replace(result, gate=gate_in_force(snap, fusion)) if explain else result
 
 
 def _result(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig, plan: _Plan,
@@ -211,7 +255,7 @@ def _result(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig, plan:
             plan.candidates[pos] = Candidate(
                 snap.skills[pos].name, old.dense_score if old else 0.0,
                 old.lexical_score if old else 0.0, old.fused_score if old else float(score),
-                False, DropReason.OVER_BUDGET)
+                False, DropReason.OVER_BUDGET, old.matched_example if old else "")
         candidates = tuple(sorted(plan.candidates.values(), key=lambda c: -c.fused_score))
     return RouteResult(
         skills=tuple(routed[:shown]), catalog_text=text, index_version=snap.info.version,

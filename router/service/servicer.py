@@ -131,9 +131,11 @@ def explain_to_proto(result: RouteResult) -> pb.ExplainResponse:
         route=route_to_proto(result),
         candidates=[
             pb.Candidate(name=c.name, dense_score=c.dense_score, lexical_score=c.lexical_score,
-                         fused_score=c.fused_score, kept=c.kept, reason=c.reason.value)
+                         fused_score=c.fused_score, kept=c.kept, reason=c.reason.value,
+                         matched_example=c.matched_example)
             for c in result.candidates
         ],
+        gate=result.gate,
     )
 
 
@@ -157,6 +159,7 @@ def info_to_proto(info: IndexInfo) -> pb.GetIndexInfoResponse:
         version=info.version, model=info.model, dimension=info.dimension,
         skill_count=info.skill_count, built_at=info.built_at,
         format_version=info.format_version, path=info.path,
+        calibrated_gate=info.calibrated_gate, example_count=info.example_count,
     )
 
 

@@ -186,7 +186,7 @@ class GetIndexInfoRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class GetIndexInfoResponse(_message.Message):
-    __slots__ = ("version", "model", "dimension", "skill_count", "built_at", "format_version", "path")
+    __slots__ = ("version", "model", "dimension", "skill_count", "built_at", "format_version", "path", "calibrated_gate", "example_count")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
     DIMENSION_FIELD_NUMBER: _ClassVar[int]
@@ -194,6 +194,8 @@ class GetIndexInfoResponse(_message.Message):
     BUILT_AT_FIELD_NUMBER: _ClassVar[int]
     FORMAT_VERSION_FIELD_NUMBER: _ClassVar[int]
     PATH_FIELD_NUMBER: _ClassVar[int]
+    CALIBRATED_GATE_FIELD_NUMBER: _ClassVar[int]
+    EXAMPLE_COUNT_FIELD_NUMBER: _ClassVar[int]
     version: str
     model: str
     dimension: int
@@ -201,31 +203,37 @@ class GetIndexInfoResponse(_message.Message):
     built_at: str
     format_version: int
     path: str
-    def __init__(self, version: _Optional[str] = ..., model: _Optional[str] = ..., dimension: _Optional[int] = ..., skill_count: _Optional[int] = ..., built_at: _Optional[str] = ..., format_version: _Optional[int] = ..., path: _Optional[str] = ...) -> None: ...
+    calibrated_gate: float
+    example_count: int
+    def __init__(self, version: _Optional[str] = ..., model: _Optional[str] = ..., dimension: _Optional[int] = ..., skill_count: _Optional[int] = ..., built_at: _Optional[str] = ..., format_version: _Optional[int] = ..., path: _Optional[str] = ..., calibrated_gate: _Optional[float] = ..., example_count: _Optional[int] = ...) -> None: ...
 
 class Candidate(_message.Message):
-    __slots__ = ("name", "dense_score", "lexical_score", "fused_score", "kept", "reason")
+    __slots__ = ("name", "dense_score", "lexical_score", "fused_score", "kept", "reason", "matched_example")
     NAME_FIELD_NUMBER: _ClassVar[int]
     DENSE_SCORE_FIELD_NUMBER: _ClassVar[int]
     LEXICAL_SCORE_FIELD_NUMBER: _ClassVar[int]
     FUSED_SCORE_FIELD_NUMBER: _ClassVar[int]
     KEPT_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    MATCHED_EXAMPLE_FIELD_NUMBER: _ClassVar[int]
     name: str
     dense_score: float
     lexical_score: float
     fused_score: float
     kept: bool
     reason: str
-    def __init__(self, name: _Optional[str] = ..., dense_score: _Optional[float] = ..., lexical_score: _Optional[float] = ..., fused_score: _Optional[float] = ..., kept: _Optional[bool] = ..., reason: _Optional[str] = ...) -> None: ...
+    matched_example: str
+    def __init__(self, name: _Optional[str] = ..., dense_score: _Optional[float] = ..., lexical_score: _Optional[float] = ..., fused_score: _Optional[float] = ..., kept: _Optional[bool] = ..., reason: _Optional[str] = ..., matched_example: _Optional[str] = ...) -> None: ...
 
 class ExplainResponse(_message.Message):
-    __slots__ = ("route", "candidates")
+    __slots__ = ("route", "candidates", "gate")
     ROUTE_FIELD_NUMBER: _ClassVar[int]
     CANDIDATES_FIELD_NUMBER: _ClassVar[int]
+    GATE_FIELD_NUMBER: _ClassVar[int]
     route: RouteResponse
     candidates: _containers.RepeatedCompositeFieldContainer[Candidate]
-    def __init__(self, route: _Optional[_Union[RouteResponse, _Mapping]] = ..., candidates: _Optional[_Iterable[_Union[Candidate, _Mapping]]] = ...) -> None: ...
+    gate: float
+    def __init__(self, route: _Optional[_Union[RouteResponse, _Mapping]] = ..., candidates: _Optional[_Iterable[_Union[Candidate, _Mapping]]] = ..., gate: _Optional[float] = ...) -> None: ...
 
 class ActivateRequest(_message.Message):
     __slots__ = ("name", "session_id", "active_skills", "include_frontmatter", "route_id")

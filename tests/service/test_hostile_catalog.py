@@ -4,9 +4,7 @@ are clear caller errors inside the per-call log and metrics."""
 
 from __future__ import annotations
 
-import io
 import json
-import logging
 import os
 import subprocess
 import sys
@@ -25,13 +23,13 @@ from router.config import Config, ServerConfig
 from router.engine import Engine
 from router.index.encoders.hashing import HashEmbedder
 from router.index.store import build_index
-from router.service.logs import JsonFormatter
 from router.service.metrics import ServiceMetrics
 from router.service.server import build_server
 from router.skills.limits import DESCRIPTION_CHARS
 from router.skills.model import Skill
 from router.v1 import router_pb2 as pb
 from router.v1 import router_pb2_grpc as pb_grpc
+from tests.support.logs import call_log_lines
 
 REPO = Path(__file__).resolve().parents[2]
 SPEC_LIMIT = 4 * 1024 * 1024
@@ -228,21 +226,10 @@ def plain(engine: Engine) -> Iterator[Served]:
 def test_invalid_utf8_is_invalid_argument_in_the_call_log_and_metrics(plain: Served) -> None:
     served = plain
     raw = served.channel.unary_unary("/router.v1.SkillRouter/Route")
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(JsonFormatter())
-    logger = logging.getLogger("router.service.interceptors")
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    try:
-        with pytest.raises(grpc.RpcError) as refused:
-            raw(b"\x0a\x04ab\xff\xfe", timeout=30)  # field 1 (message): 4 bytes, not UTF-8
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(logging.NOTSET)
+    with call_log_lines() as lines, pytest.raises(grpc.RpcError) as refused:
+        raw(b"\x0a\x04ab\xff\xfe", timeout=30)  # field 1 (message): 4 bytes, not UTF-8
     assert refused.value.code() is grpc.StatusCode.INVALID_ARGUMENT  # type: ignore[attr-defined]
     assert "UTF-8" in refused.value.details()  # type: ignore[attr-defined]
-    lines = [json.loads(line) for line in stream.getvalue().splitlines()]
     assert [(ln["method"], ln["code"]) for ln in lines] == [
         ("/router.v1.SkillRouter/Route", "INVALID_ARGUMENT")]
     counted = served.metrics.registry.get_sample_value(

@@ -3,9 +3,7 @@ the request id that the server echoes in trailing metadata."""
 
 from __future__ import annotations
 
-import io
 import json
-import logging
 import signal
 import urllib.request
 from collections.abc import Iterator
@@ -17,10 +15,10 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from router.engine import Engine
 from router.service.interceptors import REQUEST_ID_KEY
-from router.service.logs import JsonFormatter
 from router.service.metrics import ServiceMetrics, start_metrics_http
 from router.v1 import router_pb2 as pb
 from tests.support.indexes import index_catalog
+from tests.support.logs import call_log_lines
 from tests.support.ports import free_port
 from tests.support.processes import cli_process
 from tests.support.servers import Served, make_stub, serving
@@ -80,21 +78,11 @@ def test_counters_move_when_scraped_over_http(metered: tuple[Served, str],
 
 def test_call_log_lines_are_json_with_the_echoed_request_id(metered: tuple[Served, str]) -> None:
     served, _ = metered
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(JsonFormatter())
-    logger = logging.getLogger("router.service.interceptors")
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    try:
+    with call_log_lines() as lines:
         _, call = served.stub.Route.with_call(pb.RouteRequest(message="PDF"), timeout=5,
                                               metadata=[(REQUEST_ID_KEY, "req-42")])
         _, other = served.stub.Route.with_call(pb.RouteRequest(message="git"), timeout=5)
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(logging.NOTSET)
     echoed = [dict(c.trailing_metadata())[REQUEST_ID_KEY] for c in (call, other)]
-    lines = [json.loads(line) for line in stream.getvalue().splitlines()]
     assert echoed[0] == "req-42" and len(echoed[1]) == 32
     assert [line["request_id"] for line in lines] == echoed
     for line in lines:

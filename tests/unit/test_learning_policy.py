@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from router.config import FeedbackConfig
-from router.learning.model import ExampleSource
+from router.examples.model import ExampleSource
 from router.learning.policy import select_examples
 from router.learning.rows import ACTIVATE, DAY_SECONDS, FEEDBACK, PURGE, Row, parse_row
 

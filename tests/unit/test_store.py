@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from router.errors import IndexCorrupt, IndexUnavailable
+from router.examples.gate import bundled_requests
 from router.index.encoders.hashing import HashEmbedder
 from router.index.layout import CURRENT, VERSIONS, current_version
 from router.index.store import build_index, load_index
@@ -47,18 +48,20 @@ def test_missing_index_is_unavailable_with_a_hint(tmp_path: Path) -> None:
 
 def test_incremental_build_reuses_unchanged_embeddings(tmp_path: Path) -> None:
     embedder = CountingEmbedder()
+    calibration = len(bundled_requests())  # off-topic requests, embedded once then reused
     build_index(SKILLS, [], embedder, tmp_path)
-    assert embedder.encoded == 2
+    assert embedder.encoded == 2 + calibration
     changed = [SKILLS[0], skill("git-helper", "Writes and reviews git commit messages.")]
     info = build_index(changed, [], embedder, tmp_path)
-    assert embedder.encoded == 3 and info.reused_embeddings == 1
+    assert embedder.encoded == 3 + calibration and info.reused_embeddings == 1
     fresh = load_index(tmp_path)
     assert np.allclose(fresh.vectors, HashEmbedder().encode(
         [f"{s.name.replace('-', ' ')}: {s.description}" for s in fresh.skills]))
 
 
 @pytest.mark.parametrize("target", ["dense.faiss", "skills.json", "vectors.npy",
-                                    "lexical/data.npy", "lexical/vocab.json"])
+                                    "lexical/data.npy", "lexical/vocab.json",
+                                    "examples.json", "examples.npy"])
 def test_a_corrupt_file_is_detected_and_never_served(tmp_path: Path, target: str) -> None:
     info = build_index(SKILLS, [], HashEmbedder(), tmp_path)
     path = Path(info.path) / target

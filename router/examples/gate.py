@@ -1,0 +1,82 @@
+"""The relevance gate, calibrated per catalog at index time.
+
+A bundled set of everyday requests no skill catalog is for (``offtopic.txt``: chit-chat,
+trivia, arithmetic, cooking, travel, sport, health, writing, weather, music, ...) plus the
+catalog's own requests that no skill should take (``"skills": []`` examples) are scored against
+the catalog: each one's best cosine over descriptions and examples. That is the null
+distribution, what requests the catalog is not for reach; the gate is its ``QUANTILE``.
+
+A turn gets no retrieved skill (always-on and explicit skills still come) when its best
+evidence is under the gate *and* it is closer to one of the off-topic requests than to any skill
+(by ``MARGIN``): no better than what off-topic requests reach, and more like them than like the
+catalog. Only off-topic requests under the gate count for that comparison: one the catalog
+reaches above it (a travel question where a travel-policy skill exists) is not off-topic here.
+Best cosine alone cannot tell the two apart where descriptions are short: on Seal-Tools the 0.9
+quantile is a cosine of 0.50 and would refuse 12% of its real requests, 0.3% with the
+nearest-request test (300 test requests, whole message). On the bundled catalog the two
+distributions overlap as well (see README "Routing quality"). The fixed
+``FusionConfig.min_dense`` stays a floor under which every turn is refused, and is the whole
+gate for an index built without calibration.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib.resources import files
+from typing import Any
+
+import numpy as np
+
+QUANTILE = 0.9  # share of off-topic requests the gate is set above
+MARGIN = 0.1  # how much closer to an off-topic request than to any skill a refused turn is
+OFFTOPIC_RESOURCE = "offtopic.txt"
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """What a build recorded: the gate and how it was found."""
+
+    min_dense: float
+    quantile: float
+    requests: int  # off-topic requests scored
+    catalog_requests: int  # of which from the catalog's own examples
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"min_dense": round(self.min_dense, 6), "quantile": self.quantile,
+                "requests": self.requests, "catalog_requests": self.catalog_requests}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Calibration | None:
+        if not isinstance(data, dict) or "min_dense" not in data:
+            return None
+        return cls(float(data["min_dense"]), float(data.get("quantile", QUANTILE)),
+                   int(data.get("requests", 0)), int(data.get("catalog_requests", 0)))
+
+
+def parse_requests(text: str) -> list[str]:
+    """One request a line; blank lines and ``#`` comments skipped."""
+    return [s for s in (line.strip() for line in text.splitlines()) if s and not s.startswith("#")]
+
+
+def bundled_requests() -> list[str]:
+    """The packaged off-topic requests."""
+    text = files("router.examples").joinpath(OFFTOPIC_RESOURCE).read_text(encoding="utf-8")
+    return parse_requests(text)
+
+
+def refuses(best: float, nearest_off_topic: float, calibration: Calibration | None) -> bool:
+    """Whether a turn whose best cosine over the catalog is ``best``, and over the off-topic
+    requests ``nearest_off_topic``, is off-topic for this catalog."""
+    if calibration is None:
+        return False
+    return best < calibration.min_dense and nearest_off_topic >= best + MARGIN
+
+
+def calibrate(best: np.ndarray, catalog_requests: int = 0,
+              quantile: float = QUANTILE) -> Calibration | None:
+    """The gate from the best cosines of off-topic requests (None when there are none)."""
+    values = np.asarray(best, dtype=np.float64)
+    if len(values) == 0:
+        return None
+    return Calibration(float(np.quantile(values, quantile)), quantile, len(values),
+                       catalog_requests)

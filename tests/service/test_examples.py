@@ -1,0 +1,86 @@
+"""Example requests over gRPC: an index built with --examples routes by them, Explain names
+the example, and a Reindex after the examples file changed swaps in a new version."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from router.cli import main
+from router.config import DiscoveryConfig
+from router.v1 import router_pb2 as pb
+from tests.support.indexes import index_argv, open_engine
+from tests.support.servers import serving
+from tests.support.skills import write_catalog
+
+ASK = "zebra quokka marmalade"  # words no skill description uses
+
+
+def _retrieved(reply: pb.RouteResponse) -> list[str]:
+    return [s.name for s in reply.skills if s.reason == pb.ROUTE_REASON_RETRIEVED]
+
+
+def _write(path: Path, skill: str) -> None:
+    rows = [{"id": "a", "query": f"please {ASK} now", "skills": [skill]},
+            {"query": "tell me a joke about cats", "skills": []}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def test_examples_route_explain_and_reindex_on_change(tmp_path: Path) -> None:
+    skills, out, examples = write_catalog(tmp_path / "skills", 6), tmp_path / "index", \
+        tmp_path / "examples.jsonl"
+    _write(examples, "skill-3")
+    assert main([*index_argv(skills, out), "--examples", str(examples)]) == 0
+    with serving(open_engine(out)) as served:
+        stub = served.stub
+        assert _retrieved(stub.Route(pb.RouteRequest(message=ASK), timeout=10))[0] == "skill-3"
+        info = stub.GetIndexInfo(pb.GetIndexInfoRequest(), timeout=10)
+        assert info.example_count == 1 and info.calibrated_gate != 0
+        explained = stub.Explain(pb.RouteRequest(message=ASK), timeout=10)
+        top = explained.candidates[0]
+        assert (top.name, top.matched_example) == ("skill-3", f"please {ASK} now")
+        assert explained.gate >= 0.18
+        unchanged = stub.Reindex(pb.ReindexRequest(), timeout=60)
+        assert not unchanged.swapped
+        _write(examples, "skill-1")
+        moved = stub.Reindex(pb.ReindexRequest(), timeout=60)
+        assert moved.swapped and moved.index_version != info.version
+        assert _retrieved(stub.Route(pb.RouteRequest(message=ASK), timeout=10))[0] == "skill-1"
+
+
+def test_explicit_name_is_never_outranked_by_examples(tmp_path: Path) -> None:
+    skills, out, examples = write_catalog(tmp_path / "skills", 6), tmp_path / "index", \
+        tmp_path / "examples.jsonl"
+    _write(examples, "skill-3")
+    assert main([*index_argv(skills, out), "--examples", str(examples)]) == 0
+    with serving(open_engine(out)) as served:
+        reply = served.stub.Explain(pb.RouteRequest(message=f"/skill-1 {ASK}"), timeout=10)
+        assert reply.route.skills[0].name == "skill-1"
+        assert reply.route.skills[0].reason == pb.ROUTE_REASON_EXPLICIT
+        assert all(not c.matched_example for c in reply.candidates)
+
+
+def test_extra_examples_are_an_input_of_the_build(tmp_path: Path) -> None:
+    """Examples from elsewhere (traffic) alone make a new version; the same ones again do not."""
+    from router.examples.model import Example, ExampleSource
+    from router.index.build import Served, build, recorded_settings
+    from router.index.encoders.hashing import HashEmbedder
+    from router.index.store import load_index
+
+    skills, out = write_catalog(tmp_path / "skills", 6), tmp_path / "index"
+    assert main(index_argv(skills, out)) == 0
+    discovery = DiscoveryConfig(bundled_roots=(str(skills),))
+    learned = [Example(ASK, ("skill-2",), (), ExampleSource.TRAFFIC, "traffic")]
+
+    def rebuild(extra: list[Example]) -> bool:
+        served = load_index(out)
+        outcome = build(discovery, HashEmbedder(), out, keep_versions=3,
+                        served=Served(served.info.version, served.skills,
+                                      recorded_settings(served.info.path)),
+                        extra_examples=extra)
+        return outcome.info is not None
+
+    assert rebuild(learned) and load_index(out).info.example_count == 1
+    assert not rebuild(learned)
+    assert rebuild([])  # the learned examples are gone again
+    assert load_index(out).info.example_count == 0

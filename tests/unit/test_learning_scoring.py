@@ -1,0 +1,120 @@
+"""Example selection and scoring, the calibrated gate, and the guards around them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from router.config import Config
+from router.engine import Engine
+from router.examples import gate
+from router.examples.model import Example, ExampleSource
+from router.examples.scoring import best_cosines, example_index, with_examples
+from router.examples.selection import select
+from router.index.encoders.hashing import HashEmbedder
+from router.index.store import build_index, load_index
+from router.routing.model import Reason, RouteQuery
+from router.skills.model import Skill
+
+
+def _unit(*rows: list[float]) -> np.ndarray:
+    m = np.array(rows, dtype=np.float32)
+    return m / np.linalg.norm(m, axis=1, keepdims=True)
+
+
+def test_select_caps_per_skill_keeping_supported_then_newest() -> None:
+    examples = [Example(f"q{i}", ("a",)) for i in range(5)]
+    examples += [Example("Q0", ("a",)), Example("z", ("gone",)), Example("hi", ()),
+                 Example("no", (), ("a",), ExampleSource.TRIGGER)]
+    chosen = select(examples, {"a", "b"}, cap=3)
+    positives = [r.query for r in chosen.rows if not r.negative]
+    assert positives == ["Q0", "q4", "q3"]  # q0 said twice (support), then the newest
+    assert [r.query for r in chosen.rows if r.negative] == ["no"]
+    assert chosen.unknown_skills == ("gone",) and chosen.off_topic == ("hi",)
+
+
+SKILL_VECTORS = _unit([0, 0, 1], [0, 0.2, 1], [0.2, 0, 1])
+
+
+def test_example_view_lifts_its_skill_and_names_the_closest_example() -> None:
+    index = example_index(("ask one", "ask two", "ask three"), np.array([1, 1, 2]),
+                          np.array([False, False, False]),
+                          _unit([1, 0, 0], [1, 0.3, 0], [0, 1, 0]), SKILL_VECTORS)
+    assert index.view_skill.tolist() == [1, 2]
+    view = _unit([1, 0, 0], [1, 0.3, 0]).mean(axis=0) + SKILL_VECTORS[1]
+    assert np.allclose(index.views[0], view / np.linalg.norm(view), atol=1e-3)
+    query = _unit([1, 0.05, 0.3])[0]
+    got = with_examples(np.array([0, 1]), np.array([0.5, 0.2], np.float32), index, query)
+    assert got.ids.tolist()[0] == 1 and got.matched[1] == 0  # "ask one" is the closest
+    assert abs(float(got.scores[0]) - float(index.views[0] @ query)) < 1e-6
+
+
+def test_a_skill_never_scores_below_its_description() -> None:
+    index = example_index(("far away",), np.array([0]), np.array([False]), _unit([0, 1, 0]),
+                          SKILL_VECTORS)
+    query = SKILL_VECTORS[0]
+    got = with_examples(np.array([0]), np.array([1.0], np.float32), index, query)
+    assert got.ids.tolist() == [0] and abs(float(got.scores[0]) - 1.0) < 1e-6
+    assert got.matched == {}
+
+
+def test_a_closer_negative_pushes_the_skill_down() -> None:
+    index = example_index(("don't",), np.array([0]), np.array([True]), _unit([1, 0, 0]),
+                          SKILL_VECTORS)
+    assert len(index.views) == 0  # no positive example: no example view
+    query = _unit([1, 0.2, 0])[0]
+    got = with_examples(np.array([0, 1]), np.array([0.5, 0.4], np.float32), index, query)
+    assert got.ids.tolist() == [1, 0] and got.scores[1] < 0.5 and got.matched == {}
+
+
+def test_best_cosines_reads_descriptions_and_example_views() -> None:
+    skills = _unit([1, 0, 0])
+    index = example_index(("p", "n"), np.array([0, 0]), np.array([False, True]),
+                          _unit([0, 1, 0], [0, 0, 1]), skills)
+    best = best_cosines(_unit([1, 1, 0], [0, 0, 1]), skills, index)
+    assert np.allclose(best, [1.0, 0.0], atol=1e-6)
+
+
+def test_calibration_is_a_quantile_and_refusal_needs_both_tests() -> None:
+    calibration = gate.calibrate(np.linspace(0.0, 1.0, 101), catalog_requests=2)
+    assert calibration is not None and abs(calibration.min_dense - 0.9) < 1e-9
+    assert gate.Calibration.from_dict(calibration.to_dict()) == calibration
+    assert gate.calibrate(np.array([])) is None
+    assert gate.refuses(0.5, 0.7, calibration)
+    assert not gate.refuses(0.5, 0.55, calibration)  # not closer to off-topic requests
+    assert not gate.refuses(0.95, 0.99, calibration)  # above the gate
+    assert not gate.refuses(0.1, 0.9, None)
+
+
+def test_bundled_off_topic_requests_are_many_and_distinct() -> None:
+    requests = gate.bundled_requests()
+    assert len(requests) >= 300 and len(set(requests)) == len(requests)
+
+
+def _skill(name: str, description: str) -> Skill:
+    return Skill(name=name, description=description, location=f"/s/{name}/SKILL.md",
+                 base_dir=f"/s/{name}", content_hash=description)
+
+
+SKILLS = [_skill("pdf-tools", "Extracts tables from PDF files."),
+          _skill("git-helper", "Writes git commit messages."),
+          _skill("csv-stats", "Summarises CSV spreadsheets.")]
+TAUGHT = Example("zebra quokka marmalade", ("csv-stats",))
+
+
+def _engine(root: Path, skills: list[Skill], examples: list[Example]) -> Engine:
+    build_index(skills, [], HashEmbedder(), root, examples=examples)
+    return Engine.open(root, Config(), HashEmbedder())
+
+
+def test_examples_route_and_removed_skills_lose_them(tmp_path: Path) -> None:
+    engine = _engine(tmp_path, SKILLS, [TAUGHT])
+    result = engine.explain(RouteQuery(message="zebra quokka marmalade"))
+    assert next(s.name for s in result.skills if s.reason is Reason.RETRIEVED) == "csv-stats"
+    assert result.candidates[0].matched_example == TAUGHT.query
+    engine = _engine(tmp_path, SKILLS[:2], [TAUGHT])
+    assert load_index(tmp_path).examples is None
+    assert engine.info().example_count == 0
+    assert all(s.name != "csv-stats" for s in engine.route(RouteQuery(message=TAUGHT.query))
+               .skills)
