@@ -102,18 +102,18 @@ class SkillRouterClient:
               top_k: int = 0, format: str = "xml", active_skills: Sequence[str] = (),
               max_catalog_chars: int = 0) -> pb.RouteResponse:
         """The narrowed catalog for one turn. ``format`` is "xml", "json" or "markdown"."""
-        request = route_request(message, history, session_id, top_k, format, active_skills,
-                                max_catalog_chars)
-        response: pb.RouteResponse = self._stub.Route(request, timeout=self.timeout)
+        response: pb.RouteResponse = self._stub.Route(
+            route_request(message, history, session_id, top_k, format, active_skills,
+                          max_catalog_chars), timeout=self.timeout)
         return response
 
     def explain(self, message: str, history: Sequence[str] = (), session_id: str = "",
                 top_k: int = 0, format: str = "xml", active_skills: Sequence[str] = (),
                 max_catalog_chars: int = 0) -> pb.ExplainResponse:
         """Route's answer plus every candidate's scores and why it was kept or dropped."""
-        request = route_request(message, history, session_id, top_k, format, active_skills,
-                                max_catalog_chars)
-        response: pb.ExplainResponse = self._stub.Explain(request, timeout=self.timeout)
+        response: pb.ExplainResponse = self._stub.Explain(
+            route_request(message, history, session_id, top_k, format, active_skills,
+                          max_catalog_chars), timeout=self.timeout)
         return response
 
     def activate(self, name: str, session_id: str = "", active_skills: Sequence[str] = (),

@@ -60,11 +60,9 @@ def cmd_index(args: argparse.Namespace) -> int:
                              batch_size=config.index.batch_size)
     if spec is not None:
         shard = build.build_shard(discovery, embedder, out, spec, progress=progress)
-        seconds = time.perf_counter() - started
-        print(f"shard {spec.index}/{spec.count}: {shard.skills} of {shard.total} skills "
-              f"({shard.reused} embeddings reused) in {seconds:.2f}s "
-              f"({_rate(shard.skills, seconds)} skills/s) -> {shard.path}")
-        _print_diagnostics(shard.diagnostics)
+        _report(f"shard {spec.index}/{spec.count}: {shard.skills} of {shard.total} skills "
+                f"({shard.reused} embeddings reused)", shard.skills, started, shard.path,
+                shard.diagnostics)
         return 0
     run = build.merge_shards if args.merge else build.build
     outcome = run(discovery, embedder, out, keep_versions=config.index.keep_versions,
@@ -74,19 +72,17 @@ def cmd_index(args: argparse.Namespace) -> int:
     if info is None:  # only a build given the served skills may skip writing
         raise InvalidRequest("nothing was built")
     prepare_query_embedder(info.model, out, backend=config.index.query_backend)
-    seconds = time.perf_counter() - started
-    print(f"index {info.version}: {info.skill_count} skills, {len(outcome.diagnostics)} "
-          f"diagnostics in {seconds:.2f}s ({_rate(info.skill_count, seconds)} skills/s) "
-          f"-> {info.path}")
-    _print_diagnostics(outcome.diagnostics)
+    _report(f"index {info.version}: {info.skill_count} skills, {len(outcome.diagnostics)} "
+            "diagnostics", info.skill_count, started, info.path, outcome.diagnostics)
     return 0
 
 
-def _rate(count: int, seconds: float) -> str:
-    return f"{count / seconds:.1f}" if seconds > 0 else "-"
-
-
-def _print_diagnostics(diagnostics: tuple[Diagnostic, ...]) -> None:
+def _report(what: str, skills: int, started: float, path: object,
+            diagnostics: tuple[Diagnostic, ...]) -> None:
+    """The one summary line (with the build rate) on stdout, then every diagnostic on stderr."""
+    seconds = time.perf_counter() - started
+    rate = f"{skills / seconds:.1f}" if seconds > 0 else "-"
+    print(f"{what} in {seconds:.2f}s ({rate} skills/s) -> {path}")
     for diagnostic in diagnostics:
         print(printable(f"{diagnostic.level.value}: {diagnostic.path}: {diagnostic.message}"),
               file=sys.stderr)
