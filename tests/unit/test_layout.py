@@ -1,0 +1,88 @@
+"""The package's shape holds: no import cycle (function-level and type-only imports count), a
+short top level, small modules, and no benchmark code shipped in the package."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from tests.support import REPO
+
+PACKAGE = REPO / "router"
+GENERATED = PACKAGE / "v1"
+MAX_TOP_LEVEL_FILES = 8
+MAX_MODULE_LINES = 300
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        if GENERATED in path.parents:
+            continue
+        parts = path.relative_to(REPO).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found[name] = path
+    return found
+
+
+def _imports(path: Path, known: set[str]) -> set[str]:
+    """Every router module ``path`` imports, wherever the import statement stands."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("router"):
+            candidates = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+        elif isinstance(node, ast.Import):
+            candidates = [a.name for a in node.names if a.name.startswith("router")]
+        else:
+            continue
+        out.update(c for c in candidates if c in known)
+    return out
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One import cycle, or [] when the graph has none."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt):], nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        path.pop()
+        state[node] = 2
+        return []
+
+    for start in sorted(graph):
+        if start not in state and (found := visit(start)):
+            return found
+    return []
+
+
+def test_no_import_cycle_inside_the_package() -> None:
+    modules = _modules()
+    graph = {name: _imports(path, set(modules)) - {name} for name, path in modules.items()}
+    assert _cycle(graph) == []
+
+
+def test_the_detector_finds_a_cycle() -> None:
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set()}) == []
+
+
+def test_top_level_is_short_and_modules_are_small() -> None:
+    top = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(top) <= MAX_TOP_LEVEL_FILES, top
+    nested = {p.name for p in PACKAGE.rglob("*.py") if p.parent != PACKAGE}
+    assert not set(top) - {"__init__.py"} & nested  # no name twice, top level and below
+    long = {str(p.relative_to(REPO)): n for p in _modules().values()
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    assert long == {}
+
+
+def test_benchmarks_live_outside_the_package() -> None:
+    assert not [p for p in PACKAGE.rglob("*.py") if "bench" in p.name]
+    assert (REPO / "benchmarks" / "__main__.py").is_file()
