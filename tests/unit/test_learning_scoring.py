@@ -81,8 +81,8 @@ def test_calibration_is_a_quantile_and_refusal_needs_both_tests() -> None:
     assert calibration is not None and abs(calibration.min_dense - 0.9) < 1e-9
     assert gate.Calibration.from_dict(calibration.to_dict()) == calibration
     assert gate.calibrate(np.array([])) is None
-    assert gate.refuses(0.5, 0.7, calibration)
-    assert not gate.refuses(0.5, 0.55, calibration)  # not closer to off-topic requests
+    assert gate.refuses(0.5, 0.5 + gate.MARGIN + 0.01, calibration)
+    assert not gate.refuses(0.5, 0.5 + gate.MARGIN - 0.01, calibration)  # not closer enough
     assert not gate.refuses(0.95, 0.99, calibration)  # above the gate
     assert not gate.refuses(0.1, 0.9, None)
 
