@@ -135,6 +135,10 @@ class Engine:
         """Held while the served index is rebuilt or reloaded; hold it to keep it still."""
         return self._index_lock
 
+    def close(self) -> None:
+        """Sync and close what the Engine writes (the feedback segment of this process)."""
+        self.recorder.close()
+
     def reindex_stats(self) -> ReindexStats:
         """A copy of the reindex and reload counters."""
         with self._stats_lock:

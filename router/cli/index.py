@@ -32,7 +32,8 @@ def register(sub: Any) -> None:
                       help="assemble the partials of every shard into a new current version")
     p.add_argument("--examples", action="append", default=[], metavar="FILE",
                    help='example requests, JSON lines {"query": ..., "skills": [names]} '
-                        "(repeatable; recorded, so every reindex re-reads them)")
+                        "(repeatable; recorded, so a Reindex of this index re-reads them; "
+                        "a later `index` run uses only the files it is given)")
     p.add_argument("--allow-partial-scan", action="store_const", const=True, default=None,
                    help="index what was found when a scan hits a directory cap (default: "
                         "fail; recorded, so a Reindex of this index allows it too)")

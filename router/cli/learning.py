@@ -17,6 +17,7 @@ from dataclasses import asdict
 from router.cli.guard import EXIT_USAGE
 from router.config import Config, load_config
 from router.learning.rows import DAY_SECONDS, PURGE, Row
+from router.skills.textsafe import printable
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -105,7 +106,8 @@ def cmd_examples_list(args: argparse.Namespace) -> int:
                               "session": row.session, "age_days": round(age, 2)},
                              ensure_ascii=False))
         else:
-            print(f"{row.skill}\t{label}\t{age:.1f}d\t{row.session}\t{row.query}")
+            print(f"{row.skill}\t{label}\t{age:.1f}d\t{printable(row.session)}\t"
+                  f"{printable(row.query)}")  # user text: no control character reaches a terminal
     return 0
 
 

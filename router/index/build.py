@@ -234,5 +234,5 @@ def merge_shards(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path
     outcome = build(discovery, embedder, out, keep_versions=keep_versions, progress=progress,
                     known=known, inputs=inputs, example_files=example_files,
                     extra_examples=extra_examples)
-    shards.clear_partials(out)
+    shards.clear_partials(out, print_)
     return outcome

@@ -160,6 +160,7 @@ def _read_partial(part: Path, index: int, count: int, print_: str,
     return {key: vectors[row] for row, key in enumerate(keys)}
 
 
-def clear_partials(out: str | Path) -> None:
-    """Remove every partial once a merge has made them part of a version."""
-    shutil.rmtree(Path(out) / SHARDS_DIR, ignore_errors=True)
+def clear_partials(out: str | Path, print_: str) -> None:
+    """Remove the partials of build ``print_`` once a merge has made them part of a version
+    (partials of another catalog, perhaps a sharded build still running, stay)."""
+    shutil.rmtree(Path(out) / SHARDS_DIR / print_[:32], ignore_errors=True)

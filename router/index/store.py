@@ -208,16 +208,16 @@ def load_index(root: str | Path, version: str | None = None, *,
         lexical = LexicalIndex.load(folder / "lexical")
         examples, off_topic = stored_examples.load(
             folder, {s.name: i for i, s in enumerate(skills)}, vectors)
+        calibration = Calibration.from_dict(manifest.get("gate"))
+        info = replace(info_from_manifest(manifest, version, folder),
+                       example_count=len(examples) if examples else 0,
+                       calibrated_gate=calibration.min_dense if calibration else 0.0)
     except IndexCorrupt:
         raise
     except (OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
         raise IndexCorrupt(f"{folder}: cannot load index: {exc}") from exc
-    calibration = Calibration.from_dict(manifest.get("gate"))
     if len(skills) != vectors.shape[0] or index.ntotal != len(skills):
         raise IndexCorrupt(f"{folder}: {len(skills)} skills but {vectors.shape[0]} vectors")
-    info = replace(info_from_manifest(manifest, version, folder),
-                   example_count=len(examples) if examples else 0,
-                   calibrated_gate=calibration.min_dense if calibration else 0.0)
     return IndexSnapshot(info=info, skills=skills, diagnostics=diagnostics, vectors=vectors,
                          dense=index, lexical=lexical, examples=examples,
                          calibration=calibration, off_topic=off_topic)

@@ -276,7 +276,8 @@ def _merge(folder: Path, inputs: list[Path], policy: FeedbackConfig, now: float)
         else:  # a live segment: its rows stay there, but its purges apply to everything
             purges.extend(row for row in found if row.kind == PURGE)
     kept = compact_rows([*rows, *purges], policy, now)
-    kept = [row for row in kept if row.kind != PURGE or row.rid not in {p.rid for p in purges}]
+    live = {p.rid for p in purges}  # purges still in live segments stay there
+    kept = [row for row in kept if row.kind != PURGE or row.rid not in live]
     name = f"{COMPACTED_PREFIX}{time.time_ns()}-{uuid.uuid4().hex[:8]}{SUFFIX}"
     temporary, pending = folder / f".new-{name}", folder / f"{name}{PENDING}"
     header = json.dumps({"kind": "header", "inputs": [p.name for p in inputs]})

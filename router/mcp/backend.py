@@ -103,4 +103,5 @@ class EngineBackend:
                      for s in self.engine.skills() if s.enabled)
 
     def close(self) -> None:
-        """Nothing to release: the Engine lives as long as the process."""
+        """Sync and close what the Engine writes (its feedback segment)."""
+        self.engine.close()

@@ -152,6 +152,7 @@ def serve(engine: Engine, config: ServerConfig, address: str | None = None,
             poller.stop()
         if http is not None:
             http.shutdown()
+        engine.close()
         _restore_signal_handlers(previous)
         log.info("server stopped")
 

@@ -195,3 +195,15 @@ def test_stats_lists_skills_routed_but_never_activated(
     assert shown["never_activated"] == ["skill-3"]
     assert main(["stats", "--index", str(index), "--min-routed", "3"]) == 0
     assert "skill-3 (routed 3)" in capsys.readouterr().out
+
+
+def test_listed_examples_escape_control_characters(
+        index: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    hostile = PDF + " \x1b]0;owned\x07\nforged\tline"  # an OSC sequence, a newline, a tab
+    with serving(open_engine(index)) as served:
+        turn = route(served.stub, hostile, "s\x1b[2Jx")
+        activate(served.stub, "skill-0", "s\x1b[2Jx", turn.route_id)
+    assert main(["examples", "list", "--index", str(index)]) == 0
+    listed = capsys.readouterr().out
+    assert "\x1b" not in listed and "\x07" not in listed
+    assert len(listed.splitlines()) == 1 and listed.count("\t") == 4

@@ -120,3 +120,17 @@ def test_read_info_reads_the_manifest_only(tmp_path: Path) -> None:
     (Path(built.path) / "manifest.json").write_text("{")
     with pytest.raises(IndexCorrupt, match="cannot read manifest"):
         read_info(tmp_path)
+
+
+def test_a_malformed_manifest_field_is_a_corrupt_index_not_a_crash(tmp_path: Path) -> None:
+    from router.index.layout import MANIFEST
+
+    root = tmp_path / "index"
+    build_index([skill_record("pdf-tools", "Extracts tables from PDF files.")], [],
+                HashEmbedder(), root)
+    manifest = root / VERSIONS / current_version(root) / MANIFEST
+    data = json.loads(manifest.read_text())
+    data["gate"] = {"min_dense": "not a number"}
+    manifest.write_text(json.dumps(data))
+    with pytest.raises(IndexCorrupt):
+        load_index(root)
