@@ -55,6 +55,7 @@ from router.index.layout import (
 )
 from router.index.lexical import LexicalIndex, skill_document
 from router.index.vectors import catalog_centroid, embed_skills, previous_vectors
+from router.skills.checkpoints import checkpoint
 from router.skills.model import Diagnostic, Level, Skill
 
 log = logging.getLogger(__name__)
@@ -148,8 +149,10 @@ def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
             "files": checksums(tmp),
         }
         _write_json(tmp / MANIFEST, manifest)
+        checkpoint("writing")
         final = root / VERSIONS / version
         os.rename(tmp, final)
+        checkpoint("renaming")
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

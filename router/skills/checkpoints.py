@@ -6,8 +6,10 @@ rehearse a crash at a chosen moment (``kill -9`` during discovery must leave the
 untouched); the test suite uses it to kill a build at an observed point instead of guessing
 with a timer. Unset (the default), a checkpoint costs one environment lookup.
 
-Points, in build order: ``starting`` (``skill-router index`` before discovery) and
-``discovering`` (a root's folders are listed, its skills not yet read).
+Points, in build order: ``starting`` (``skill-router index`` before discovery),
+``discovering`` (a root's folders are listed, its skills not yet read), ``writing`` (the new
+version's files are in its temporary folder, not yet renamed into place) and ``renaming`` (the
+version is in place, ``CURRENT`` not yet switched to it).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import sys
 import threading
 
 PAUSE_ENV = "SKILL_ROUTER_BUILD_PAUSE_AT"
-POINTS = ("starting", "discovering")
+POINTS = ("starting", "discovering", "writing", "renaming")
 
 
 def checkpoint(point: str) -> None:
