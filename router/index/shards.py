@@ -111,8 +111,8 @@ def collect_partials(out: str | Path, skills: Sequence[Skill], print_: str,
     counts = sorted(int(p.name) for p in folder.glob("*") if p.name.isdigit())
     if not counts:
         others = sorted(p.name for p in root.glob("*") if not p.name.startswith("."))
-        stale = f"; partials found for other catalogs ({', '.join(others)}): the catalog or " \
-                "the settings changed since they were built" if others else ""
+        stale = (f"; partials found for other builds ({', '.join(others)}): the catalog, the "
+                 "discovery settings or the model (--model) differ from theirs" if others else "")
         raise IndexUnavailable(f"no shard partials under {root} for this catalog "
                                f"({print_[:32]}){stale}; run every shard first")
     problems: list[str] = []

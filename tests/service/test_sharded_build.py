@@ -109,7 +109,7 @@ def test_a_stale_or_corrupt_partial_is_refused(catalog: Path, tmp_path: Path,
     _shards_in_parallel(catalog, out, range(SHARDS))
     add_skill(catalog, "skill-new", "Handles late additions to the catalog.")
     assert _merge(catalog, out) == 1  # built from another catalog
-    assert "the catalog or the settings changed" in capsys.readouterr().err
+    assert "the catalog, the discovery settings or the model" in capsys.readouterr().err
     (catalog / "skill-new" / "SKILL.md").unlink()
     (catalog / "skill-new").rmdir()
     vectors = next((out / SHARDS_DIR).glob(f"*/{SHARDS}/part-0/vectors.npy"))
