@@ -1,20 +1,20 @@
 """What a build takes from served traffic: the learned examples that count, and a fingerprint
 of them so a Reindex can tell new ones appeared (and build and swap even when no skill changed).
 
-A build records ``learned_settings(examples)`` in its manifest ``settings``; a Reindex compares
-``learned_fingerprint`` with the one recorded by the version being served.
+A build gets them as ``traffic_examples(...)``: the examples join the build's others (whose
+fingerprint the build pipeline compares with the served version's), and
+``learned_settings(examples)`` records their count and fingerprint in the manifest ``settings``.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import time
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
 from router.config import FeedbackConfig
+from router.examples.loading import fingerprint as examples_fingerprint
 from router.examples.model import Example
 from router.learning.policy import check_policy, select_examples
 from router.learning.store import compact, read_rows
@@ -37,28 +37,14 @@ def learned_examples(index_dir: str | Path, policy: FeedbackConfig, *,
 
 
 def fingerprint(examples: Sequence[Example]) -> str:
-    """A digest of ``examples`` ("" for none): equal exactly when the examples are."""
-    if not examples:
-        return ""
-    data = [[e.query, list(e.skills), list(e.negatives)] for e in examples]
-    return hashlib.sha256(json.dumps(data, ensure_ascii=False).encode("utf-8")).hexdigest()
-
-
-def learned_fingerprint(index_dir: str | Path, policy: FeedbackConfig, *,
-                        known: Collection[str] | None = None) -> str:
-    """The fingerprint of ``learned_examples`` (reads the store once)."""
-    return fingerprint(learned_examples(index_dir, policy, known=known))
+    """The examples' digest (``router.examples.loading.fingerprint``), "" for none."""
+    return examples_fingerprint(examples) if examples else ""
 
 
 def learned_settings(examples: Sequence[Example]) -> dict[str, Any]:
     """What a build records in its manifest ``settings`` about the learned examples it used."""
     return {SETTINGS_KEY: {"fingerprint": fingerprint(examples), "count": len(examples)}}
 
-
-def recorded_fingerprint(settings: Mapping[str, Any]) -> str:
-    """The fingerprint a version's manifest ``settings`` recorded ("" when none)."""
-    data = settings.get(SETTINGS_KEY)
-    return str(data.get("fingerprint", "")) if isinstance(data, Mapping) else ""
 
 
 def traffic_examples(index_dir: str | Path, policy: FeedbackConfig) -> dict[str, Any]:
