@@ -20,7 +20,7 @@ from router.service.auth_args import add_server_auth_args, server_auth_flags
 Handler = Callable[[argparse.Namespace], int]
 # What ``info`` prints: the facts of a loaded index (build-time statistics are not kept).
 INFO_FIELDS = ("version", "model", "dimension", "skill_count", "built_at", "format_version",
-               "path", "calibrated_gate", "example_count")
+               "path", "calibrated_gate", "example_count", "tuning_json")
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 
 SHORTLIST = 256  # example rows and example views considered per query view
+VIEW, CLOSEST, BOTH = "view", "closest", "both"  # which example evidence scores a skill
+MODES = (VIEW, CLOSEST, BOTH)
 
 
 @dataclass(frozen=True)
@@ -94,20 +96,28 @@ def best_examples(index: ExampleIndex, sims: np.ndarray,
 
 
 def with_examples(ids: np.ndarray, scores: np.ndarray, index: ExampleIndex,
-                  query: np.ndarray) -> Evidence:
-    """Merge one view's description hits with the example evidence (see module doc)."""
+                  query: np.ndarray, mode: str = VIEW) -> Evidence:
+    """Merge one view's description hits with the example evidence (see module doc); ``mode``
+    says which evidence counts: the example view, the closest example, or both."""
     best = dict(zip(ids.tolist(), np.asarray(scores, dtype=np.float64).tolist(), strict=True))
     query = np.asarray(query, dtype=np.float32)
-    closest, negative = best_examples(index, index.vectors @ query)
+    sims = index.vectors @ query
+    closest, negative = best_examples(index, sims)
     matched: dict[int, int] = {}
-    view_sims = index.views @ query
-    top = _closest(view_sims)  # only the closest example views can reach the shortlist
-    for skill, sim in zip(index.view_skill[top].tolist(), view_sims[top].tolist(),
-                          strict=True):
-        if sim > best.get(skill, -1.0):
-            best[skill] = sim
-            if skill in closest:
-                matched[skill] = closest[skill]
+    if mode in (CLOSEST, BOTH):
+        for skill, row in closest.items():
+            if float(sims[row]) > best.get(skill, -1.0):
+                best[skill] = float(sims[row])
+                matched[skill] = row
+    if mode in (VIEW, BOTH):
+        view_sims = index.views @ query
+        top = _closest(view_sims)  # only the closest example views can reach the shortlist
+        for skill, sim in zip(index.view_skill[top].tolist(), view_sims[top].tolist(),
+                              strict=True):
+            if sim > best.get(skill, -1.0):
+                best[skill] = sim
+                if skill in closest:
+                    matched[skill] = closest[skill]
     for skill, neg in negative.items():
         if skill in best and neg > best[skill]:
             best[skill] -= neg - best[skill]
@@ -118,13 +128,16 @@ def with_examples(ids: np.ndarray, scores: np.ndarray, index: ExampleIndex,
 
 
 def best_cosines(queries: np.ndarray, skills: np.ndarray,
-                 index: ExampleIndex | None) -> np.ndarray:
-    """Each query's best cosine over skill descriptions and example views (the evidence the
-    relevance gate reads)."""
+                 index: ExampleIndex | None, mode: str = VIEW) -> np.ndarray:
+    """Each query's best cosine over skill descriptions and the example evidence ``mode``
+    scores with (the evidence the relevance gate reads)."""
     queries = np.asarray(queries, dtype=np.float32)
     if len(queries) == 0 or len(skills) == 0:
         return np.zeros(len(queries), dtype=np.float32)
     out = (queries @ np.asarray(skills, dtype=np.float32).T).max(axis=1)
-    if index is not None and len(index.views):
+    if index is not None and len(index.views) and mode in (VIEW, BOTH):
         out = np.maximum(out, (queries @ index.views.T).max(axis=1))
+    positive = index.vectors[~index.negative] if index is not None else None
+    if positive is not None and len(positive) and mode in (CLOSEST, BOTH):
+        out = np.maximum(out, (queries @ positive.T).max(axis=1))
     return np.asarray(out, dtype=np.float32)

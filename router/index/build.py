@@ -27,6 +27,7 @@ from router.examples.model import Example
 from router.examples.sources import example_settings, gather
 from router.index import shards
 from router.index.encoders.base import Embedder
+from router.index.examples import Tuner
 from router.index.layout import MANIFEST, IndexInfo, read_manifest
 from router.index.recovery import disk_problem, restore_current
 from router.index.retention import prune
@@ -138,7 +139,7 @@ def build(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path, *,
           keep_versions: int, served: Served | None = None, full: bool = False,
           progress: bool = False, known: Mapping[str, np.ndarray] | None = None,
           inputs: Mapping[str, Any] | None = None, example_files: Sequence[str] = (),
-          extra_examples: Sequence[Example] = (),
+          extra_examples: Sequence[Example] = (), tuner: Tuner | None = None,
           before_prune: Callable[[IndexInfo], None] | None = None) -> BuildOutcome:
     """Discover skills with ``discovery`` and build a new current version under ``out``.
 
@@ -156,6 +157,8 @@ def build(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path, *,
     re-embeds every skill instead of re-using unchanged embeddings; ``known`` supplies
     embeddings made elsewhere (see ``merge_shards``). ``before_prune`` runs once the new
     version is current and before old versions are pruned (a server swaps it in there).
+    ``tuner`` (``router.routing.tuning.tune``) fits the routing settings to the catalog from
+    its examples; without it the defaults are served.
     """
     found = _discover(discovery)
     examples, problems = gather(found.skills, example_files, extra_examples)
@@ -169,7 +172,8 @@ def build(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path, *,
         return BuildOutcome(None, changes, diagnostics)
     info = build_index(found.skills, diagnostics, embedder, out, progress=progress,
                        settings={**discovery_settings(discovery), **inputs},
-                       reuse=not (full or damaged), known=known, examples=examples)
+                       reuse=not (full or damaged), known=known, examples=examples,
+                       tuner=tuner)
     if before_prune is not None:
         before_prune(info)
     prune(out, keep_versions)
@@ -224,7 +228,8 @@ def build_shard(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path,
 def merge_shards(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path, *,
                  keep_versions: int, progress: bool = False,
                  inputs: Mapping[str, Any] | None = None, example_files: Sequence[str] = (),
-                 extra_examples: Sequence[Example] = ()) -> BuildOutcome:
+                 extra_examples: Sequence[Example] = (),
+                 tuner: Tuner | None = None) -> BuildOutcome:
     """Assemble the partials of every shard into a normal new version under ``out`` (made
     current by the same atomic switch as any build), then remove the partials. A missing,
     stale or corrupt partial raises IndexUnavailable and leaves the current index as it was."""
@@ -233,6 +238,6 @@ def merge_shards(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path
     known = shards.collect_partials(out, found.skills, print_, embedder.model_id)
     outcome = build(discovery, embedder, out, keep_versions=keep_versions, progress=progress,
                     known=known, inputs=inputs, example_files=example_files,
-                    extra_examples=extra_examples)
+                    extra_examples=extra_examples, tuner=tuner)
     shards.clear_partials(out, print_)
     return outcome

@@ -6,6 +6,8 @@ Files in a version folder (checksummed with the others by the manifest):
                      "calibration": [off-topic request, ...]}
     examples.npy    float32, normalised: one row per example row, then one per calibration
                     request
+    lexical-examples/  the BM25 index over skill documents expanded with their examples'
+                    text, when the build's tuned settings chose it (router.routing.tuning)
 
 Embeddings are reused from the current version by (model, text), like skill embeddings.
 """
@@ -14,23 +16,34 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from router.errors import IndexUnavailable
 from router.examples import gate, selection
 from router.examples.model import Example
-from router.examples.scoring import ExampleIndex, best_cosines, example_index
+from router.examples.scoring import VIEW, ExampleIndex, best_cosines, example_index
+from router.examples.settings import TunedSettings
 from router.index.encoders.base import Embedder
 from router.index.layout import VERSIONS, current_version, read_manifest
+from router.index.lexical import LexicalIndex
+from router.index.vectors import catalog_centroid
 
 log = logging.getLogger(__name__)
 
 EXAMPLES_JSON = "examples.json"
 EXAMPLES_NPY = "examples.npy"
+LEXICAL_EXAMPLES = "lexical-examples"
+
+# Fits routing settings to a catalog from its examples (``router.routing.tuning.tune``, given
+# by the caller of the build): skill vectors, their centroid, the example rows (queries, skill
+# positions, negative flags, vectors), a sentence encoder and a builder of BM25 indexes over the
+# skill documents with extra texts appended.
+Tuner = Callable[..., TunedSettings | None]
 
 
 @dataclass(frozen=True)
@@ -44,6 +57,8 @@ class Learned:
     calibration: gate.Calibration | None
     fingerprint: str
     nearest: tuple[int, ...] = ()  # calibration rows the nearest-request test compares with
+    tuning: TunedSettings | None = None  # routing settings fitted to the catalog
+    expanded: tuple[str, ...] = ()  # skill documents with their examples' text, if chosen
 
     def manifest(self) -> dict[str, object]:
         rows = self.selection.rows
@@ -52,7 +67,8 @@ class Learned:
                              "off_topic": len(self.selection.off_topic),
                              "unknown_skills": list(self.selection.unknown_skills)[:20],
                              "fingerprint": self.fingerprint},
-                "gate": self.calibration.to_dict() if self.calibration else None}
+                "gate": self.calibration.to_dict() if self.calibration else None,
+                "tuning": self.tuning.to_dict() if self.tuning else None}
 
 
 def previous_text_vectors(root: Path, model_id: str) -> dict[str, np.ndarray]:
@@ -81,9 +97,47 @@ def _embed(texts: Sequence[str], embedder: Embedder,
     return out
 
 
+def expanded_documents(documents: Sequence[str],
+                       extra: Mapping[int, Sequence[str]]) -> list[str]:
+    """Each skill's BM25 document with ``extra[position]`` texts appended."""
+    return [" ".join([doc, *extra.get(i, ())]) for i, doc in enumerate(documents)]
+
+
+def _tune(tuner: Tuner | None, index: ExampleIndex | None, documents: Sequence[str],
+          skill_vectors: np.ndarray, embedder: Embedder) -> tuple[TunedSettings | None,
+                                                                  tuple[str, ...]]:
+    if tuner is None or index is None:
+        return None, ()
+    tuned = tuner(skill_vectors, catalog_centroid(skill_vectors), index.queries, index.skill,
+                  index.negative, index.vectors, embedder.encode,
+                  lambda extra: LexicalIndex.build(expanded_documents(documents, extra)))
+    if tuned is None or not tuned.expand_lexical:
+        return tuned, ()
+    extra: dict[int, list[str]] = {}
+    for query, pos, negative in zip(index.queries, index.skill.tolist(),
+                                    index.negative.tolist(), strict=True):
+        if not negative:
+            extra.setdefault(int(pos), []).append(query)
+    return tuned, tuple(expanded_documents(documents, extra))
+
+
+def _best_bm25(texts: Sequence[str], documents: Sequence[str]) -> np.ndarray | None:
+    """Each text's best BM25 score over ``documents`` (None without documents)."""
+    if not documents:
+        return None
+    lexical = LexicalIndex.build(documents)
+    out = []
+    for text in texts:
+        _, scores = lexical.search(text, 1)
+        out.append(float(scores[0]) if len(scores) else 0.0)
+    return np.asarray(out, dtype=np.float64)
+
+
 def prepare(names: Sequence[str], skill_vectors: np.ndarray, examples: Sequence[Example],
-            embedder: Embedder, root: Path, fingerprint: str) -> Learned:
-    """Select and embed the examples, then calibrate the gate against this catalog."""
+            embedder: Embedder, root: Path, fingerprint: str,
+            documents: Sequence[str] = (), tuner: Tuner | None = None) -> Learned:
+    """Select and embed the examples, calibrate the gate against this catalog, and fit the
+    routing settings to it with ``tuner`` (over the skills' BM25 ``documents``)."""
     chosen = selection.select(examples, set(names))
     if chosen.unknown_skills:
         log.warning("examples name %d skills the catalog does not hold (ignored): %s",
@@ -95,13 +149,16 @@ def prepare(names: Sequence[str], skill_vectors: np.ndarray, examples: Sequence[
     null = vectors[len(chosen.rows):]
     positions = {n: i for i, n in enumerate(names)}
     index = as_index(chosen.rows, rows, positions, skill_vectors)
-    best = best_cosines(null, skill_vectors, index)
-    calibration = gate.calibrate(best, catalog_requests=len(chosen.off_topic))
+    tuned, expanded = _tune(tuner, index, documents, skill_vectors, embedder)
+    best = best_cosines(null, skill_vectors, index, tuned.example_mode if tuned else VIEW)
+    calibration = gate.calibrate(best, catalog_requests=len(chosen.off_topic),
+                                 lexical=_best_bm25(calibration_texts, expanded or documents))
     # Requests this catalog reaches above its own gate (a travel request where a travel
     # policy skill exists) are not what an off-topic turn looks like here.
     nearest = tuple(i for i, b in enumerate(best.tolist())
                     if calibration is None or b < calibration.min_dense)
-    return Learned(chosen, rows, calibration_texts, null, calibration, fingerprint, nearest)
+    return Learned(chosen, rows, calibration_texts, null, calibration, fingerprint, nearest,
+                   tuned, expanded)
 
 
 def as_index(rows: Sequence[selection.Row], vectors: np.ndarray,
@@ -123,12 +180,35 @@ def write(folder: Path, learned: Learned) -> None:
     stacked = np.vstack([learned.vectors.reshape(-1, width),
                          learned.calibration_vectors]).astype(np.float32)
     np.save(folder / EXAMPLES_NPY, stacked)
+    if learned.expanded:
+        (folder / LEXICAL_EXAMPLES).mkdir()
+        LexicalIndex.build(learned.expanded).save(folder / LEXICAL_EXAMPLES)
 
 
-def load(folder: Path, positions: Mapping[str, int], skill_vectors: np.ndarray,
-         ) -> tuple[ExampleIndex | None, np.ndarray | None]:
-    """The version's example index and its off-topic request vectors (None, None for a
-    version built without them)."""
+@dataclass(frozen=True)
+class Stored:
+    """What a version holds for examples: their index, the off-topic request vectors, the
+    tuned settings and the BM25 index expanded with examples (each None when absent)."""
+
+    examples: ExampleIndex | None = None
+    off_topic: np.ndarray | None = None
+    tuning: TunedSettings | None = None
+    lexical: LexicalIndex | None = None
+
+
+def load(folder: Path, manifest: Mapping[str, Any], positions: Mapping[str, int],
+         skill_vectors: np.ndarray) -> Stored:
+    """The version's examples, off-topic vectors, tuned settings and expanded BM25 index."""
+    tuning = TunedSettings.from_dict(manifest.get("tuning"))
+    lexical = None
+    if (folder / LEXICAL_EXAMPLES).is_dir():
+        lexical = LexicalIndex.load(folder / LEXICAL_EXAMPLES)
+    examples, null = _load_rows(folder, positions, skill_vectors)
+    return Stored(examples, null, tuning, lexical)
+
+
+def _load_rows(folder: Path, positions: Mapping[str, int], skill_vectors: np.ndarray,
+               ) -> tuple[ExampleIndex | None, np.ndarray | None]:
     path = folder / EXAMPLES_JSON
     if not path.is_file():
         return None, None

@@ -40,6 +40,7 @@ from router.examples.gate import Calibration
 from router.examples.loading import fingerprint
 from router.examples.model import Example
 from router.examples.scoring import ExampleIndex
+from router.examples.settings import TunedSettings
 from router.index import dense
 from router.index import examples as stored_examples
 from router.index.encoders.base import Embedder
@@ -76,6 +77,8 @@ class IndexSnapshot:
     examples: ExampleIndex | None = None  # example requests (router.learning)
     calibration: Calibration | None = None  # the gate calibrated for this catalog
     off_topic: np.ndarray | None = None  # vectors of the requests it was calibrated on
+    tuning: TunedSettings | None = None  # routing settings fitted to the catalog's examples
+    lexical_examples: LexicalIndex | None = None  # BM25 with examples' text, if tuning chose it
 
     # Derived once per snapshot (cached_property writes the instance dict, which a frozen
     # dataclass allows); a snapshot never changes, so neither do these.
@@ -113,7 +116,8 @@ def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
                 embedder: Embedder, root: str | Path, *, progress: bool = False,
                 settings: dict[str, Any] | None = None, reuse: bool = True,
                 known: Mapping[str, np.ndarray] | None = None,
-                examples: Sequence[Example] = ()) -> IndexInfo:
+                examples: Sequence[Example] = (),
+                tuner: stored_examples.Tuner | None = None) -> IndexInfo:
     """Embed ``skills`` and write a new version under ``root``; make it current atomically.
 
     ``reuse`` takes the current version's embedding of any unchanged text instead of
@@ -129,8 +133,9 @@ def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
     cache = previous_vectors(root, embedder.model_id) if reuse else {}
     cache.update(known or {})
     vectors, reused = embed_skills(ordered, embedder, cache, progress)
-    learned = stored_examples.prepare([s.name for s in ordered], vectors, examples, embedder,
-                                    root, fingerprint(examples))
+    learned = stored_examples.prepare(
+        [s.name for s in ordered], vectors, examples, embedder, root, fingerprint(examples),
+        [skill_document(s.name, s.description) for s in ordered], tuner)
     built_at = datetime.now(UTC)
     stamp = built_at.isoformat()
     version = built_at.strftime("%Y%m%dT%H%M%S%fZ") + "-" + uuid.uuid4().hex[:6]
@@ -209,12 +214,14 @@ def load_index(root: str | Path, version: str | None = None, *,
         vectors = np.load(folder / "vectors.npy")
         index = dense.load(folder / "dense.faiss")
         lexical = LexicalIndex.load(folder / "lexical")
-        examples, off_topic = stored_examples.load(
-            folder, {s.name: i for i, s in enumerate(skills)}, vectors)
+        stored = stored_examples.load(folder, manifest, {s.name: i for i, s in enumerate(skills)},
+                                      vectors)
+        examples = stored.examples
         calibration = Calibration.from_dict(manifest.get("gate"))
         info = replace(info_from_manifest(manifest, version, folder),
                        example_count=len(examples) if examples else 0,
-                       calibrated_gate=calibration.min_dense if calibration else 0.0)
+                       calibrated_gate=calibration.min_dense if calibration else 0.0,
+                       tuning_json=json.dumps(stored.tuning.to_dict()) if stored.tuning else "")
     except IndexCorrupt:
         raise
     except (OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
@@ -223,7 +230,8 @@ def load_index(root: str | Path, version: str | None = None, *,
         raise IndexCorrupt(f"{folder}: {len(skills)} skills but {vectors.shape[0]} vectors")
     return IndexSnapshot(info=info, skills=skills, diagnostics=diagnostics, vectors=vectors,
                          dense=index, lexical=lexical, examples=examples,
-                         calibration=calibration, off_topic=off_topic)
+                         calibration=calibration, off_topic=stored.off_topic,
+                         tuning=stored.tuning, lexical_examples=stored.lexical)
 
 
 def _read_records(path: Path) -> tuple[tuple[Skill, ...], tuple[Diagnostic, ...]]:

@@ -85,3 +85,6 @@ class RouteResult:
     activate_tool_json: str = ""  # an activate_skill tool definition carrying the catalog
     route_id: str = ""  # identifies the turn to Activate/Feedback on any replica ("" = not kept)
     gate: float = 0.0  # the relevance gate in force (filled only when explaining)
+    dense_weight: float = 0.0  # fusion's dense weight for this turn (filled only when explaining)
+    example_mode: str = ""  # example evidence used ("" = none; filled only when explaining)
+    lexical_with_examples: bool = False  # BM25 over example-expanded documents (explaining)

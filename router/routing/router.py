@@ -15,11 +15,11 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from router.config import RoutingConfig
-from router.examples.gate import refuses
-from router.examples.scoring import with_examples
+from router.examples.scoring import VIEW, with_examples
 from router.index import dense
 from router.index.store import IndexSnapshot
 from router.routing import catalog
+from router.routing.calibrated import gate_in_force, off_topic_turn, tuned
 from router.routing.fusion import (
     Fused,
     FusionConfig,
@@ -147,9 +147,10 @@ def _dense_hits(snap: IndexSnapshot, vectors: QueryVectors, fusion: FusionConfig
     examples = snap.examples
     if examples is None or not use_examples:
         return [Hits(ids, scores) for ids, scores in found]
+    mode = snap.tuning.example_mode if snap.tuning else VIEW
     out = []
     for (ids, scores), query in zip(found, vectors.matrix, strict=True):
-        evidence = with_examples(ids, scores, examples, query)
+        evidence = with_examples(ids, scores, examples, query, mode)
         for skill, row in evidence.matched.items():
             plan.matched.setdefault(skill, examples.queries[row])
         out.append(Hits(evidence.ids, evidence.scores))
@@ -161,10 +162,13 @@ def _retrieve(snap: IndexSnapshot, vectors: QueryVectors, history: Sequence[str]
     if not vectors.views or not snap.skills:
         return []
     dense_hits = _dense_hits(snap, vectors, fusion, plan, use_examples)
-    lexical_hits = [Hits(*snap.lexical.search(view, fusion.depth)) for view in vectors.views]
+    lexical = snap.lexical
+    if use_examples and snap.lexical_examples is not None:
+        lexical = snap.lexical_examples
+    lexical_hits = [Hits(*lexical.search(view, fusion.depth)) for view in vectors.views]
     past = history_text(history, fusion)
     if past and fusion.history_weight > 0:
-        lexical_hits.append(Hits(*snap.lexical.search(past, fusion.depth),
+        lexical_hits.append(Hits(*lexical.search(past, fusion.depth),
                                  weight=fusion.history_weight))
     baseline = float(vectors.matrix[0] @ snap.centroid)
     return fuse_views(dense_hits, lexical_hits, fusion, dense_baseline=baseline)
@@ -196,29 +200,11 @@ def _rank(snap: IndexSnapshot, fused: Sequence[Fused], top_k: int, fusion: Fusio
             plan.note(snap, f, True, DropReason.KEPT)
 
 
-def gate_in_force(snap: IndexSnapshot, fusion: FusionConfig) -> float:
-    """The cosine under which a turn may be refused: the index's calibrated gate, never below
-    the configured floor (``min_dense`` 0 turns the gate off altogether)."""
-    if fusion.min_dense <= 0:
-        return 0.0
-    return max(fusion.min_dense, snap.calibration.min_dense if snap.calibration else 0.0)
-
-
-def off_topic_turn(snap: IndexSnapshot, vectors: QueryVectors, fused: Sequence[Fused],
-                   fusion: FusionConfig) -> bool:
-    """The calibrated gate (``router.examples.gate.refuses``) for this turn."""
-    null = snap.off_topic
-    if fusion.min_dense <= 0 or null is None or not len(null) or not fused:
-        return False
-    best = max(f.dense for f in fused)
-    nearest = float(np.max(null @ vectors.matrix[0]))
-    return refuses(best, nearest, snap.calibration)
-
-
 def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors,
           config: RoutingConfig, fusion: FusionConfig, *, explain: bool = False) -> RouteResult:
     """Route one validated turn; ``vectors`` is ``encode_turn`` of ``retrieval_text(query)``."""
     plan = _Plan(explain=explain)
+    fusion = tuned(snap, fusion)
     unknown = _explicit(snap, query.message, plan)
     for pos in always_on_positions(snap, config):
         plan.add(pos, Reason.ALWAYS_ON, 0.0)
@@ -231,9 +217,15 @@ def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors,
         if active is not None:
             plan.add(active, Reason.ACTIVE, scores.get(active, 0.0))
     _rank(snap, fused, query.top_k or config.top_k, fusion, plan,
-          off_topic_turn(snap, vectors, fused, fusion))
+          off_topic_turn(snap, vectors.matrix, fused, fusion))
     result = _result(snap, query, config, plan, unknown, explain)
-    return replace(result, gate=gate_in_force(snap, fusion)) if explain else result
+    if not explain:
+        return result
+    examples = snap.examples is not None and not explicit
+    return replace(result, gate=gate_in_force(snap, fusion), dense_weight=fusion.dense_weight,
+                   example_mode=(snap.tuning.example_mode if snap.tuning else VIEW)
+                   if examples else "",
+                   lexical_with_examples=examples and snap.lexical_examples is not None)
 
 
 def _result(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig, plan: _Plan,

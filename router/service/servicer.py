@@ -135,7 +135,8 @@ def explain_to_proto(result: RouteResult) -> pb.ExplainResponse:
                          matched_example=c.matched_example)
             for c in result.candidates
         ],
-        gate=result.gate,
+        gate=result.gate, dense_weight=result.dense_weight, example_mode=result.example_mode,
+        lexical_with_examples=result.lexical_with_examples,
     )
 
 
@@ -160,6 +161,7 @@ def info_to_proto(info: IndexInfo) -> pb.GetIndexInfoResponse:
         skill_count=info.skill_count, built_at=info.built_at,
         format_version=info.format_version, path=info.path,
         calibrated_gate=info.calibrated_gate, example_count=info.example_count,
+        tuning_json=info.tuning_json,
     )
 
 

@@ -186,7 +186,7 @@ class GetIndexInfoRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class GetIndexInfoResponse(_message.Message):
-    __slots__ = ("version", "model", "dimension", "skill_count", "built_at", "format_version", "path", "calibrated_gate", "example_count")
+    __slots__ = ("version", "model", "dimension", "skill_count", "built_at", "format_version", "path", "calibrated_gate", "example_count", "tuning_json")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
     DIMENSION_FIELD_NUMBER: _ClassVar[int]
@@ -196,6 +196,7 @@ class GetIndexInfoResponse(_message.Message):
     PATH_FIELD_NUMBER: _ClassVar[int]
     CALIBRATED_GATE_FIELD_NUMBER: _ClassVar[int]
     EXAMPLE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    TUNING_JSON_FIELD_NUMBER: _ClassVar[int]
     version: str
     model: str
     dimension: int
@@ -205,7 +206,8 @@ class GetIndexInfoResponse(_message.Message):
     path: str
     calibrated_gate: float
     example_count: int
-    def __init__(self, version: _Optional[str] = ..., model: _Optional[str] = ..., dimension: _Optional[int] = ..., skill_count: _Optional[int] = ..., built_at: _Optional[str] = ..., format_version: _Optional[int] = ..., path: _Optional[str] = ..., calibrated_gate: _Optional[float] = ..., example_count: _Optional[int] = ...) -> None: ...
+    tuning_json: str
+    def __init__(self, version: _Optional[str] = ..., model: _Optional[str] = ..., dimension: _Optional[int] = ..., skill_count: _Optional[int] = ..., built_at: _Optional[str] = ..., format_version: _Optional[int] = ..., path: _Optional[str] = ..., calibrated_gate: _Optional[float] = ..., example_count: _Optional[int] = ..., tuning_json: _Optional[str] = ...) -> None: ...
 
 class Candidate(_message.Message):
     __slots__ = ("name", "dense_score", "lexical_score", "fused_score", "kept", "reason", "matched_example")
@@ -226,14 +228,20 @@ class Candidate(_message.Message):
     def __init__(self, name: _Optional[str] = ..., dense_score: _Optional[float] = ..., lexical_score: _Optional[float] = ..., fused_score: _Optional[float] = ..., kept: _Optional[bool] = ..., reason: _Optional[str] = ..., matched_example: _Optional[str] = ...) -> None: ...
 
 class ExplainResponse(_message.Message):
-    __slots__ = ("route", "candidates", "gate")
+    __slots__ = ("route", "candidates", "gate", "dense_weight", "example_mode", "lexical_with_examples")
     ROUTE_FIELD_NUMBER: _ClassVar[int]
     CANDIDATES_FIELD_NUMBER: _ClassVar[int]
     GATE_FIELD_NUMBER: _ClassVar[int]
+    DENSE_WEIGHT_FIELD_NUMBER: _ClassVar[int]
+    EXAMPLE_MODE_FIELD_NUMBER: _ClassVar[int]
+    LEXICAL_WITH_EXAMPLES_FIELD_NUMBER: _ClassVar[int]
     route: RouteResponse
     candidates: _containers.RepeatedCompositeFieldContainer[Candidate]
     gate: float
-    def __init__(self, route: _Optional[_Union[RouteResponse, _Mapping]] = ..., candidates: _Optional[_Iterable[_Union[Candidate, _Mapping]]] = ..., gate: _Optional[float] = ...) -> None: ...
+    dense_weight: float
+    example_mode: str
+    lexical_with_examples: bool
+    def __init__(self, route: _Optional[_Union[RouteResponse, _Mapping]] = ..., candidates: _Optional[_Iterable[_Union[Candidate, _Mapping]]] = ..., gate: _Optional[float] = ..., dense_weight: _Optional[float] = ..., example_mode: _Optional[str] = ..., lexical_with_examples: _Optional[bool] = ...) -> None: ...
 
 class ActivateRequest(_message.Message):
     __slots__ = ("name", "session_id", "active_skills", "include_frontmatter", "route_id")

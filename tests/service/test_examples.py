@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from router.cli import main
 from router.config import DiscoveryConfig
 from router.v1 import router_pb2 as pb
@@ -84,3 +86,31 @@ def test_extra_examples_are_an_input_of_the_build(tmp_path: Path) -> None:
     assert not rebuild(learned)
     assert rebuild([])  # the learned examples are gone again
     assert load_index(out).info.example_count == 0
+
+
+def _write_many(path: Path, skills: int, word: str) -> None:
+    rows = [{"query": f"{variant} run the {word}{i}x job", "skills": [f"skill-{i}"]}
+            for i in range(skills) for variant in ("please", "kindly", "now")]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def test_fitted_settings_are_shown_and_refitted_by_a_reindex(tmp_path: Path) -> None:
+    skills, out, examples = write_catalog(tmp_path / "skills", 20), tmp_path / "index", \
+        tmp_path / "examples.jsonl"
+    _write_many(examples, 20, "zq")
+    assert main([*index_argv(skills, out), "--examples", str(examples)]) == 0
+    with serving(open_engine(out)) as served:
+        stub = served.stub
+        info = stub.GetIndexInfo(pb.GetIndexInfoRequest(), timeout=10)
+        fitted = json.loads(info.tuning_json)
+        assert fitted["held_out"] == 60 and 0 <= fitted["recall_at_5"] <= 1
+        explained = stub.Explain(pb.RouteRequest(message="kindly run the zq7x job"), timeout=10)
+        assert explained.dense_weight == pytest.approx(fitted["dense_weight"])
+        assert explained.example_mode == fitted["example_mode"]
+        assert explained.lexical_with_examples == fitted["expand_lexical"]
+        assert explained.route.skills[0].name == "skill-7"
+        _write_many(examples, 15, "qz")  # the Reindex RPC fits the settings again
+        moved = stub.Reindex(pb.ReindexRequest(), timeout=60)
+        assert moved.swapped
+        again = json.loads(stub.GetIndexInfo(pb.GetIndexInfoRequest(), timeout=10).tuning_json)
+        assert again["held_out"] == 45

@@ -87,6 +87,45 @@ def test_calibration_is_a_quantile_and_refusal_needs_both_tests() -> None:
     assert not gate.refuses(0.1, 0.9, None)
 
 
+def test_the_two_retriever_test_refuses_only_what_neither_retriever_finds() -> None:
+    calibration = gate.calibrate(np.linspace(0.0, 1.0, 101), lexical=np.linspace(0, 10, 101))
+    assert calibration is not None
+    assert abs(calibration.dense_low - 0.7) < 1e-6 and abs(calibration.lexical - 9.0) < 1e-6
+    assert gate.Calibration.from_dict(calibration.to_dict()) == calibration
+    far = 0.0  # no off-topic request is near: only the two-retriever test can refuse
+    assert gate.refuses(0.6, far, calibration, lexical=5.0)
+    assert not gate.refuses(0.6, far, calibration, lexical=9.5)  # BM25 finds its words
+    assert not gate.refuses(0.75, far, calibration, lexical=1.0)  # near a skill in meaning
+    assert not gate.refuses(0.6, far, calibration, lexical=None)  # BM25 not searched
+    words_unknown = gate.calibrate(np.linspace(0.0, 1.0, 101))
+    assert words_unknown is not None and words_unknown.lexical == 0.0
+    assert not gate.refuses(0.6, far, words_unknown, lexical=1.0)  # older index: test off
+    assert gate.Calibration.from_dict({"min_dense": 0.3}) == gate.Calibration(0.3, 0.9, 0, 0)
+
+
+def test_example_modes_score_by_the_view_the_closest_example_or_both() -> None:
+    skills = _unit([1, 0, 0], [0, 1, 0])
+    # Skill 0 has two examples pulling different ways; its view is their mean with it.
+    index = example_index(("a", "b"), np.array([0, 0]), np.array([False, False]),
+                          _unit([0, 0, 1], [0, 1, 1]), skills)
+    query = _unit([0, 0, 1])[0]
+    ids, scores = np.array([0, 1]), np.array([0.0, 0.0], np.float32)
+    view = with_examples(ids, scores, index, query, "view")
+    closest = with_examples(ids, scores, index, query, "closest")
+    both = with_examples(ids, scores, index, query, "both")
+    by_id = {m: dict(zip(e.ids.tolist(), e.scores.tolist(), strict=True))
+             for m, e in (("view", view), ("closest", closest), ("both", both))}
+    assert abs(by_id["closest"][0] - 1.0) < 1e-6  # the example itself
+    assert 0.3 < by_id["view"][0] < 0.9  # the view sits between the description and examples
+    assert by_id["both"][0] == max(by_id["view"][0], by_id["closest"][0])
+    assert closest.matched == {0: 0} and both.matched == {0: 0}
+    # The gate reads the same evidence the mode scores with; negatives never count.
+    negative = example_index(("n",), np.array([1]), np.array([True]), _unit([0, 0, 1]), skills)
+    assert abs(best_cosines(query[None, :], skills, index, "closest")[0] - 1.0) < 1e-6
+    assert best_cosines(query[None, :], skills, index, "view")[0] < 0.9
+    assert best_cosines(query[None, :], skills, negative, "closest")[0] < 1e-6
+
+
 def test_bundled_off_topic_requests_are_many_and_distinct() -> None:
     requests = gate.bundled_requests()
     assert len(requests) >= 300 and len(set(requests)) == len(requests)

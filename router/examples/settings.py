@@ -1,0 +1,47 @@
+"""Routing settings a build fitted to its catalog from the catalog's example requests (the
+record only; ``router.routing.tuning`` fits them, the router applies them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from router.examples.scoring import MODES
+
+
+@dataclass(frozen=True)
+class TunedSettings:
+    """The fusion dense weight, which example evidence scores a skill, and whether the skill's
+    BM25 document holds its examples' text; with the cross-validated figures behind them."""
+
+    dense_weight: float
+    example_mode: str
+    expand_lexical: bool
+    held_out: int = 0  # example requests routed to choose them
+    recall: float = 0.0  # recall@5 of these settings over those requests
+    mrr: float = 0.0
+    default_recall: float = 0.0  # recall@5 of the default settings over them
+    default_mrr: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"dense_weight": self.dense_weight, "example_mode": self.example_mode,
+                "expand_lexical": self.expand_lexical, "held_out": self.held_out,
+                "recall_at_5": round(self.recall, 4), "mrr_at_10": round(self.mrr, 4),
+                "default_recall_at_5": round(self.default_recall, 4),
+                "default_mrr_at_10": round(self.default_mrr, 4)}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> TunedSettings | None:
+        """The record from a manifest (None when there is none); ValueError when malformed."""
+        if data is None:
+            return None
+        if not isinstance(data, dict) or data.get("example_mode") not in MODES:
+            raise ValueError(f"malformed tuned settings: {data!r}")
+        weight = float(data["dense_weight"])
+        if not 0.0 <= weight <= 1.0:
+            raise ValueError(f"tuned dense_weight {weight} is outside [0, 1]")
+        return cls(weight, str(data["example_mode"]), bool(data["expand_lexical"]),
+                   int(data.get("held_out", 0)), float(data.get("recall_at_5", 0.0)),
+                   float(data.get("mrr_at_10", 0.0)),
+                   float(data.get("default_recall_at_5", 0.0)),
+                   float(data.get("default_mrr_at_10", 0.0)))

@@ -1,0 +1,43 @@
+"""What an index calibrated for its catalog, applied to a turn (pure): the fusion settings
+fitted from the catalog's examples (``router.routing.tuning``) and the relevance gate
+(``router.examples.gate``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+
+from router.examples.gate import refuses
+from router.index.store import IndexSnapshot
+from router.routing.fusion import Fused, FusionConfig
+
+
+def tuned(snap: IndexSnapshot, fusion: FusionConfig) -> FusionConfig:
+    """``fusion`` with the dense weight the index fitted to its catalog (if any); the tail cut
+    stays under ``min(w, 1 - w)`` so that it never drops either retriever's top hit."""
+    if snap.tuning is None:
+        return fusion
+    w = snap.tuning.dense_weight
+    return replace(fusion, dense_weight=w, tail_ratio=min(fusion.tail_ratio, 0.9 * min(w, 1 - w)))
+
+
+def gate_in_force(snap: IndexSnapshot, fusion: FusionConfig) -> float:
+    """The cosine under which a turn may be refused: the index's calibrated gate, never below
+    the configured floor (``min_dense`` 0 turns the gate off altogether)."""
+    if fusion.min_dense <= 0:
+        return 0.0
+    return max(fusion.min_dense, snap.calibration.min_dense if snap.calibration else 0.0)
+
+
+def off_topic_turn(snap: IndexSnapshot, views: np.ndarray, fused: Sequence[Fused],
+                   fusion: FusionConfig) -> bool:
+    """The calibrated gate (``router.examples.gate.refuses``) for a turn whose view vectors
+    (row 0: the whole message) are ``views``."""
+    null = snap.off_topic
+    if fusion.min_dense <= 0 or null is None or not len(null) or not fused:
+        return False
+    best = max(f.dense for f in fused)
+    nearest = float(np.max(null @ views[0]))
+    return refuses(best, nearest, snap.calibration, max(f.lexical for f in fused))

@@ -1,0 +1,218 @@
+"""Routing settings fitted to one catalog from its own example requests (pure: numpy, with the
+encoder and the BM25 builder passed in).
+
+No fixed fusion weight or way of using examples is right for every catalog: where skill authors
+and users share words BM25 leads, where they do not the embedding does, and examples help most
+as single neighbours on some catalogs and as a shift of the skill's vector on others. A build
+with enough example requests therefore measures, by ``FOLDS``-fold cross-validation over those
+examples (each held-out request routed against an index that holds the other folds' examples),
+every combination of
+
+* the dense weight of fusion (``WEIGHTS``),
+* which example evidence scores a skill (``router.examples.scoring.MODES``), and
+* whether the skill's BM25 document is expanded with its examples' text,
+
+and keeps the one with the best recall@5 (then MRR@10). The defaults are kept unless that
+combination finds more held-out requests' skills than they do, by a sign test at ``SIGMAS``.
+The choice and the figures behind it are stored in the manifest and shown by ``info``;
+Explain shows the settings a turn was routed with.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from router.examples.scoring import MODES, VIEW, example_index, with_examples
+from router.examples.settings import TunedSettings
+from router.routing.fusion import FusionConfig, Hits, pool, query_views
+
+FOLDS = 5
+WEIGHTS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+MIN_HELD_OUT = 40  # fewer distinct example requests than this: keep the defaults
+MAX_HELD_OUT = 2000  # at most this many are routed (a fixed hash-ordered sample)
+TOP = 5
+SIGMAS = 2.0  # the defaults stay unless beaten on this many sigmas more requests than lost
+DEFAULT_MODE = VIEW
+
+
+
+class Searcher(Protocol):
+    def search(self, query: str, k: int) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+def fold_of(query: str) -> int:
+    """The fold of an example request (by its normalised text, so repeats share a fold)."""
+    return zlib.crc32(" ".join(query.lower().split()).encode("utf-8")) % FOLDS
+
+
+@dataclass(frozen=True)
+class _Request:
+    text: str
+    expected: frozenset[int]
+    fold: int
+    vectors: np.ndarray  # one row per view of query_views
+
+
+def _held_out(queries: Sequence[str], skill: np.ndarray, negative: np.ndarray,
+              vectors: np.ndarray, encode: Callable[[Sequence[str]], np.ndarray],
+              fusion: FusionConfig) -> list[_Request]:
+    groups: dict[str, tuple[str, set[int], int]] = {}
+    for i, (text, pos, neg) in enumerate(zip(queries, skill.tolist(), negative.tolist(),
+                                             strict=True)):
+        if not neg:
+            key = " ".join(text.lower().split())
+            groups.setdefault(key, (text, set(), i))[1].add(int(pos))
+    chosen = sorted(groups.values(), key=lambda g: (zlib.crc32(g[0].encode("utf-8")), g[0]))
+    chosen = chosen[:MAX_HELD_OUT]
+    views = [query_views(text, fusion) for text, _, _ in chosen]
+    sentences = sorted({s for v in views if len(v) > 1 for s in v[1:]})
+    encoded = dict(zip(sentences, np.asarray(encode(sentences), dtype=np.float32),
+                       strict=True)) if sentences else {}
+    out = []
+    for (text, expected, row), view in zip(chosen, views, strict=True):
+        if len(view) == 1:
+            matrix = vectors[row][None, :].astype(np.float32)
+        else:
+            parts = np.stack([encoded[s] for s in view[1:]])
+            matrix = np.vstack([pool(parts)[None, :], parts])
+        out.append(_Request(text, frozenset(expected), fold_of(text), matrix))
+    return out
+
+
+def _dense(skill_vectors: np.ndarray, query: np.ndarray, depth: int) -> tuple[np.ndarray,
+                                                                              np.ndarray]:
+    sims = skill_vectors @ query
+    k = min(depth, len(sims))
+    ids = np.argpartition(-sims, k - 1)[:k]
+    ids = ids[np.argsort(-sims[ids], kind="stable")]
+    return ids.astype(np.int64), sims[ids]
+
+
+def _combos() -> list[tuple[float, str, bool]]:
+    return [(w, m, e) for e in (False, True) for m in MODES for w in WEIGHTS]
+
+
+def tune(skill_vectors: np.ndarray, centroid: np.ndarray, queries: Sequence[str],
+         skill: np.ndarray, negative: np.ndarray, vectors: np.ndarray,
+         encode: Callable[[Sequence[str]], np.ndarray],
+         lexical_for: Callable[[Mapping[int, Sequence[str]]], Searcher],
+         fusion: FusionConfig | None = None) -> TunedSettings | None:
+    """Cross-validate every combination (module doc) over the example rows ``queries`` (skill
+    position ``skill[i]``, ``negative[i]``, whole-request vector ``vectors[i]``). ``encode``
+    embeds sentence views; ``lexical_for(extra)`` builds a BM25 index over the skills'
+    documents with ``extra[skill]`` texts appended. None when there are too few examples."""
+    fusion = fusion or FusionConfig()
+    skill = np.asarray(skill, dtype=np.int64)
+    negative = np.asarray(negative, dtype=bool)
+    requests = _held_out(queries, skill, negative, vectors, encode, fusion)
+    if len(requests) < MIN_HELD_OUT or len(skill_vectors) == 0:
+        return None
+    combos = _combos()
+    recall = np.zeros((len(requests), len(combos)))
+    rr = np.zeros((len(requests), len(combos)))
+    folds = np.array([fold_of(q) for q in queries], dtype=np.int64)
+    plain = lexical_for({})
+    for fold in range(FOLDS):
+        train = folds != fold
+        index = None
+        if np.any(train & ~negative):
+            index = example_index([q for q, t in zip(queries, train, strict=True) if t],
+                                  skill[train], negative[train], vectors[train], skill_vectors)
+        extra: dict[int, list[str]] = {}
+        for q, s, t, n in zip(queries, skill.tolist(), train.tolist(), negative.tolist(),
+                              strict=True):
+            if t and not n:
+                extra.setdefault(int(s), []).append(q)
+        expanded = lexical_for(extra)
+        for k, req in enumerate(requests):
+            if req.fold == fold:
+                _score(req, skill_vectors, centroid, index, (plain, expanded), combos, fusion,
+                       recall[k], rr[k])
+    return _choose(combos, recall, rr, (fusion.dense_weight, DEFAULT_MODE, False))
+
+
+def _choose(combos: Sequence[tuple[float, str, bool]], recall: np.ndarray, rr: np.ndarray,
+            default: tuple[float, str, bool]) -> TunedSettings:
+    """The best combination by mean recall@5 (then MRR@10), kept only if it beats the
+    defaults on clearly more held-out requests than it loses (a sign test at two sigmas)."""
+    mean_recall, mean_rr = recall.mean(axis=0), rr.mean(axis=0)
+    best = max(range(len(combos)), key=lambda i: (mean_recall[i], mean_rr[i], -i))
+    base = combos.index(default) if default in combos else best
+    diff = np.round(recall[:, best] - recall[:, base], 9)
+    wins, losses = int(np.sum(diff > 0)), int(np.sum(diff < 0))
+    if wins - losses <= SIGMAS * np.sqrt(wins + losses):
+        best = base
+    w, mode, expand = combos[best]
+    return TunedSettings(w, mode, expand, len(recall), float(mean_recall[best]),
+                         float(mean_rr[best]), float(mean_recall[base]), float(mean_rr[base]))
+
+
+def _score(req: _Request, skill_vectors: np.ndarray, centroid: np.ndarray, index: Any,
+           lexical: tuple[Searcher, Searcher], combos: Sequence[tuple[float, str, bool]],
+           fusion: FusionConfig, recall: np.ndarray, rr: np.ndarray) -> None:
+    texts = query_views(req.text, fusion)
+    described = [_dense(skill_vectors, q, fusion.depth) for q in req.vectors]
+    dense_by_mode: dict[str, list[Hits]] = {}
+    for mode in MODES:
+        if index is None:
+            dense_by_mode[mode] = [Hits(ids, scores) for ids, scores in described]
+        else:
+            hits = []
+            for (ids, scores), q in zip(described, req.vectors, strict=True):
+                ev = with_examples(ids, scores, index, q, mode)
+                hits.append(Hits(ev.ids, ev.scores))
+            dense_by_mode[mode] = hits
+    lexical_hits = [[Hits(*searcher.search(t, fusion.depth)) for t in texts]
+                    for searcher in lexical]
+    baseline = float(req.vectors[0] @ centroid)
+    weights = np.asarray(WEIGHTS)
+    column = {combo: i for i, combo in enumerate(combos)}
+    for mode in MODES:
+        for expand in (False, True):
+            ids, top = _fuse_all(dense_by_mode[mode], lexical_hits[int(expand)], baseline,
+                                 weights)
+            for j, w in enumerate(WEIGHTS):
+                ranked = ids[top[j]].tolist()
+                i = column[(w, mode, expand)]
+                recall[i] = len(req.expected & set(ranked[:TOP])) / len(req.expected)
+                rr[i] = next((1.0 / (k + 1) for k, s in enumerate(ranked)
+                              if s in req.expected), 0.0)
+
+
+def _fuse_all(dense: Sequence[Hits], lexical: Sequence[Hits], baseline: float,
+              weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``fusion.fuse_views`` for every dense weight at once: the candidates (ascending ids)
+    and, per weight, the positions of its ten best (ties: lower id), as fuse_views ranks."""
+    d_ids = [np.asarray(h.ids, dtype=np.int64) for h in dense if len(h.ids)]
+    d_raw = [np.asarray(h.scores, dtype=np.float64) for h in dense if len(h.ids)]
+    l_hits = [h for h in lexical if len(h.ids) and float(np.max(h.scores)) > 0]
+    ids = np.unique(np.concatenate([*d_ids, *(np.asarray(h.ids, np.int64) for h in l_hits),
+                                    np.zeros(0, np.int64)]))
+    d = np.full(len(ids), -np.inf)
+    floor_norm = 0.0
+    if d_ids:
+        top = max(float(r.max()) for r in d_raw)
+        floor = max(float(r.min()) for r in d_raw)
+        span = top - baseline
+
+        def norm(raw: np.ndarray) -> np.ndarray:
+            if span <= 0:
+                return np.ones_like(raw)
+            return np.clip((raw - baseline) / span, 0.0, 1.0)
+
+        for i, raw, hits in zip(d_ids, d_raw, (h for h in dense if len(h.ids)), strict=True):
+            np.maximum.at(d, np.searchsorted(ids, i), norm(raw) * hits.weight)
+        floor_norm = float(norm(np.array([floor]))[0])
+    d[np.isneginf(d)] = floor_norm
+    lex = np.zeros(len(ids))
+    for h in l_hits:
+        raw = np.asarray(h.scores, dtype=np.float64)
+        np.maximum.at(lex, np.searchsorted(ids, np.asarray(h.ids, np.int64)),
+                      np.clip(raw / float(raw.max()), 0.0, 1.0) * h.weight)
+    fused = weights[:, None] * d[None, :] + (1.0 - weights)[:, None] * lex[None, :]
+    return ids, np.argsort(-fused, axis=1, kind="stable")[:, :10]

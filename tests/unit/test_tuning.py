@@ -1,0 +1,166 @@
+"""Routing settings fitted to a catalog from its examples (router.routing.tuning), and how a
+build stores them and the router applies them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from router.config import Config
+from router.engine import Engine
+from router.examples.model import Example, ExampleSource
+from router.examples.settings import TunedSettings
+from router.index.encoders.hashing import HashEmbedder
+from router.index.examples import LEXICAL_EXAMPLES
+from router.index.lexical import LexicalIndex
+from router.index.store import build_index, load_index
+from router.routing.fusion import FusionConfig, Hits, fuse_views
+from router.routing.model import RouteQuery
+from router.routing.tuning import MIN_HELD_OUT, WEIGHTS, _fuse_all, tune
+from router.skills.model import Skill
+
+SKILLS = 40
+
+
+def _unit(rows: np.ndarray) -> np.ndarray:
+    return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+
+
+def _lexical(documents: Sequence[str]):  # type: ignore[no-untyped-def]
+    def build(extra: Mapping[int, Sequence[str]]) -> LexicalIndex:
+        return LexicalIndex.build([" ".join([d, *extra.get(i, ())])
+                                   for i, d in enumerate(documents)])
+    return build
+
+
+def _no_sentences(texts: Sequence[str]) -> np.ndarray:
+    raise AssertionError(f"one-sentence requests need no sentence vectors: {texts}")
+
+
+def test_fusing_every_weight_at_once_ranks_as_fuse_views_does() -> None:
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        dense, lexical = [], []
+        for _ in range(int(rng.integers(0, 3))):
+            k = int(rng.integers(1, 12))
+            dense.append(Hits(rng.choice(30, k, replace=False), np.sort(rng.random(k))[::-1]))
+        for _ in range(int(rng.integers(0, 3))):
+            k = int(rng.integers(1, 12))
+            lexical.append(Hits(rng.choice(30, k, replace=False),
+                                np.sort(rng.random(k) * 6)[::-1], float(rng.choice([1, 0.4]))))
+        baseline = float(rng.random() * 0.3)
+        ids, top = _fuse_all(dense, lexical, baseline, np.asarray(WEIGHTS))
+        for j, w in enumerate(WEIGHTS):
+            expected = fuse_views(dense, lexical, FusionConfig(dense_weight=w),
+                                  dense_baseline=baseline)[:10]
+            assert ids[top[j]].tolist() == [f.index for f in expected]
+
+
+def _catalog(code_words_in_descriptions: bool) -> tuple[list[str], list[str], np.ndarray]:
+    """Skill documents, three example requests per skill (each naming the skill's code word)
+    and their skill positions."""
+    documents, queries, skill = [], [], []
+    for i in range(SKILLS):
+        code = f"zq{i}x"
+        documents.append(f"skill {i} handles topic{i} records"
+                         + (f" {code}" if code_words_in_descriptions else ""))
+        for variant in ("please", "kindly", "now"):
+            queries.append(f"{variant} run the {code} job")
+            skill.append(i)
+    return documents, queries, np.array(skill, dtype=np.int64)
+
+
+def test_expanding_bm25_with_examples_is_chosen_where_only_the_examples_know_the_words(
+) -> None:
+    # Vectors carry no signal and no description holds the words users type: only a BM25
+    # document expanded with the other folds' examples finds a held-out request's skill.
+    documents, queries, skill = _catalog(code_words_in_descriptions=False)
+    rng = np.random.default_rng(3)
+    skills = _unit(rng.normal(size=(SKILLS, 32)))
+    vectors = _unit(rng.normal(size=(len(queries), 32)))
+    got = tune(skills, skills.mean(axis=0), queries, skill, np.zeros(len(queries), bool),
+               vectors, _no_sentences, _lexical(documents))
+    assert got is not None and got.expand_lexical
+    assert got.held_out == len(queries)
+    assert got.recall > 0.9 and got.default_recall < 0.3
+    assert got.dense_weight < 0.5  # the dense side is noise here
+
+
+def test_defaults_stay_when_nothing_beats_them() -> None:
+    # Every combination finds every skill: the defaults are kept.
+    documents, queries, skill = _catalog(code_words_in_descriptions=True)
+    skills = np.eye(SKILLS, 48, dtype=np.float32)
+    vectors = skills[skill]
+    got = tune(skills, skills.mean(axis=0), queries, skill, np.zeros(len(queries), bool),
+               vectors, _no_sentences, _lexical(documents))
+    assert got is not None
+    assert (got.dense_weight, got.example_mode, got.expand_lexical) == (0.5, "view", False)
+    assert got.recall == got.default_recall == 1.0
+
+
+def test_too_few_examples_fit_nothing() -> None:
+    documents, queries, skill = _catalog(code_words_in_descriptions=False)
+    few = MIN_HELD_OUT - 1
+    skills = np.eye(SKILLS, 48, dtype=np.float32)
+    assert tune(skills, skills.mean(axis=0), queries[:few], skill[:few],
+                np.zeros(few, bool), skills[skill[:few]], _no_sentences,
+                _lexical(documents)) is None
+
+
+def test_settings_round_trip_and_refuse_malformed_records() -> None:
+    settings = TunedSettings(0.3, "closest", True, 120, 0.91, 0.8, 0.5, 0.4)
+    assert TunedSettings.from_dict(settings.to_dict()) == settings
+    assert TunedSettings.from_dict(None) is None
+    with pytest.raises(ValueError):
+        TunedSettings.from_dict({"dense_weight": 0.3, "example_mode": "nearest"})
+    with pytest.raises(ValueError):
+        TunedSettings.from_dict({**settings.to_dict(), "dense_weight": 1.5})
+
+
+def _skills() -> list[Skill]:
+    documents, _, _ = _catalog(code_words_in_descriptions=False)
+    return [Skill(name=f"skill-{i}", description=documents[i], location=f"/s/{i}/SKILL.md",
+                  base_dir=f"/s/{i}", content_hash=str(i)) for i in range(SKILLS)]
+
+
+def _examples() -> list[Example]:
+    _, queries, skill = _catalog(code_words_in_descriptions=False)
+    return [Example(q, (f"skill-{s}",), (), ExampleSource.FILE, "test")
+            for q, s in zip(queries, skill.tolist(), strict=True)]
+
+
+def test_a_build_stores_the_fitted_settings_and_routing_applies_them(tmp_path: Path) -> None:
+    info = build_index(_skills(), [], HashEmbedder(), tmp_path, examples=_examples(),
+                       tuner=tune)
+    manifest = json.loads((Path(info.path) / "manifest.json").read_text(encoding="utf-8"))
+    fitted = TunedSettings.from_dict(manifest["tuning"])
+    assert fitted is not None and fitted.held_out == SKILLS * 3
+    snap = load_index(tmp_path)  # checksums include the expanded BM25 index, if any
+    assert snap.tuning == fitted
+    assert (snap.lexical_examples is not None) == fitted.expand_lexical
+    assert (Path(info.path) / LEXICAL_EXAMPLES).is_dir() == fitted.expand_lexical
+    assert TunedSettings.from_dict(json.loads(snap.info.tuning_json)) == fitted
+    engine = Engine(snap, Config(), HashEmbedder(), FusionConfig())
+    turn = engine.explain(RouteQuery(message="kindly run the zq7x job"))
+    assert turn.dense_weight == fitted.dense_weight
+    assert turn.example_mode == fitted.example_mode
+    assert turn.lexical_with_examples == fitted.expand_lexical
+    assert turn.skills[0].name == "skill-7"
+    # A turn naming a skill explicitly is ranked without any example evidence.
+    explicit = engine.explain(RouteQuery(message="/skill-3 kindly run the zq7x job"))
+    assert explicit.example_mode == "" and not explicit.lexical_with_examples
+
+
+def test_a_build_without_a_tuner_or_examples_serves_the_defaults(tmp_path: Path) -> None:
+    build_index(_skills(), [], HashEmbedder(), tmp_path / "untuned", examples=_examples())
+    build_index(_skills(), [], HashEmbedder(), tmp_path / "bare", tuner=tune)
+    for name in ("untuned", "bare"):
+        snap = load_index(tmp_path / name)
+        assert snap.tuning is None and snap.lexical_examples is None
+        assert snap.info.tuning_json == ""
+        turn = Engine(snap, Config(), HashEmbedder()).explain(RouteQuery(message="run zq1x"))
+        assert turn.dense_weight == FusionConfig().dense_weight
