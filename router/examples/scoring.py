@@ -16,7 +16,10 @@ have examples, validation: Seal-Tools zero-shot 0.960 / 0.938, the example view 
 the example view 0.962 / 0.896, closest example 0.949 / 0.873 (single requests are noisy
 neighbours). Adding the examples' text to the skill's BM25 document lost 2.7 pp recall@5 on
 Seal-Tools overall (example requests carry argument values and phrasing that match other
-skills) and is not used.
+skills). Other catalogs pull the other way, so the view is only the default: a build with
+enough examples chooses between the view, the closest example (``CLOSEST``) and both
+(``BOTH``), and whether to expand BM25 documents, by cross-validation on the catalog's own
+examples (``router.routing.tuning``).
 """
 
 from __future__ import annotations

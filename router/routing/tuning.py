@@ -20,6 +20,7 @@ Explain shows the settings a turn was routed with.
 
 from __future__ import annotations
 
+import logging
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -31,10 +32,12 @@ from router.examples.scoring import MODES, VIEW, example_index, with_examples
 from router.examples.settings import TunedSettings
 from router.routing.fusion import FusionConfig, Hits, pool, query_views
 
+log = logging.getLogger(__name__)
+
 FOLDS = 5
 WEIGHTS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 MIN_HELD_OUT = 40  # fewer distinct example requests than this: keep the defaults
-MAX_HELD_OUT = 2000  # at most this many are routed (a fixed hash-ordered sample)
+MAX_HELD_OUT = 1000  # at most this many are routed (a fixed hash-ordered sample)
 TOP = 5
 SIGMAS = 2.0  # the defaults stay unless beaten on this many sigmas more requests than lost
 DEFAULT_MODE = VIEW
@@ -148,6 +151,10 @@ def _choose(combos: Sequence[tuple[float, str, bool]], recall: np.ndarray, rr: n
     if wins - losses <= SIGMAS * np.sqrt(wins + losses):
         best = base
     w, mode, expand = combos[best]
+    log.info("routing settings from %d example requests (%d-fold): dense weight %.1f, "
+             "example mode %s, BM25 %s; recall@5 %.3f (defaults %.3f)", len(recall), FOLDS, w,
+             mode, "with examples" if expand else "plain", mean_recall[best],
+             mean_recall[base])
     return TunedSettings(w, mode, expand, len(recall), float(mean_recall[best]),
                          float(mean_rr[best]), float(mean_recall[base]), float(mean_rr[base]))
 

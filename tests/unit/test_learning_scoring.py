@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -157,3 +158,23 @@ def test_examples_route_and_removed_skills_lose_them(tmp_path: Path) -> None:
     assert engine.info().example_count == 0
     assert all(s.name != "csv-stats" for s in engine.route(RouteQuery(message=TAUGHT.query))
                .skills)
+
+
+def test_a_turn_neither_retriever_finds_gets_no_retrieved_skill(tmp_path: Path) -> None:
+    build_index(SKILLS, [], HashEmbedder(), tmp_path)
+    snap = load_index(tmp_path)
+    calibration = snap.calibration
+    assert calibration is not None and calibration.dense_low <= calibration.min_dense
+    assert calibration.lexical >= 0  # 0 here: most everyday requests share no word with these
+    ask = RouteQuery(message="extracts tables from spreadsheets")
+
+    def retrieved(dense_low: float, lexical: float) -> list[str]:
+        # min_dense 0 turns the nearest-request test off: only the two-retriever test refuses.
+        tuned = replace(calibration, min_dense=0.0, dense_low=dense_low, lexical=lexical)
+        engine = Engine(replace(snap, calibration=tuned), Config(), HashEmbedder())
+        return [s.name for s in engine.route(ask).skills if s.reason is Reason.RETRIEVED]
+
+    assert retrieved(0.0, 0.0)  # both tests off
+    assert retrieved(1.0, 1e6) == []  # under both nulls: refused
+    assert retrieved(1.0, 1e-6)  # BM25 finds its words: routed
+    assert retrieved(-1.0, 1e6)  # near a skill in meaning: routed
