@@ -28,7 +28,7 @@ gate for an index built without calibration.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib.resources import files
 from typing import Any
 
@@ -46,6 +46,12 @@ MARGIN = 0.3  # how much closer to an off-topic request than to any skill a refu
 # fixed floor had refused most of those); on Seal-Tools (1,354 requests) it empties 3 more.
 DENSE_LOW = 0.7
 LEXICAL_QUANTILE = 0.9
+# With example requests the catalog's own on-topic requests are known, so a build tries
+# stricter settings, strictest first (each refuses everything the next one does), as
+# (DENSE_LOW quantile, MARGIN), and keeps the first that refuses at most ALLOWANCE more of the
+# held-out example requests than the defaults do (router.routing.tuning scores them).
+STRICTER = ((0.9, 0.1), (0.9, 0.2), (0.8, 0.2), (0.8, 0.3))
+ALLOWANCE = 0.005
 OFFTOPIC_RESOURCE = "offtopic.txt"
 
 
@@ -59,11 +65,14 @@ class Calibration:
     catalog_requests: int  # of which from the catalog's own examples
     dense_low: float = 0.0  # the null's DENSE_LOW quantile of best cosines (0: test off)
     lexical: float = 0.0  # the null's LEXICAL_QUANTILE quantile of best BM25 scores
+    margin: float = MARGIN  # the nearest-request test's margin
+    dense_quantile: float = DENSE_LOW  # the quantile dense_low was taken at
 
     def to_dict(self) -> dict[str, Any]:
         return {"min_dense": round(self.min_dense, 6), "quantile": self.quantile,
                 "requests": self.requests, "catalog_requests": self.catalog_requests,
-                "dense_low": round(self.dense_low, 6), "lexical": round(self.lexical, 6)}
+                "dense_low": round(self.dense_low, 6), "lexical": round(self.lexical, 6),
+                "margin": self.margin, "dense_quantile": self.dense_quantile}
 
     @classmethod
     def from_dict(cls, data: Any) -> Calibration | None:
@@ -71,7 +80,9 @@ class Calibration:
             return None
         return cls(float(data["min_dense"]), float(data.get("quantile", QUANTILE)),
                    int(data.get("requests", 0)), int(data.get("catalog_requests", 0)),
-                   float(data.get("dense_low", 0.0)), float(data.get("lexical", 0.0)))
+                   float(data.get("dense_low", 0.0)), float(data.get("lexical", 0.0)),
+                   float(data.get("margin", MARGIN)),
+                   float(data.get("dense_quantile", DENSE_LOW)))
 
 
 def parse_requests(text: str) -> list[str]:
@@ -92,7 +103,7 @@ def refuses(best: float, nearest_off_topic: float, calibration: Calibration | No
     off-topic for this catalog."""
     if calibration is None:
         return False
-    if best < calibration.min_dense and nearest_off_topic >= best + MARGIN:
+    if best < calibration.min_dense and nearest_off_topic >= best + calibration.margin:
         return True
     return (lexical is not None and calibration.lexical > 0
             and best < calibration.dense_low and lexical < calibration.lexical)
@@ -110,3 +121,30 @@ def calibrate(best: np.ndarray, catalog_requests: int = 0, quantile: float = QUA
                        catalog_requests, round(float(np.quantile(values, DENSE_LOW)), 6),
                        round(float(np.quantile(words, LEXICAL_QUANTILE)), 6) if len(words)
                        else 0.0)
+
+
+def refused(calibration: Calibration, best: np.ndarray, nearest: np.ndarray,
+            lexical: np.ndarray) -> np.ndarray:
+    """``refuses`` over arrays of turns (best cosine, nearest off-topic cosine, best BM25)."""
+    by_margin = (best < calibration.min_dense) & (nearest >= best + calibration.margin)
+    by_both = (best < calibration.dense_low) & (lexical < calibration.lexical) \
+        if calibration.lexical > 0 else np.zeros(len(best), dtype=bool)
+    return np.asarray(by_margin | by_both)
+
+
+def fit_to_catalog(calibration: Calibration, null_best: np.ndarray, best: np.ndarray,
+                   nearest: np.ndarray, lexical: np.ndarray) -> Calibration:
+    """The strictest of ``STRICTER`` that refuses at most ``ALLOWANCE`` more of the catalog's
+    held-out on-topic requests (their best cosine, nearest off-topic cosine and best BM25)
+    than ``calibration`` does; ``calibration`` itself when none does."""
+    if len(best) == 0:
+        return calibration
+    allowed = int(np.sum(refused(calibration, best, nearest, lexical))) \
+        + int(ALLOWANCE * len(best))
+    values = np.asarray(null_best, dtype=np.float64)
+    for quantile, margin in STRICTER:
+        stricter = replace(calibration, margin=margin, dense_quantile=quantile,
+                           dense_low=round(float(np.quantile(values, quantile)), 6))
+        if int(np.sum(refused(stricter, best, nearest, lexical))) <= allowed:
+            return stricter
+    return calibration

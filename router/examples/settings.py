@@ -3,8 +3,10 @@ record only; ``router.routing.tuning`` fits them, the router applies them)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from router.examples.scoring import MODES
 
@@ -45,3 +47,22 @@ class TunedSettings:
                    float(data.get("mrr_at_10", 0.0)),
                    float(data.get("default_recall_at_5", 0.0)),
                    float(data.get("default_mrr_at_10", 0.0)))
+
+
+@dataclass(frozen=True)
+class HeldOut:
+    """What the chosen settings saw of each held-out example request (the catalog's on-topic
+    requests, each scored without itself): its best cosine, best BM25 score and
+    whole-request vector. The relevance gate is fitted on them (``router.examples.gate``)."""
+
+    best: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    lexical: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    vectors: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
+
+
+@dataclass(frozen=True)
+class Fit:
+    """A tuner's answer: the settings, and the held-out requests' evidence under them."""
+
+    settings: TunedSettings
+    held_out: HeldOut

@@ -27,7 +27,7 @@ from router.errors import IndexUnavailable
 from router.examples import gate, selection
 from router.examples.model import Example
 from router.examples.scoring import VIEW, ExampleIndex, best_cosines, example_index
-from router.examples.settings import TunedSettings
+from router.examples.settings import Fit, TunedSettings
 from router.index.encoders.base import Embedder
 from router.index.layout import VERSIONS, current_version, read_manifest
 from router.index.lexical import LexicalIndex
@@ -43,7 +43,7 @@ LEXICAL_EXAMPLES = "lexical-examples"
 # by the caller of the build): skill vectors, their centroid, the example rows (queries, skill
 # positions, negative flags, vectors), a sentence encoder and a builder of BM25 indexes over the
 # skill documents with extra texts appended.
-Tuner = Callable[..., TunedSettings | None]
+Tuner = Callable[..., Fit | None]
 
 
 @dataclass(frozen=True)
@@ -104,21 +104,20 @@ def expanded_documents(documents: Sequence[str],
 
 
 def _tune(tuner: Tuner | None, index: ExampleIndex | None, documents: Sequence[str],
-          skill_vectors: np.ndarray, embedder: Embedder) -> tuple[TunedSettings | None,
-                                                                  tuple[str, ...]]:
+          skill_vectors: np.ndarray, embedder: Embedder) -> tuple[Fit | None, tuple[str, ...]]:
     if tuner is None or index is None:
         return None, ()
-    tuned = tuner(skill_vectors, catalog_centroid(skill_vectors), index.queries, index.skill,
-                  index.negative, index.vectors, embedder.encode,
-                  lambda extra: LexicalIndex.build(expanded_documents(documents, extra)))
-    if tuned is None or not tuned.expand_lexical:
-        return tuned, ()
+    fit = tuner(skill_vectors, catalog_centroid(skill_vectors), index.queries, index.skill,
+                index.negative, index.vectors, embedder.encode,
+                lambda extra: LexicalIndex.build(expanded_documents(documents, extra)))
+    if fit is None or not fit.settings.expand_lexical:
+        return fit, ()
     extra: dict[int, list[str]] = {}
     for query, pos, negative in zip(index.queries, index.skill.tolist(),
                                     index.negative.tolist(), strict=True):
         if not negative:
             extra.setdefault(int(pos), []).append(query)
-    return tuned, tuple(expanded_documents(documents, extra))
+    return fit, tuple(expanded_documents(documents, extra))
 
 
 def _best_bm25(texts: Sequence[str], documents: Sequence[str]) -> np.ndarray | None:
@@ -149,7 +148,8 @@ def prepare(names: Sequence[str], skill_vectors: np.ndarray, examples: Sequence[
     null = vectors[len(chosen.rows):]
     positions = {n: i for i, n in enumerate(names)}
     index = as_index(chosen.rows, rows, positions, skill_vectors)
-    tuned, expanded = _tune(tuner, index, documents, skill_vectors, embedder)
+    fit, expanded = _tune(tuner, index, documents, skill_vectors, embedder)
+    tuned = fit.settings if fit else None
     best = best_cosines(null, skill_vectors, index, tuned.example_mode if tuned else VIEW)
     calibration = gate.calibrate(best, catalog_requests=len(chosen.off_topic),
                                  lexical=_best_bm25(calibration_texts, expanded or documents))
@@ -157,6 +157,10 @@ def prepare(names: Sequence[str], skill_vectors: np.ndarray, examples: Sequence[
     # policy skill exists) are not what an off-topic turn looks like here.
     nearest = tuple(i for i, b in enumerate(best.tolist())
                     if calibration is None or b < calibration.min_dense)
+    if fit is not None and calibration is not None and nearest:
+        held = fit.held_out
+        near = (held.vectors @ null[list(nearest)].T).max(axis=1)
+        calibration = gate.fit_to_catalog(calibration, best, held.best, near, held.lexical)
     return Learned(chosen, rows, calibration_texts, null, calibration, fingerprint, nearest,
                    tuned, expanded)
 

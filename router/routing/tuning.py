@@ -29,7 +29,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from router.examples.scoring import MODES, VIEW, example_index, with_examples
-from router.examples.settings import TunedSettings
+from router.examples.settings import Fit, HeldOut, TunedSettings
 from router.routing.fusion import FusionConfig, Hits, pool, query_views
 
 log = logging.getLogger(__name__)
@@ -104,11 +104,12 @@ def tune(skill_vectors: np.ndarray, centroid: np.ndarray, queries: Sequence[str]
          skill: np.ndarray, negative: np.ndarray, vectors: np.ndarray,
          encode: Callable[[Sequence[str]], np.ndarray],
          lexical_for: Callable[[Mapping[int, Sequence[str]]], Searcher],
-         fusion: FusionConfig | None = None) -> TunedSettings | None:
+         fusion: FusionConfig | None = None) -> Fit | None:
     """Cross-validate every combination (module doc) over the example rows ``queries`` (skill
     position ``skill[i]``, ``negative[i]``, whole-request vector ``vectors[i]``). ``encode``
     embeds sentence views; ``lexical_for(extra)`` builds a BM25 index over the skills'
-    documents with ``extra[skill]`` texts appended. None when there are too few examples."""
+    documents with ``extra[skill]`` texts appended. Returns the chosen settings and each
+    held-out request's evidence under them; None when there are too few examples."""
     fusion = fusion or FusionConfig()
     skill = np.asarray(skill, dtype=np.int64)
     negative = np.asarray(negative, dtype=bool)
@@ -118,6 +119,8 @@ def tune(skill_vectors: np.ndarray, centroid: np.ndarray, queries: Sequence[str]
     combos = _combos()
     recall = np.zeros((len(requests), len(combos)))
     rr = np.zeros((len(requests), len(combos)))
+    best = np.zeros((len(requests), len(MODES)))  # best cosine per example mode
+    words = np.zeros((len(requests), 2))  # best BM25 score: plain, expanded
     folds = np.array([fold_of(q) for q in queries], dtype=np.int64)
     plain = lexical_for({})
     for fold in range(FOLDS):
@@ -134,9 +137,13 @@ def tune(skill_vectors: np.ndarray, centroid: np.ndarray, queries: Sequence[str]
         expanded = lexical_for(extra)
         for k, req in enumerate(requests):
             if req.fold == fold:
-                _score(req, skill_vectors, centroid, index, (plain, expanded), combos, fusion,
-                       recall[k], rr[k])
-    return _choose(combos, recall, rr, (fusion.dense_weight, DEFAULT_MODE, False))
+                best[k], words[k] = _score(req, skill_vectors, centroid, index,
+                                           (plain, expanded), combos, fusion, recall[k], rr[k])
+    settings = _choose(combos, recall, rr, (fusion.dense_weight, DEFAULT_MODE, False))
+    held_out = HeldOut(best[:, MODES.index(settings.example_mode)].astype(np.float32),
+                       words[:, int(settings.expand_lexical)].astype(np.float32),
+                       np.stack([r.vectors[0] for r in requests]).astype(np.float32))
+    return Fit(settings, held_out)
 
 
 def _choose(combos: Sequence[tuple[float, str, bool]], recall: np.ndarray, rr: np.ndarray,
@@ -161,7 +168,10 @@ def _choose(combos: Sequence[tuple[float, str, bool]], recall: np.ndarray, rr: n
 
 def _score(req: _Request, skill_vectors: np.ndarray, centroid: np.ndarray, index: Any,
            lexical: tuple[Searcher, Searcher], combos: Sequence[tuple[float, str, bool]],
-           fusion: FusionConfig, recall: np.ndarray, rr: np.ndarray) -> None:
+           fusion: FusionConfig, recall: np.ndarray, rr: np.ndarray,
+           ) -> tuple[list[float], list[float]]:
+    """Score one held-out request under every combination into ``recall`` and ``rr``; return
+    its best cosine per example mode and best BM25 score per BM25 index."""
     texts = query_views(req.text, fusion)
     described = [_dense(skill_vectors, q, fusion.depth) for q in req.vectors]
     dense_by_mode: dict[str, list[Hits]] = {}
@@ -189,6 +199,11 @@ def _score(req: _Request, skill_vectors: np.ndarray, centroid: np.ndarray, index
                 recall[i] = len(req.expected & set(ranked[:TOP])) / len(req.expected)
                 rr[i] = next((1.0 / (k + 1) for k, s in enumerate(ranked)
                               if s in req.expected), 0.0)
+    best = [max((float(np.max(h.scores)) for h in dense_by_mode[m] if len(h.ids)), default=0.0)
+            for m in MODES]
+    words = [max((float(np.max(h.scores)) for h in hits if len(h.ids)), default=0.0)
+             for hits in lexical_hits]
+    return best, words
 
 
 def _fuse_all(dense: Sequence[Hits], lexical: Sequence[Hits], baseline: float,

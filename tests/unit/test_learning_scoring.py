@@ -178,3 +178,27 @@ def test_a_turn_neither_retriever_finds_gets_no_retrieved_skill(tmp_path: Path) 
     assert retrieved(1.0, 1e6) == []  # under both nulls: refused
     assert retrieved(1.0, 1e-6)  # BM25 finds its words: routed
     assert retrieved(-1.0, 1e6)  # near a skill in meaning: routed
+
+
+def test_the_gate_is_made_stricter_only_as_far_as_the_catalogs_requests_allow() -> None:
+    null = np.linspace(0.0, 1.0, 101)  # quantiles 0.7 / 0.8 / 0.9 are 0.7 / 0.8 / 0.9
+    base = gate.calibrate(null, lexical=np.linspace(0, 10, 101))
+    assert base is not None and (base.margin, base.dense_quantile) == (0.3, 0.7)
+    far, words = np.zeros(200), np.zeros(200)  # no off-topic request near; no word found
+
+    def fitted(best: np.ndarray) -> tuple[float, float]:
+        got = gate.fit_to_catalog(base, null, best, far, words)
+        assert gate.Calibration.from_dict(got.to_dict()) == got
+        return got.dense_quantile, got.margin
+
+    assert fitted(np.full(200, 0.95)) == (0.9, 0.1)  # every on-topic request scores high
+    # One request more refused in 200 is within the allowance (0.5%)...
+    assert fitted(np.r_[np.full(199, 0.95), np.full(1, 0.85)]) == (0.9, 0.1)
+    # ... five are not: the two-retriever test may only go up to the 0.8 quantile.
+    assert fitted(np.r_[np.full(195, 0.95), np.full(5, 0.85)]) == (0.8, 0.2)
+    assert fitted(np.r_[np.full(195, 0.95), np.full(5, 0.75)]) == (0.7, 0.3)
+    assert gate.fit_to_catalog(base, null, np.zeros(0), np.zeros(0), np.zeros(0)) == base
+    # The margin moves the nearest-request test: a request 0.15 closer to an off-topic request
+    # than to any skill, under the gate, is refused at margin 0.1, not at 0.3.
+    strict = replace(base, margin=0.1)
+    assert gate.refuses(0.5, 0.65, strict) and not gate.refuses(0.5, 0.65, base)

@@ -82,10 +82,18 @@ def test_expanding_bm25_with_examples_is_chosen_where_only_the_examples_know_the
     rng = np.random.default_rng(3)
     skills = _unit(rng.normal(size=(SKILLS, 32)))
     vectors = _unit(rng.normal(size=(len(queries), 32)))
-    got = tune(skills, skills.mean(axis=0), queries, skill, np.zeros(len(queries), bool),
+    fit = tune(skills, skills.mean(axis=0), queries, skill, np.zeros(len(queries), bool),
                vectors, _no_sentences, _lexical(documents))
-    assert got is not None and got.expand_lexical
+    assert fit is not None
+    got = fit.settings
+    assert got.expand_lexical
     assert got.held_out == len(queries)
+    # Each held-out request's evidence under the chosen settings, for the gate: BM25 now finds
+    # its words (expanded documents); the vectors are the requests' own.
+    assert len(fit.held_out.best) == len(fit.held_out.lexical) == len(queries)
+    assert np.all(fit.held_out.lexical > 0)
+    assert {tuple(np.round(v, 5)) for v in fit.held_out.vectors} \
+        == {tuple(np.round(v, 5)) for v in vectors}
     assert got.recall > 0.9 and got.default_recall < 0.3
     assert got.dense_weight < 0.5  # the dense side is noise here
 
@@ -95,9 +103,10 @@ def test_defaults_stay_when_nothing_beats_them() -> None:
     documents, queries, skill = _catalog(code_words_in_descriptions=True)
     skills = np.eye(SKILLS, 48, dtype=np.float32)
     vectors = skills[skill]
-    got = tune(skills, skills.mean(axis=0), queries, skill, np.zeros(len(queries), bool),
+    fit = tune(skills, skills.mean(axis=0), queries, skill, np.zeros(len(queries), bool),
                vectors, _no_sentences, _lexical(documents))
-    assert got is not None
+    assert fit is not None
+    got = fit.settings
     assert (got.dense_weight, got.example_mode, got.expand_lexical) == (0.5, "view", False)
     assert got.recall == got.default_recall == 1.0
 
