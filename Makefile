@@ -70,6 +70,9 @@ eval: setup
 	@echo "== regression set, zero-shot"
 	$(CLI) eval --queries eval/regression/queries.jsonl --root $(DEMO) --split --tags \
 	  --per-skill 10 --baseline eval/regression/baseline.json
+	@echo "== regression set, few-shot (--examples: its train split's requests)"
+	$(CLI) eval --queries eval/regression/queries.jsonl --root $(DEMO) --split \
+	  --examples eval/regression/train_examples.jsonl
 
 clean:
 	rm -rf $(INDEX)/versions $(INDEX)/CURRENT $(INDEX)/.tmp-* .pytest_cache .mypy_cache .ruff_cache
