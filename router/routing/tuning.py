@@ -15,7 +15,9 @@ every combination of
 and keeps the one with the best recall@5 (then MRR@10). The defaults are kept unless that
 combination finds more held-out requests' skills than they do, by a sign test at ``SIGMAS``.
 The choice and the figures behind it are stored in the manifest and shown by ``info``;
-Explain shows the settings a turn was routed with.
+Explain shows the settings a turn was routed with. Each held-out request's evidence under the
+chosen settings (best cosine, best BM25 score) is handed back too: those are the catalog's
+on-topic requests, which the relevance gate is fitted on (``router.examples.gate``).
 """
 
 from __future__ import annotations
@@ -41,7 +43,6 @@ MAX_HELD_OUT = 1000  # at most this many are routed (a fixed hash-ordered sample
 TOP = 5
 SIGMAS = 2.0  # the defaults stay unless beaten on this many sigmas more requests than lost
 DEFAULT_MODE = VIEW
-
 
 
 class Searcher(Protocol):
