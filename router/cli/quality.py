@@ -69,12 +69,18 @@ def cmd_explain(args: argparse.Namespace) -> int:
     rows = result.candidates[: args.limit]
     if args.format == "json":
         print(json.dumps({"index_version": result.index_version, "gate": result.gate,
+                          "dense_weight": result.dense_weight,
+                          "example_mode": result.example_mode,
+                          "lexical_with_examples": result.lexical_with_examples,
                           "skills": [s.name for s in result.skills],
                           "candidates": [{**asdict(c), "reason": c.reason.value}
                                          for c in rows]}, indent=1))
         return 0
+    examples = (f"examples: {result.example_mode}"
+                + (", in BM25 documents" if result.lexical_with_examples else "")
+                if result.example_mode else "no examples")
     print(f"index {result.index_version}: routed {[s.name for s in result.skills]}; "
-          f"gate {result.gate:.3f}")
+          f"gate {result.gate:.3f}; dense weight {result.dense_weight:.1f}; {examples}")
     print(f"{'name':40} {'dense':>7} {'lexical':>8} {'fused':>7}  kept  reason")
     for c in rows:
         matched = f"  (example: {c.matched_example[:60]!r})" if c.matched_example else ""

@@ -122,7 +122,13 @@ def test_read_info_reads_the_manifest_only(tmp_path: Path) -> None:
         read_info(tmp_path)
 
 
-def test_a_malformed_manifest_field_is_a_corrupt_index_not_a_crash(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("field", "value"), [
+    ("gate", {"min_dense": "not a number"}),
+    ("tuning", {"dense_weight": 0.5, "example_mode": "nearest", "expand_lexical": False}),
+    ("tuning", {"dense_weight": 7, "example_mode": "view", "expand_lexical": False}),
+])
+def test_a_malformed_manifest_field_is_a_corrupt_index_not_a_crash(
+        tmp_path: Path, field: str, value: object) -> None:
     from router.index.layout import MANIFEST
 
     root = tmp_path / "index"
@@ -130,7 +136,7 @@ def test_a_malformed_manifest_field_is_a_corrupt_index_not_a_crash(tmp_path: Pat
                 HashEmbedder(), root)
     manifest = root / VERSIONS / current_version(root) / MANIFEST
     data = json.loads(manifest.read_text())
-    data["gate"] = {"min_dense": "not a number"}
+    data[field] = value
     manifest.write_text(json.dumps(data))
     with pytest.raises(IndexCorrupt):
         load_index(root)

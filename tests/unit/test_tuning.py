@@ -173,3 +173,24 @@ def test_a_build_without_a_tuner_or_examples_serves_the_defaults(tmp_path: Path)
         assert snap.info.tuning_json == ""
         turn = Engine(snap, Config(), HashEmbedder()).explain(RouteQuery(message="run zq1x"))
         assert turn.dense_weight == FusionConfig().dense_weight
+
+
+def test_explain_and_info_on_the_command_line_show_the_fitted_settings(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from router.cli import main
+
+    build_index(_skills(), [], HashEmbedder(), tmp_path, examples=_examples(), tuner=tune)
+    fitted = load_index(tmp_path).tuning
+    assert fitted is not None
+    assert main(["explain", "--index", str(tmp_path), "--format", "json",
+                 "kindly run the zq7x job"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["dense_weight"] == fitted.dense_weight
+    assert shown["example_mode"] == fitted.example_mode
+    assert shown["lexical_with_examples"] == fitted.expand_lexical
+    assert main(["explain", "--index", str(tmp_path), "kindly run the zq7x job"]) == 0
+    assert f"dense weight {fitted.dense_weight:.1f}; examples: {fitted.example_mode}" \
+        in capsys.readouterr().out
+    assert main(["info", "--index", str(tmp_path)]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert TunedSettings.from_dict(json.loads(info["tuning_json"])) == fitted
