@@ -48,10 +48,11 @@ DENSE_LOW = 0.7
 LEXICAL_QUANTILE = 0.9
 # With example requests the catalog's own on-topic requests are known, so a build tries
 # stricter settings, strictest first (each refuses everything the next one does), as
-# (DENSE_LOW quantile, MARGIN), and keeps the first that refuses at most ALLOWANCE more of the
-# held-out example requests than the defaults do (router.routing.tuning scores them).
+# (DENSE_LOW quantile, MARGIN), and keeps the first that refuses no more of the held-out
+# example requests than the defaults do (router.routing.tuning scores them). Allowing 0.5% more
+# picked the strictest on the dev set's 700 examples and emptied 6 more of its 809 train
+# requests (0.4% -> 1.1%).
 STRICTER = ((0.9, 0.1), (0.9, 0.2), (0.8, 0.2), (0.8, 0.3))
-ALLOWANCE = 0.005
 OFFTOPIC_RESOURCE = "offtopic.txt"
 
 
@@ -134,13 +135,12 @@ def refused(calibration: Calibration, best: np.ndarray, nearest: np.ndarray,
 
 def fit_to_catalog(calibration: Calibration, null_best: np.ndarray, best: np.ndarray,
                    nearest: np.ndarray, lexical: np.ndarray) -> Calibration:
-    """The strictest of ``STRICTER`` that refuses at most ``ALLOWANCE`` more of the catalog's
-    held-out on-topic requests (their best cosine, nearest off-topic cosine and best BM25)
-    than ``calibration`` does; ``calibration`` itself when none does."""
+    """The strictest of ``STRICTER`` that refuses no more of the catalog's held-out on-topic
+    requests (their best cosine, nearest off-topic cosine and best BM25) than ``calibration``
+    does; ``calibration`` itself when none does."""
     if len(best) == 0:
         return calibration
-    allowed = int(np.sum(refused(calibration, best, nearest, lexical))) \
-        + int(ALLOWANCE * len(best))
+    allowed = int(np.sum(refused(calibration, best, nearest, lexical)))
     values = np.asarray(null_best, dtype=np.float64)
     for quantile, margin in STRICTER:
         stricter = replace(calibration, margin=margin, dense_quantile=quantile,
