@@ -28,6 +28,7 @@ gate for an index built without calibration.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from importlib.resources import files
 from typing import Any
@@ -135,18 +136,24 @@ def refused(calibration: Calibration, best: np.ndarray, nearest: np.ndarray,
     return np.asarray(by_margin | by_both)
 
 
-def fit_to_catalog(calibration: Calibration, null_best: np.ndarray, best: np.ndarray,
-                   nearest: np.ndarray, lexical: np.ndarray) -> Calibration:
-    """The strictest of ``STRICTER`` that refuses no more of the catalog's held-out on-topic
-    requests (their best cosine, nearest off-topic cosine and best BM25) than ``calibration``
-    does; ``calibration`` itself when none does."""
-    if len(best) == 0:
+Evidence = tuple[np.ndarray, np.ndarray, np.ndarray]  # best cosine, nearest off-topic, BM25
+
+
+def fit_to_catalog(calibration: Calibration, null_best: np.ndarray,
+                   evidence: Sequence[Evidence]) -> Calibration:
+    """The strictest of ``STRICTER`` that, in every one of ``evidence`` (the catalog's held-out
+    on-topic requests: best cosine, nearest off-topic cosine and best BM25 of each, e.g. with
+    and without example requests), refuses no more requests than ``calibration`` does;
+    ``calibration`` itself when none does."""
+    evidence = [e for e in evidence if len(e[0])]
+    if not evidence:
         return calibration
-    allowed = int(np.sum(refused(calibration, best, nearest, lexical)))
+    allowed = [int(np.sum(refused(calibration, *e))) for e in evidence]
     values = np.asarray(null_best, dtype=np.float64)
     for quantile, margin in STRICTER:
         stricter = replace(calibration, margin=margin, dense_quantile=quantile,
                            dense_low=round(float(np.quantile(values, quantile)), 6))
-        if int(np.sum(refused(stricter, best, nearest, lexical))) <= allowed:
+        if all(int(np.sum(refused(stricter, *e))) <= most
+               for e, most in zip(evidence, allowed, strict=True)):
             return stricter
     return calibration

@@ -53,11 +53,15 @@ class TunedSettings:
 class HeldOut:
     """What the chosen settings saw of each held-out example request (the catalog's on-topic
     requests, each scored without itself): its best cosine, best BM25 score and
-    whole-request vector. The relevance gate is fitted on them (``router.examples.gate``)."""
+    whole-request vector; and its best cosine and BM25 score with no examples at all, as a
+    request for a skill no example teaches is scored. The relevance gate is fitted on both
+    (``router.examples.gate``)."""
 
     best: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
     lexical: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
     vectors: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
+    untaught_best: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    untaught_lexical: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
 
 
 @dataclass(frozen=True)

@@ -160,7 +160,9 @@ def prepare(names: Sequence[str], skill_vectors: np.ndarray, examples: Sequence[
     if fit is not None and calibration is not None and nearest:
         held = fit.held_out
         near = (held.vectors @ null[list(nearest)].T).max(axis=1)
-        calibration = gate.fit_to_catalog(calibration, best, held.best, near, held.lexical)
+        calibration = gate.fit_to_catalog(calibration, best, [
+            (held.best, near, held.lexical),
+            (held.untaught_best, near, held.untaught_lexical)])
     return Learned(chosen, rows, calibration_texts, null, calibration, fingerprint, nearest,
                    tuned, expanded)
 

@@ -120,7 +120,7 @@ def tune(skill_vectors: np.ndarray, centroid: np.ndarray, queries: Sequence[str]
     combos = _combos()
     recall = np.zeros((len(requests), len(combos)))
     rr = np.zeros((len(requests), len(combos)))
-    best = np.zeros((len(requests), len(MODES)))  # best cosine per example mode
+    best = np.zeros((len(requests), len(MODES) + 1))  # best cosine per example mode; none
     words = np.zeros((len(requests), 2))  # best BM25 score: plain, expanded
     folds = np.array([fold_of(q) for q in queries], dtype=np.int64)
     plain = lexical_for({})
@@ -143,7 +143,8 @@ def tune(skill_vectors: np.ndarray, centroid: np.ndarray, queries: Sequence[str]
     settings = _choose(combos, recall, rr, (fusion.dense_weight, DEFAULT_MODE, False))
     held_out = HeldOut(best[:, MODES.index(settings.example_mode)].astype(np.float32),
                        words[:, int(settings.expand_lexical)].astype(np.float32),
-                       np.stack([r.vectors[0] for r in requests]).astype(np.float32))
+                       np.stack([r.vectors[0] for r in requests]).astype(np.float32),
+                       best[:, -1].astype(np.float32), words[:, 0].astype(np.float32))
     return Fit(settings, held_out)
 
 
@@ -172,7 +173,8 @@ def _score(req: _Request, skill_vectors: np.ndarray, centroid: np.ndarray, index
            fusion: FusionConfig, recall: np.ndarray, rr: np.ndarray,
            ) -> tuple[list[float], list[float]]:
     """Score one held-out request under every combination into ``recall`` and ``rr``; return
-    its best cosine per example mode and best BM25 score per BM25 index."""
+    its best cosine per example mode and without examples, and its best BM25 score per BM25
+    index (plain, expanded)."""
     texts = query_views(req.text, fusion)
     described = [_dense(skill_vectors, q, fusion.depth) for q in req.vectors]
     dense_by_mode: dict[str, list[Hits]] = {}
@@ -202,6 +204,8 @@ def _score(req: _Request, skill_vectors: np.ndarray, centroid: np.ndarray, index
                               if s in req.expected), 0.0)
     best = [max((float(np.max(h.scores)) for h in dense_by_mode[m] if len(h.ids)), default=0.0)
             for m in MODES]
+    best.append(max((float(np.max(scores)) for _, scores in described if len(scores)),
+                    default=0.0))
     words = [max((float(np.max(h.scores)) for h in hits if len(h.ids)), default=0.0)
              for hits in lexical_hits]
     return best, words

@@ -187,7 +187,7 @@ def test_the_gate_is_made_stricter_only_as_far_as_the_catalogs_requests_allow() 
     far, words = np.zeros(200), np.zeros(200)  # no off-topic request near; no word found
 
     def fitted(best: np.ndarray) -> tuple[float, float]:
-        got = gate.fit_to_catalog(base, null, best, far, words)
+        got = gate.fit_to_catalog(base, null, [(best, far, words)])
         assert gate.Calibration.from_dict(got.to_dict()) == got
         return got.dense_quantile, got.margin
 
@@ -197,7 +197,10 @@ def test_the_gate_is_made_stricter_only_as_far_as_the_catalogs_requests_allow() 
     assert fitted(np.r_[np.full(199, 0.95), np.full(1, 0.75)]) == (0.7, 0.3)
     # Requests the defaults refuse already do not hold the gate back.
     assert fitted(np.r_[np.full(199, 0.95), np.full(1, 0.5)]) == (0.9, 0.1)
-    assert gate.fit_to_catalog(base, null, np.zeros(0), np.zeros(0), np.zeros(0)) == base
+    assert gate.fit_to_catalog(base, null, [(np.zeros(0), np.zeros(0), np.zeros(0))]) == base
+    # Every evidence must allow it: scored without examples, a request may sit lower.
+    high, low = np.full(200, 0.95), np.r_[np.full(199, 0.95), np.full(1, 0.75)]
+    assert gate.fit_to_catalog(base, null, [(high, far, words), (low, far, words)]) == base
     # The margin moves the nearest-request test: a request 0.15 closer to an off-topic request
     # than to any skill, under the gate, is refused at margin 0.1, not at 0.3.
     strict = replace(base, margin=0.1)

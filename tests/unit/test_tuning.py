@@ -92,6 +92,9 @@ def test_expanding_bm25_with_examples_is_chosen_where_only_the_examples_know_the
     # its words (expanded documents); the vectors are the requests' own.
     assert len(fit.held_out.best) == len(fit.held_out.lexical) == len(queries)
     assert np.all(fit.held_out.lexical > 0)
+    # Without examples, as a request for an untaught skill: no word found, no lift.
+    assert np.all(fit.held_out.untaught_lexical == 0)
+    assert np.all(fit.held_out.untaught_best <= fit.held_out.best + 1e-6)
     assert {tuple(np.round(v, 5)) for v in fit.held_out.vectors} \
         == {tuple(np.round(v, 5)) for v in vectors}
     assert got.recall > 0.9 and got.default_recall < 0.3
