@@ -76,6 +76,9 @@ class IndexConfig:
     # HNSW search breadth at serve time (indexes of 20k+ skills; >= 1): higher finds more of
     # the exact neighbours and costs more per query (see router.index.dense).
     hnsw_ef_search: int = 128
+    # Fit the fusion weight and the use of examples to the catalog from its example requests at
+    # build time (router.routing.tuning); false builds serve the defaults.
+    fit_settings: bool = True
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ from router.routing import router as core
 from router.routing.fusion import FusionConfig
 from router.routing.model import Reason, RouteQuery, RouteResult
 from router.routing.request import checked_query
-from router.routing.tuning import tune
+from router.routing.tuning import tuner_for
 from router.skills.model import Diagnostic, Skill
 
 if TYPE_CHECKING:
@@ -192,7 +192,8 @@ class Engine:
             discovery, self._embedder, index_dir, keep_versions=self._config.index.keep_versions,
             served=pipeline.Served(served.info.version, served.skills, recorded), full=full,
             example_files=files_from_settings(recorded),
-            **traffic_examples(index_dir, self._config.feedback), tuner=tune,
+            **traffic_examples(index_dir, self._config.feedback),
+            tuner=tuner_for(self._config.index),
             before_prune=lambda info: self.swap(load_index(index_dir, info.version)))
         changes = outcome.changes
         if outcome.info is None:

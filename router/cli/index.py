@@ -46,7 +46,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     from router.index.encoders.factory import make_embedder, prepare_query_embedder
     from router.index.shards import ShardSpec
     from router.learning.traffic import traffic_examples
-    from router.routing.tuning import tune
+    from router.routing.tuning import tuner_for
     from router.skills.checkpoints import checkpoint
     from router.skills.scan_plan import allow_partial
 
@@ -69,7 +69,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     run = build.merge_shards if args.merge else build.build
     outcome = run(discovery, embedder, out, keep_versions=config.index.keep_versions,
                   progress=progress, example_files=args.examples,
-                  **traffic_examples(out, config.feedback), tuner=tune)
+                  **traffic_examples(out, config.feedback), tuner=tuner_for(config.index))
     info = outcome.info
     if info is None:  # only a build given the served skills may skip writing
         raise InvalidRequest("nothing was built")

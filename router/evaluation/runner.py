@@ -18,7 +18,7 @@ from router.examples.model import Example
 from router.index.build import build
 from router.index.encoders.factory import make_embedder
 from router.routing.model import Reason, RouteQuery
-from router.routing.tuning import tune
+from router.routing.tuning import tuner_for
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ def index_for_root(root: str | Path, config: Config, cache_dir: str | Path,
     discovery = DiscoveryConfig(project_dir=None, home_dir=None, bundled_roots=(str(root),))
     embedder = make_embedder(config.index.model, batch_size=config.index.batch_size)
     build(discovery, embedder, target, keep_versions=config.index.keep_versions,
-          progress=progress, extra_examples=examples, tuner=tune)
+          progress=progress, extra_examples=examples, tuner=tuner_for(config.index))
     return target
 
 

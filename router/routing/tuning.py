@@ -30,6 +30,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from router.config import IndexConfig
 from router.examples.scoring import MODES, VIEW, example_index, with_examples
 from router.examples.settings import Fit, HeldOut, TunedSettings
 from router.routing.fusion import FusionConfig, Hits, pool, query_views
@@ -47,6 +48,11 @@ DEFAULT_MODE = VIEW
 
 class Searcher(Protocol):
     def search(self, query: str, k: int) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+def tuner_for(config: IndexConfig) -> Callable[..., Fit | None] | None:
+    """What a build is handed to fit its settings: ``tune``, or None (``fit_settings`` off)."""
+    return tune if config.fit_settings else None
 
 
 def fold_of(query: str) -> int:

@@ -197,3 +197,23 @@ def test_explain_and_info_on_the_command_line_show_the_fitted_settings(
     assert main(["info", "--index", str(tmp_path)]) == 0
     info = json.loads(capsys.readouterr().out)
     assert TunedSettings.from_dict(json.loads(info["tuning_json"])) == fitted
+
+
+@pytest.mark.parametrize("fit", ["true", "false"])
+def test_index_fits_settings_unless_switched_off(tmp_path: Path, fit: str,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from router.cli import main
+    from router.config import IndexConfig
+    from router.routing.tuning import tuner_for
+    from tests.support.indexes import index_argv
+    from tests.support.skills import write_catalog
+
+    assert tuner_for(IndexConfig()) is tune and tuner_for(IndexConfig(fit_settings=False)) is None
+    skills, out, examples = write_catalog(tmp_path / "skills", 20), tmp_path / "index", \
+        tmp_path / "examples.jsonl"
+    examples.write_text("".join(json.dumps({"query": f"{v} run the zq{i}x job",
+                                            "skills": [f"skill-{i}"]}) + "\n"
+                                for i in range(20) for v in ("please", "kindly", "now")))
+    monkeypatch.setenv("SKILL_ROUTER_INDEX_FIT_SETTINGS", fit)
+    assert main([*index_argv(skills, out), "--examples", str(examples)]) == 0
+    assert (load_index(out).tuning is not None) == (fit == "true")
