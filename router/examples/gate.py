@@ -10,14 +10,18 @@ A turn gets no retrieved skill (always-on and explicit skills still come) when e
 
 * its best evidence is under the gate *and* it is closer to one of the off-topic requests than
   to any skill (by ``MARGIN``): no better than what off-topic requests reach, and more like them
-  than like the catalog; or
+  than like the catalog. Only off-topic requests under the gate count for that comparison: one
+  the catalog reaches above it (a travel question where a travel-policy skill exists) is not
+  off-topic here; or
 * neither retriever finds more than off-topic requests do: its best cosine is under the null's
   ``DENSE_LOW`` quantile and its best BM25 score under the ``LEXICAL_QUANTILE`` quantile of the
   off-topic requests' best BM25 scores against the same catalog. A real request either shares
   the words of its skill or is near it in meaning; a catalog whose descriptions are close to
   everyday language (off-topic best cosines high) still has words everyday requests lack.
- Only off-topic requests under the gate count for that comparison: one the catalog
-reaches above it (a travel question where a travel-policy skill exists) is not off-topic here.
+
+A build with example requests knows some of the catalog's on-topic requests and makes both
+tests stricter as far as those allow (``fit_to_catalog``).
+
 Best cosine alone cannot tell the two apart where descriptions are short: on Seal-Tools the 0.9
 quantile is a cosine of 0.50 and would refuse 12% of its real requests, 0.3% with the
 nearest-request test (300 test requests, whole message). On the bundled catalog the two
