@@ -27,12 +27,15 @@ log = logging.getLogger(__name__)
 
 
 class CachedEmbedder:
-    """Serves precomputed rows for known texts (the benchmark's catalogs); never encodes."""
+    """Serves precomputed rows for known texts (the benchmark's catalogs); any other text (the
+    off-topic requests a build calibrates its gate on) is encoded by ``fallback``."""
 
-    def __init__(self, model: str, skills: Sequence[Skill], vectors: np.ndarray) -> None:
+    def __init__(self, model: str, skills: Sequence[Skill], vectors: np.ndarray,
+                 fallback: Embedder) -> None:
         self._model = model
         self._rows = {embedding_text(s): i for i, s in enumerate(skills)}
         self._vectors = vectors
+        self._fallback = fallback
 
     @property
     def model_id(self) -> str:
@@ -43,7 +46,14 @@ class CachedEmbedder:
         return int(self._vectors.shape[1])
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        return np.ascontiguousarray(self._vectors[[self._rows[t] for t in texts]])
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        unknown = [i for i, t in enumerate(texts) if t not in self._rows]
+        known = [i for i, t in enumerate(texts) if t in self._rows]
+        if known:
+            out[known] = self._vectors[[self._rows[texts[i]] for i in known]]
+        if unknown:
+            out[unknown] = self._fallback.encode([texts[i] for i in unknown])
+        return out
 
 
 def _digest(texts: Sequence[str]) -> str:

@@ -95,7 +95,7 @@ def _index(state: _Run, size: int, onnx_dir: Path, name: str = "index") -> Path:
     """An index of the first ``size`` synthetic skills, from cached vectors."""
     root = state.work / f"{name}-{size}"
     skills = bench_catalog.catalog(size, state.options.seed)
-    cached = CachedEmbedder(state.options.model, skills, state.vectors[:size])
+    cached = CachedEmbedder(state.options.model, skills, state.vectors[:size], state.torch)
     build_index(skills, [], cached, root)
     shutil.copytree(onnx_dir / ".onnx", root / ".onnx")
     return root

@@ -31,3 +31,26 @@ def test_served_process_answers_many_calls_and_cold_start_reports(tmp_path: Path
 def test_summary_orders_percentiles() -> None:
     figures = summary([0.001 * i for i in range(1, 101)])
     assert figures["p50_ms"] <= figures["p99_ms"]
+
+
+def test_cached_vectors_build_an_index_with_its_calibrated_gate(tmp_path: Path) -> None:
+    # The benchmark's catalogs come with precomputed vectors; a build also embeds the bundled
+    # off-topic requests (the gate's calibration), which the fallback encoder embeds.
+    import numpy as np
+
+    from benchmarks.encoders import CachedEmbedder
+    from router.index.encoders.hashing import HashEmbedder
+    from router.index.store import build_index, load_index
+    from router.index.vectors import embedding_text
+
+    skills = [skill_record(f"skill-{i}", f"Handles task number {i} for PDF files.", root="/s")
+              for i in range(5)]
+    fallback = HashEmbedder()
+    rows = np.eye(5, fallback.dimension, dtype=np.float32)
+    cached = CachedEmbedder(fallback.model_id, skills, rows, fallback)
+    texts = [embedding_text(skills[3]), "What is the capital of France?"]
+    assert np.array_equal(cached.encode(texts)[0], rows[3])
+    assert np.allclose(cached.encode(texts)[1], fallback.encode(texts[1:])[0])
+    build_index(skills, [], cached, tmp_path / "index")
+    snap = load_index(tmp_path / "index")
+    assert snap.calibration is not None and np.array_equal(snap.vectors, rows)
