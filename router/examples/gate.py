@@ -111,10 +111,9 @@ def refuses(best: float, nearest_off_topic: float, calibration: Calibration | No
     off-topic for this catalog."""
     if calibration is None:
         return False
-    if best < calibration.min_dense and nearest_off_topic >= best + calibration.margin:
-        return True
-    return (lexical is not None and calibration.lexical > 0
-            and best < calibration.dense_low and lexical < calibration.lexical)
+    words = np.inf if lexical is None else lexical  # not searched: the BM25 test cannot refuse
+    return bool(refused(calibration, np.array([best]), np.array([nearest_off_topic]),
+                        np.array([words]))[0])
 
 
 def calibrate(best: np.ndarray, catalog_requests: int = 0, quantile: float = QUANTILE,
@@ -133,7 +132,8 @@ def calibrate(best: np.ndarray, catalog_requests: int = 0, quantile: float = QUA
 
 def refused(calibration: Calibration, best: np.ndarray, nearest: np.ndarray,
             lexical: np.ndarray) -> np.ndarray:
-    """``refuses`` over arrays of turns (best cosine, nearest off-topic cosine, best BM25)."""
+    """Which of several turns (best cosine, nearest off-topic cosine, best BM25 of each) are
+    off-topic for this catalog (see ``refuses``)."""
     by_margin = (best < calibration.min_dense) & (nearest >= best + calibration.margin)
     by_both = (best < calibration.dense_low) & (lexical < calibration.lexical) \
         if calibration.lexical > 0 else np.zeros(len(best), dtype=bool)

@@ -31,3 +31,8 @@ class Example:
     negatives: tuple[str, ...] = ()
     source: ExampleSource = ExampleSource.FILE
     origin: str = ""
+
+
+def query_key(query: str) -> str:
+    """A request's text as it counts for repeats: lower case, whitespace collapsed."""
+    return " ".join(query.lower().split())

@@ -64,6 +64,16 @@ def example_index(queries: Sequence[str], skill: np.ndarray, negative: np.ndarra
                         views)
 
 
+def positive_texts(index: ExampleIndex) -> dict[int, list[str]]:
+    """Per skill position, the texts of its positive example requests."""
+    out: dict[int, list[str]] = {}
+    for query, skill, negative in zip(index.queries, index.skill.tolist(),
+                                      index.negative.tolist(), strict=True):
+        if not negative:
+            out.setdefault(int(skill), []).append(query)
+    return out
+
+
 @dataclass(frozen=True)
 class Evidence:
     """One view's dense candidates after examples: ids and scores best first, and for skills
@@ -74,12 +84,9 @@ class Evidence:
     matched: dict[int, int]
 
 
-def _closest(sims: np.ndarray) -> np.ndarray:
-    """Rows of the ``SHORTLIST`` highest cosines, best first."""
-    if len(sims) > SHORTLIST:
-        rows = np.argpartition(-sims, SHORTLIST - 1)[:SHORTLIST]
-    else:
-        rows = np.arange(len(sims))
+def top_rows(sims: np.ndarray, k: int = SHORTLIST) -> np.ndarray:
+    """Rows of the ``k`` highest cosines, best first."""
+    rows = np.argpartition(-sims, k - 1)[:k] if len(sims) > k else np.arange(len(sims))
     return rows[np.argsort(-sims[rows], kind="stable")]
 
 
@@ -89,7 +96,7 @@ def best_examples(index: ExampleIndex, sims: np.ndarray,
     given every example row's cosine ``sims`` to the query (the closest rows only)."""
     positive: dict[int, int] = {}
     negative: dict[int, float] = {}
-    for row in _closest(sims).tolist():
+    for row in top_rows(sims).tolist():
         skill = int(index.skill[row])
         if index.negative[row]:
             negative.setdefault(skill, float(sims[row]))
@@ -114,7 +121,7 @@ def with_examples(ids: np.ndarray, scores: np.ndarray, index: ExampleIndex,
                 matched[skill] = row
     if mode in (VIEW, BOTH):
         view_sims = index.views @ query
-        top = _closest(view_sims)  # only the closest example views can reach the shortlist
+        top = top_rows(view_sims)  # only the closest example views can reach the shortlist
         for skill, sim in zip(index.view_skill[top].tolist(), view_sims[top].tolist(),
                               strict=True):
             if sim > best.get(skill, -1.0):

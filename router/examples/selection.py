@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
-from router.examples.model import Example, ExampleSource
+from router.examples.model import Example, ExampleSource, query_key
 
 DEFAULT_CAP = 20  # example queries per skill and polarity
 
@@ -45,10 +45,6 @@ class Selection:
     unknown_skills: tuple[str, ...] = field(default=())  # names no skill in the catalog has
 
 
-def _key(query: str) -> str:
-    return " ".join(query.lower().split())
-
-
 def select(examples: Sequence[Example], names: Collection[str],
            cap: int = DEFAULT_CAP) -> Selection:
     """The rows a build embeds, sorted by skill, polarity, then rank (see module doc)."""
@@ -58,13 +54,13 @@ def select(examples: Sequence[Example], names: Collection[str],
     off_topic: dict[str, str] = {}
     for order, ex in enumerate(examples):
         if not ex.skills and not ex.negatives:
-            off_topic.setdefault(_key(ex.query), ex.query)
+            off_topic.setdefault(query_key(ex.query), ex.query)
         for negative, group in ((False, ex.skills), (True, ex.negatives)):
             for skill in group:
                 if skill not in names:
                     unknown.add(skill)
                     continue
-                key = (skill, negative, _key(ex.query))
+                key = (skill, negative, query_key(ex.query))
                 support[key] += 1
                 latest[key] = (order, Row(ex.query, skill, negative, ex.source, ex.origin))
     ranked = sorted(latest, key=lambda k: (k[0], k[1], -support[k], -latest[k][0]))

@@ -3,7 +3,7 @@ record only; ``router.routing.tuning`` fits them, the router applies them)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -57,11 +57,11 @@ class HeldOut:
     request for a skill no example teaches is scored. The relevance gate is fitted on both
     (``router.examples.gate``)."""
 
-    best: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
-    lexical: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
-    vectors: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
-    untaught_best: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
-    untaught_lexical: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    best: np.ndarray
+    lexical: np.ndarray
+    vectors: np.ndarray
+    untaught_best: np.ndarray
+    untaught_lexical: np.ndarray
 
 
 @dataclass(frozen=True)

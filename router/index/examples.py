@@ -26,7 +26,13 @@ import numpy as np
 from router.errors import IndexUnavailable
 from router.examples import gate, selection
 from router.examples.model import Example
-from router.examples.scoring import VIEW, ExampleIndex, best_cosines, example_index
+from router.examples.scoring import (
+    VIEW,
+    ExampleIndex,
+    best_cosines,
+    example_index,
+    positive_texts,
+)
 from router.examples.settings import Fit, TunedSettings
 from router.index.encoders.base import Embedder
 from router.index.layout import VERSIONS, current_version, read_manifest
@@ -58,7 +64,7 @@ class Learned:
     fingerprint: str
     nearest: tuple[int, ...] = ()  # calibration rows the nearest-request test compares with
     tuning: TunedSettings | None = None  # routing settings fitted to the catalog
-    expanded: tuple[str, ...] = ()  # skill documents with their examples' text, if chosen
+    expanded: LexicalIndex | None = None  # BM25 over documents with examples' text, if chosen
 
     def manifest(self) -> dict[str, object]:
         rows = self.selection.rows
@@ -104,27 +110,28 @@ def expanded_documents(documents: Sequence[str],
 
 
 def _tune(tuner: Tuner | None, index: ExampleIndex | None, documents: Sequence[str],
-          skill_vectors: np.ndarray, embedder: Embedder) -> tuple[Fit | None, tuple[str, ...]]:
+          plain: LexicalIndex | None, skill_vectors: np.ndarray,
+          embedder: Embedder) -> tuple[Fit | None, LexicalIndex | None]:
+    """The tuner's fit, and the BM25 index expanded with every example when it chose one."""
     if tuner is None or index is None:
-        return None, ()
+        return None, None
+
+    def lexical_for(extra: Mapping[int, Sequence[str]]) -> LexicalIndex:
+        if not extra and plain is not None:
+            return plain
+        return LexicalIndex.build(expanded_documents(documents, extra))
+
     fit = tuner(skill_vectors, catalog_centroid(skill_vectors), index.queries, index.skill,
-                index.negative, index.vectors, embedder.encode,
-                lambda extra: LexicalIndex.build(expanded_documents(documents, extra)))
+                index.negative, index.vectors, embedder.encode, lexical_for)
     if fit is None or not fit.settings.expand_lexical:
-        return fit, ()
-    extra: dict[int, list[str]] = {}
-    for query, pos, negative in zip(index.queries, index.skill.tolist(),
-                                    index.negative.tolist(), strict=True):
-        if not negative:
-            extra.setdefault(int(pos), []).append(query)
-    return fit, tuple(expanded_documents(documents, extra))
+        return fit, None
+    return fit, lexical_for(positive_texts(index))
 
 
-def _best_bm25(texts: Sequence[str], documents: Sequence[str]) -> np.ndarray | None:
-    """Each text's best BM25 score over ``documents`` (None without documents)."""
-    if not documents:
+def _best_bm25(texts: Sequence[str], lexical: LexicalIndex | None) -> np.ndarray | None:
+    """Each text's best BM25 score over ``lexical`` (None without it)."""
+    if lexical is None:
         return None
-    lexical = LexicalIndex.build(documents)
     out = []
     for text in texts:
         _, scores = lexical.search(text, 1)
@@ -134,9 +141,11 @@ def _best_bm25(texts: Sequence[str], documents: Sequence[str]) -> np.ndarray | N
 
 def prepare(names: Sequence[str], skill_vectors: np.ndarray, examples: Sequence[Example],
             embedder: Embedder, root: Path, fingerprint: str,
-            documents: Sequence[str] = (), tuner: Tuner | None = None) -> Learned:
+            documents: Sequence[str] = (), lexical: LexicalIndex | None = None,
+            tuner: Tuner | None = None) -> Learned:
     """Select and embed the examples, calibrate the gate against this catalog, and fit the
-    routing settings to it with ``tuner`` (over the skills' BM25 ``documents``)."""
+    routing settings to it with ``tuner`` (over the skills' BM25 ``documents``, whose index
+    is ``lexical``)."""
     chosen = selection.select(examples, set(names))
     if chosen.unknown_skills:
         log.warning("examples name %d skills the catalog does not hold (ignored): %s",
@@ -148,11 +157,11 @@ def prepare(names: Sequence[str], skill_vectors: np.ndarray, examples: Sequence[
     null = vectors[len(chosen.rows):]
     positions = {n: i for i, n in enumerate(names)}
     index = as_index(chosen.rows, rows, positions, skill_vectors)
-    fit, expanded = _tune(tuner, index, documents, skill_vectors, embedder)
+    fit, expanded = _tune(tuner, index, documents, lexical, skill_vectors, embedder)
     tuned = fit.settings if fit else None
     best = best_cosines(null, skill_vectors, index, tuned.example_mode if tuned else VIEW)
     calibration = gate.calibrate(best, catalog_requests=len(chosen.off_topic),
-                                 lexical=_best_bm25(calibration_texts, expanded or documents))
+                                 lexical=_best_bm25(calibration_texts, expanded or lexical))
     # Requests this catalog reaches above its own gate (a travel request where a travel
     # policy skill exists) are not what an off-topic turn looks like here.
     nearest = tuple(i for i, b in enumerate(best.tolist())
@@ -186,9 +195,9 @@ def write(folder: Path, learned: Learned) -> None:
     stacked = np.vstack([learned.vectors.reshape(-1, width),
                          learned.calibration_vectors]).astype(np.float32)
     np.save(folder / EXAMPLES_NPY, stacked)
-    if learned.expanded:
+    if learned.expanded is not None:
         (folder / LEXICAL_EXAMPLES).mkdir()
-        LexicalIndex.build(learned.expanded).save(folder / LEXICAL_EXAMPLES)
+        learned.expanded.save(folder / LEXICAL_EXAMPLES)
 
 
 @dataclass(frozen=True)

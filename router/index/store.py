@@ -133,16 +133,18 @@ def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
     cache = previous_vectors(root, embedder.model_id) if reuse else {}
     cache.update(known or {})
     vectors, reused = embed_skills(ordered, embedder, cache, progress)
+    documents = [skill_document(s.name, s.description) for s in ordered]
+    lexical = LexicalIndex.build(documents)
     learned = stored_examples.prepare(
         [s.name for s in ordered], vectors, examples, embedder, root, fingerprint(examples),
-        [skill_document(s.name, s.description) for s in ordered], tuner)
+        documents, lexical, tuner)
     built_at = datetime.now(UTC)
     stamp = built_at.isoformat()
     version = built_at.strftime("%Y%m%dT%H%M%S%fZ") + "-" + uuid.uuid4().hex[:6]
     tmp = root / f".tmp-{version}"
     tmp.mkdir()
     try:
-        _write_files(tmp, ordered, diagnostics, vectors)
+        _write_files(tmp, ordered, diagnostics, vectors, lexical)
         stored_examples.write(tmp, learned)
         manifest = {
             "format_version": FORMAT_VERSION, "version": version,
@@ -172,14 +174,13 @@ def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
 
 
 def _write_files(folder: Path, skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
-                 vectors: np.ndarray) -> None:
+                 vectors: np.ndarray, lexical: LexicalIndex) -> None:
     _write_json(folder / "skills.json", {
         "skills": [s.to_dict() for s in skills],
         "diagnostics": [d.to_dict() for d in diagnostics],
     })
     np.save(folder / "vectors.npy", vectors)
     dense.save(dense.build(vectors), folder / "dense.faiss")
-    lexical = LexicalIndex.build([skill_document(s.name, s.description) for s in skills])
     (folder / "lexical").mkdir()
     lexical.save(folder / "lexical")
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from router.config import FeedbackConfig
 from router.errors import InvalidRequest
-from router.examples.model import Example, ExampleSource
+from router.examples.model import Example, ExampleSource, query_key
 from router.learning.rows import ACTIVATE, DAY_SECONDS, PURGE, ROUTE, Row
 
 ORIGIN = "traffic"
@@ -41,10 +41,6 @@ def check_policy(policy: FeedbackConfig) -> FeedbackConfig:
         raise InvalidRequest(f"config feedback.retention_days must be positive; "
                              f"got {policy.retention_days}")
     return policy
-
-
-def normalise(query: str) -> str:
-    return " ".join(query.lower().split())
 
 
 def purged(row: Row, purges: Sequence[Row]) -> bool:
@@ -81,7 +77,7 @@ def _session_labels(rows: Iterable[Row], policy: FeedbackConfig) -> list[tuple[R
     latest: dict[tuple[str, str, str], tuple[Row, str]] = {}
     for row in sorted((r for r in rows if r.is_example and r.session), key=lambda r: r.ts):
         label = POSITIVE if row.kind == ACTIVATE else NEGATIVE
-        latest[(row.session, normalise(row.query), row.skill)] = (row, label)
+        latest[(row.session, query_key(row.query), row.skill)] = (row, label)
     by_session: dict[str, list[tuple[Row, str]]] = defaultdict(list)
     for row, label in latest.values():
         by_session[row.session].append((row, label))
@@ -96,7 +92,7 @@ def _pairs(labels: Iterable[tuple[Row, str]]) -> dict[tuple[str, str, str], _Pai
     """(label, skill, normalised request) -> the sessions agreeing on it."""
     pairs: dict[tuple[str, str, str], _Pair] = {}
     for row, label in labels:
-        key = (label, row.skill, normalise(row.query))
+        key = (label, row.skill, query_key(row.query))
         pair = pairs.setdefault(key, _Pair(row.query, row.ts, set()))
         pair.sessions.add(row.session)
         if row.ts >= pair.ts:

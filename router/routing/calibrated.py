@@ -10,6 +10,7 @@ from dataclasses import replace
 import numpy as np
 
 from router.examples.gate import refuses
+from router.examples.scoring import VIEW
 from router.index.store import IndexSnapshot
 from router.routing.fusion import Fused, FusionConfig
 
@@ -21,6 +22,11 @@ def tuned(snap: IndexSnapshot, fusion: FusionConfig) -> FusionConfig:
         return fusion
     w = snap.tuning.dense_weight
     return replace(fusion, dense_weight=w, tail_ratio=min(fusion.tail_ratio, 0.9 * min(w, 1 - w)))
+
+
+def example_mode(snap: IndexSnapshot) -> str:
+    """Which example evidence scores a skill on this index (``router.examples.scoring``)."""
+    return snap.tuning.example_mode if snap.tuning else VIEW
 
 
 def gate_in_force(snap: IndexSnapshot, fusion: FusionConfig) -> float:

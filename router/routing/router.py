@@ -15,11 +15,11 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from router.config import RoutingConfig
-from router.examples.scoring import VIEW, with_examples
+from router.examples.scoring import with_examples
 from router.index import dense
 from router.index.store import IndexSnapshot
 from router.routing import catalog
-from router.routing.calibrated import gate_in_force, off_topic_turn, tuned
+from router.routing.calibrated import example_mode, gate_in_force, off_topic_turn, tuned
 from router.routing.fusion import (
     Fused,
     FusionConfig,
@@ -147,7 +147,7 @@ def _dense_hits(snap: IndexSnapshot, vectors: QueryVectors, fusion: FusionConfig
     examples = snap.examples
     if examples is None or not use_examples:
         return [Hits(ids, scores) for ids, scores in found]
-    mode = snap.tuning.example_mode if snap.tuning else VIEW
+    mode = example_mode(snap)
     out = []
     for (ids, scores), query in zip(found, vectors.matrix, strict=True):
         evidence = with_examples(ids, scores, examples, query, mode)
@@ -223,8 +223,7 @@ def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors,
         return result
     examples = snap.examples is not None and not explicit
     return replace(result, gate=gate_in_force(snap, fusion), dense_weight=fusion.dense_weight,
-                   example_mode=(snap.tuning.example_mode if snap.tuning else VIEW)
-                   if examples else "",
+                   example_mode=example_mode(snap) if examples else "",
                    lexical_with_examples=examples and snap.lexical_examples is not None)
 
 

@@ -31,7 +31,15 @@ from typing import Any, Protocol
 import numpy as np
 
 from router.config import IndexConfig
-from router.examples.scoring import MODES, VIEW, example_index, with_examples
+from router.examples.model import query_key
+from router.examples.scoring import (
+    MODES,
+    VIEW,
+    example_index,
+    positive_texts,
+    top_rows,
+    with_examples,
+)
 from router.examples.settings import Fit, HeldOut, TunedSettings
 from router.routing.fusion import FusionConfig, Hits, pool, query_views
 
@@ -57,15 +65,15 @@ def tuner_for(config: IndexConfig) -> Callable[..., Fit | None] | None:
 
 def fold_of(query: str) -> int:
     """The fold of an example request (by its normalised text, so repeats share a fold)."""
-    return zlib.crc32(" ".join(query.lower().split()).encode("utf-8")) % FOLDS
+    return zlib.crc32(query_key(query).encode("utf-8")) % FOLDS
 
 
 @dataclass(frozen=True)
 class _Request:
-    text: str
     expected: frozenset[int]
     fold: int
-    vectors: np.ndarray  # one row per view of query_views
+    views: tuple[str, ...]  # query_views of the request (the first: the whole text)
+    vectors: np.ndarray  # one row per view
 
 
 def _held_out(queries: Sequence[str], skill: np.ndarray, negative: np.ndarray,
@@ -75,8 +83,7 @@ def _held_out(queries: Sequence[str], skill: np.ndarray, negative: np.ndarray,
     for i, (text, pos, neg) in enumerate(zip(queries, skill.tolist(), negative.tolist(),
                                              strict=True)):
         if not neg:
-            key = " ".join(text.lower().split())
-            groups.setdefault(key, (text, set(), i))[1].add(int(pos))
+            groups.setdefault(query_key(text), (text, set(), i))[1].add(int(pos))
     chosen = sorted(groups.values(), key=lambda g: (zlib.crc32(g[0].encode("utf-8")), g[0]))
     chosen = chosen[:MAX_HELD_OUT]
     views = [query_views(text, fusion) for text, _, _ in chosen]
@@ -90,16 +97,14 @@ def _held_out(queries: Sequence[str], skill: np.ndarray, negative: np.ndarray,
         else:
             parts = np.stack([encoded[s] for s in view[1:]])
             matrix = np.vstack([pool(parts)[None, :], parts])
-        out.append(_Request(text, frozenset(expected), fold_of(text), matrix))
+        out.append(_Request(frozenset(expected), fold_of(text), tuple(view), matrix))
     return out
 
 
 def _dense(skill_vectors: np.ndarray, query: np.ndarray, depth: int) -> tuple[np.ndarray,
                                                                               np.ndarray]:
     sims = skill_vectors @ query
-    k = min(depth, len(sims))
-    ids = np.argpartition(-sims, k - 1)[:k]
-    ids = ids[np.argsort(-sims[ids], kind="stable")]
+    ids = top_rows(sims, depth)
     return ids.astype(np.int64), sims[ids]
 
 
@@ -136,12 +141,7 @@ def tune(skill_vectors: np.ndarray, centroid: np.ndarray, queries: Sequence[str]
         if np.any(train & ~negative):
             index = example_index([q for q, t in zip(queries, train, strict=True) if t],
                                   skill[train], negative[train], vectors[train], skill_vectors)
-        extra: dict[int, list[str]] = {}
-        for q, s, t, n in zip(queries, skill.tolist(), train.tolist(), negative.tolist(),
-                              strict=True):
-            if t and not n:
-                extra.setdefault(int(s), []).append(q)
-        expanded = lexical_for(extra)
+        expanded = lexical_for(positive_texts(index) if index is not None else {})
         for k, req in enumerate(requests):
             if req.fold == fold:
                 best[k], words[k] = _score(req, skill_vectors, centroid, index,
@@ -181,7 +181,6 @@ def _score(req: _Request, skill_vectors: np.ndarray, centroid: np.ndarray, index
     """Score one held-out request under every combination into ``recall`` and ``rr``; return
     its best cosine per example mode and without examples, and its best BM25 score per BM25
     index (plain, expanded)."""
-    texts = query_views(req.text, fusion)
     described = [_dense(skill_vectors, q, fusion.depth) for q in req.vectors]
     dense_by_mode: dict[str, list[Hits]] = {}
     for mode in MODES:
@@ -193,7 +192,7 @@ def _score(req: _Request, skill_vectors: np.ndarray, centroid: np.ndarray, index
                 ev = with_examples(ids, scores, index, q, mode)
                 hits.append(Hits(ev.ids, ev.scores))
             dense_by_mode[mode] = hits
-    lexical_hits = [[Hits(*searcher.search(t, fusion.depth)) for t in texts]
+    lexical_hits = [[Hits(*searcher.search(t, fusion.depth)) for t in req.views]
                     for searcher in lexical]
     baseline = float(req.vectors[0] @ centroid)
     weights = np.asarray(WEIGHTS)
