@@ -4,6 +4,7 @@ the example, and a Reindex after the examples file changed swaps in a new versio
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -28,11 +29,18 @@ def _write(path: Path, skill: str) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
 
 
-def test_examples_route_explain_and_reindex_on_change(tmp_path: Path) -> None:
-    skills, out, examples = write_catalog(tmp_path / "skills", 6), tmp_path / "index", \
+def _indexed(tmp_path: Path, skills: int, write: Callable[[Path], None]) -> tuple[Path, Path]:
+    """A catalog of ``skills`` indexed by the CLI with the examples file ``write`` made;
+    return (index, examples file)."""
+    catalog, out, examples = write_catalog(tmp_path / "skills", skills), tmp_path / "index", \
         tmp_path / "examples.jsonl"
-    _write(examples, "skill-3")
-    assert main([*index_argv(skills, out), "--examples", str(examples)]) == 0
+    write(examples)
+    assert main([*index_argv(catalog, out), "--examples", str(examples)]) == 0
+    return out, examples
+
+
+def test_examples_route_explain_and_reindex_on_change(tmp_path: Path) -> None:
+    out, examples = _indexed(tmp_path, 6, lambda path: _write(path, "skill-3"))
     with serving(open_engine(out)) as served:
         stub = served.stub
         assert _retrieved(stub.Route(pb.RouteRequest(message=ASK), timeout=10))[0] == "skill-3"
@@ -51,10 +59,7 @@ def test_examples_route_explain_and_reindex_on_change(tmp_path: Path) -> None:
 
 
 def test_explicit_name_is_never_outranked_by_examples(tmp_path: Path) -> None:
-    skills, out, examples = write_catalog(tmp_path / "skills", 6), tmp_path / "index", \
-        tmp_path / "examples.jsonl"
-    _write(examples, "skill-3")
-    assert main([*index_argv(skills, out), "--examples", str(examples)]) == 0
+    out, _ = _indexed(tmp_path, 6, lambda path: _write(path, "skill-3"))
     with serving(open_engine(out)) as served:
         reply = served.stub.Explain(pb.RouteRequest(message=f"/skill-1 {ASK}"), timeout=10)
         assert reply.route.skills[0].name == "skill-1"
@@ -95,10 +100,7 @@ def _write_many(path: Path, skills: int, word: str) -> None:
 
 
 def test_fitted_settings_are_shown_and_refitted_by_a_reindex(tmp_path: Path) -> None:
-    skills, out, examples = write_catalog(tmp_path / "skills", 20), tmp_path / "index", \
-        tmp_path / "examples.jsonl"
-    _write_many(examples, 20, "zq")
-    assert main([*index_argv(skills, out), "--examples", str(examples)]) == 0
+    out, examples = _indexed(tmp_path, 20, lambda path: _write_many(path, 20, "zq"))
     with serving(open_engine(out)) as served:
         stub = served.stub
         info = stub.GetIndexInfo(pb.GetIndexInfoRequest(), timeout=10)

@@ -160,12 +160,18 @@ def test_activating_a_skill_whose_skill_md_became_a_fifo_fails_at_once(tmp_path:
     assert not sessions.is_active("s1", "piped")
 
 
-def test_bundled_files_with_unlistable_names_are_skipped_and_reported(tmp_path: Path) -> None:
+def _skill_with_a_non_utf8_file(tmp_path: Path) -> Path:
+    """A skill folder bundling ``ok.txt`` and a file whose name is not UTF-8."""
     folder = tmp_path / "skill"
     write_skill(folder, "skill")
     (folder / "ok.txt").write_text("fine", encoding="utf-8")
     with open(os.fsencode(folder) + b"/bad\xffname.txt", "w", encoding="utf-8") as fh:
         fh.write("x")
+    return folder
+
+
+def test_bundled_files_with_unlistable_names_are_skipped_and_reported(tmp_path: Path) -> None:
+    folder = _skill_with_a_non_utf8_file(tmp_path)
     (folder / "two\nlines.txt").write_text("x", encoding="utf-8")
     listing = scan_resources(str(folder))
     assert listing.files == ("ok.txt",)
@@ -173,11 +179,7 @@ def test_bundled_files_with_unlistable_names_are_skipped_and_reported(tmp_path: 
 
 
 def test_activation_lists_only_good_files_and_the_content_encodes(tmp_path: Path) -> None:
-    folder = tmp_path / "skill"
-    write_skill(folder, "skill")
-    (folder / "ok.txt").write_text("fine", encoding="utf-8")
-    with open(os.fsencode(folder) + b"/bad\xffname.txt", "w", encoding="utf-8") as fh:
-        fh.write("x")
+    folder = _skill_with_a_non_utf8_file(tmp_path)
     skill = Skill(name="skill", description="A skill.", location=str(folder / "SKILL.md"),
                   base_dir=str(folder))
     done = activator_for(skill, SessionStore()).activate("skill", "s1", explicit=True)
