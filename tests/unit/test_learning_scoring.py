@@ -12,11 +12,11 @@ from router.engine import Engine
 from router.examples import gate
 from router.examples.model import Example, ExampleSource
 from router.examples.scoring import best_cosines, example_index, with_examples
-from router.examples.selection import select
+from router.examples.selection import TRAFFIC_CAP, bound, select
 from router.index.encoders.hashing import HashEmbedder
 from router.index.store import build_index, load_index
 from router.routing.model import Reason, RouteQuery
-from router.skills.model import Skill
+from router.skills.model import Level, Skill
 
 
 def _unit(*rows: list[float]) -> np.ndarray:
@@ -24,15 +24,44 @@ def _unit(*rows: list[float]) -> np.ndarray:
     return m / np.linalg.norm(m, axis=1, keepdims=True)
 
 
-def test_select_caps_per_skill_keeping_supported_then_newest() -> None:
-    examples = [Example(f"q{i}", ("a",)) for i in range(5)]
-    examples += [Example("Q0", ("a",)), Example("z", ("gone",)), Example("hi", ()),
-                 Example("no", (), ("a",), ExampleSource.TRIGGER)]
-    chosen = select(examples, {"a", "b"}, cap=3)
+def test_select_caps_learned_rows_per_skill_keeping_supported_then_newest() -> None:
+    traffic = ExampleSource.TRAFFIC
+    examples = [Example(f"q{i}", ("a",), (), traffic) for i in range(5)]
+    examples += [Example("Q0", ("a",), (), traffic), Example("z", ("gone",)),
+                 Example("hi", ()), Example("no", (), ("a",), ExampleSource.TRIGGER)]
+    chosen = select(examples, {"a", "b"}, traffic_cap=3)
     positives = [r.query for r in chosen.rows if not r.negative]
     assert positives == ["Q0", "q4", "q3"]  # q0 said twice (support), then the newest
     assert [r.query for r in chosen.rows if r.negative] == ["no"]
     assert chosen.unknown_skills == ("gone",) and chosen.off_topic == ("hi",)
+
+
+def test_curated_rows_past_the_learned_cap_are_all_kept() -> None:
+    # A popular skill named by 50 multi-skill requests in a curated file: every row counts.
+    curated = [Example(f"book {i} and pay", ("book", "pay")) for i in range(50)]
+    learned = [Example(f"booking {i}", ("book",), (), ExampleSource.TRAFFIC)
+               for i in range(30)]
+    chosen = select([*curated, *learned], {"book", "pay"})
+    rows = [(r.skill, r.source) for r in chosen.rows]
+    assert rows.count(("pay", ExampleSource.FILE)) == 50
+    assert rows.count(("book", ExampleSource.FILE)) == 50
+    assert rows.count(("book", ExampleSource.TRAFFIC)) == TRAFFIC_CAP  # 30 learned, capped
+    # A learned request that a curated file also holds is curated: never cut by the cap.
+    again = [Example(f"booking {i}", ("book",)) for i in range(30)]
+    assert len(select([*again, *learned], {"book"}).rows) == 30
+
+
+def test_curated_rows_are_bounded_per_catalog_with_a_warning_naming_the_file() -> None:
+    first = [Example(f"a{i}", ("s", "t"), (), ExampleSource.FILE, "one.jsonl")
+             for i in range(3)]
+    second = [Example(f"b{i}", ("s",), (), ExampleSource.FILE, "two.jsonl") for i in range(3)]
+    learned = [Example("c", ("s",), (), ExampleSource.TRAFFIC, "traffic")]
+    kept, problems = bound([*first, *second, *learned], limit=7)
+    assert [e.query for e in kept] == ["a0", "a1", "a2", "b0", "c"]  # 6 + 1 rows; traffic free
+    assert [(p.path, p.level) for p in problems] == [("two.jsonl", Level.WARNING)]
+    assert "2 example requests left out" in problems[0].message
+    assert "7 (request, skill) rows" in problems[0].message
+    assert bound(first, limit=6) == (first, [])
 
 
 SKILL_VECTORS = _unit([0, 0, 1], [0, 0.2, 1], [0.2, 0, 1])
