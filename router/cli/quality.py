@@ -72,6 +72,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
                           "dense_weight": result.dense_weight,
                           "example_mode": result.example_mode,
                           "lexical_with_examples": result.lexical_with_examples,
+                          "settings_reason": result.settings_reason,
                           "skills": [s.name for s in result.skills],
                           "candidates": [{**asdict(c), "reason": c.reason.value}
                                          for c in rows]}, indent=1))
@@ -81,6 +82,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
                 if result.example_mode else "no examples")
     print(f"index {result.index_version}: routed {[s.name for s in result.skills]}; "
           f"gate {result.gate:.3f}; dense weight {result.dense_weight:.1f}; {examples}")
+    if result.settings_reason:
+        print(f"settings: {result.settings_reason}")
     print(f"{'name':40} {'dense':>7} {'lexical':>8} {'fused':>7}  kept  reason")
     for c in rows:
         matched = f"  (example: {c.matched_example[:60]!r})" if c.matched_example else ""

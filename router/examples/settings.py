@@ -24,13 +24,18 @@ class TunedSettings:
     mrr: float = 0.0
     default_recall: float = 0.0  # recall@5 of the default settings over them
     default_mrr: float = 0.0
+    prior_recall: float = 0.0  # recall@5 of full use of the examples (the fit's prior)
+    prior_mrr: float = 0.0
+    reason: str = ""  # why these settings were chosen, in words
 
     def to_dict(self) -> dict[str, Any]:
         return {"dense_weight": self.dense_weight, "example_mode": self.example_mode,
                 "expand_lexical": self.expand_lexical, "held_out": self.held_out,
                 "recall_at_5": round(self.recall, 4), "mrr_at_10": round(self.mrr, 4),
                 "default_recall_at_5": round(self.default_recall, 4),
-                "default_mrr_at_10": round(self.default_mrr, 4)}
+                "default_mrr_at_10": round(self.default_mrr, 4),
+                "prior_recall_at_5": round(self.prior_recall, 4),
+                "prior_mrr_at_10": round(self.prior_mrr, 4), "reason": self.reason}
 
     @classmethod
     def from_dict(cls, data: Any) -> TunedSettings | None:
@@ -46,7 +51,9 @@ class TunedSettings:
                    int(data.get("held_out", 0)), float(data.get("recall_at_5", 0.0)),
                    float(data.get("mrr_at_10", 0.0)),
                    float(data.get("default_recall_at_5", 0.0)),
-                   float(data.get("default_mrr_at_10", 0.0)))
+                   float(data.get("default_mrr_at_10", 0.0)),
+                   float(data.get("prior_recall_at_5", 0.0)),
+                   float(data.get("prior_mrr_at_10", 0.0)), str(data.get("reason", "")))
 
 
 @dataclass(frozen=True)

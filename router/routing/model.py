@@ -88,3 +88,4 @@ class RouteResult:
     dense_weight: float = 0.0  # fusion's dense weight for this turn (filled only when explaining)
     example_mode: str = ""  # example evidence used ("" = none; filled only when explaining)
     lexical_with_examples: bool = False  # BM25 over example-expanded documents (explaining)
+    settings_reason: str = ""  # why the build chose these settings (explaining; "" = defaults)

@@ -224,7 +224,8 @@ def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors,
     examples = snap.examples is not None and not explicit
     return replace(result, gate=gate_in_force(snap, fusion), dense_weight=fusion.dense_weight,
                    example_mode=example_mode(snap) if examples else "",
-                   lexical_with_examples=examples and snap.lexical_examples is not None)
+                   lexical_with_examples=examples and snap.lexical_examples is not None,
+                   settings_reason=snap.tuning.reason if examples and snap.tuning else "")
 
 
 def _result(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig, plan: _Plan,

@@ -110,6 +110,7 @@ def test_fitted_settings_are_shown_and_refitted_by_a_reindex(tmp_path: Path) -> 
         assert explained.dense_weight == pytest.approx(fitted["dense_weight"])
         assert explained.example_mode == fitted["example_mode"]
         assert explained.lexical_with_examples == fitted["expand_lexical"]
+        assert explained.settings_reason == fitted["reason"] != ""
         assert explained.route.skills[0].name == "skill-7"
         _write_many(examples, 15, "qz")  # the Reindex RPC fits the settings again
         moved = stub.Reindex(pb.ReindexRequest(), timeout=60)

@@ -20,7 +20,7 @@ from router.index.lexical import LexicalIndex
 from router.index.store import build_index, load_index
 from router.routing.fusion import FusionConfig, Hits, fuse_views
 from router.routing.model import RouteQuery
-from router.routing.tuning import MIN_HELD_OUT, WEIGHTS, _fuse_all, tune
+from router.routing.tuning import MIN_HELD_OUT, PRIOR, WEIGHTS, _choose, _fuse_all, tune
 from router.skills.model import Skill
 
 SKILLS = 40
@@ -101,8 +101,8 @@ def test_expanding_bm25_with_examples_is_chosen_where_only_the_examples_know_the
     assert got.dense_weight < 0.5  # the dense side is noise here
 
 
-def test_defaults_stay_when_nothing_beats_them() -> None:
-    # Every combination finds every skill: the defaults are kept.
+def test_full_use_of_the_examples_stays_when_nothing_beats_it() -> None:
+    # Every combination finds every skill first: the prior (all the evidence) is kept.
     documents, queries, skill = _catalog(code_words_in_descriptions=True)
     skills = np.eye(SKILLS, 48, dtype=np.float32)
     vectors = skills[skill]
@@ -110,8 +110,49 @@ def test_defaults_stay_when_nothing_beats_them() -> None:
                vectors, _no_sentences, _lexical(documents))
     assert fit is not None
     got = fit.settings
+    assert (got.dense_weight, got.example_mode, got.expand_lexical) == PRIOR
+    assert got.recall == got.default_recall == got.prior_recall == 1.0
+    assert got.reason.startswith("full use of the examples (dense 0.7, both, expanded BM25)")
+
+
+def _choose_between(recall: np.ndarray, rr: np.ndarray) -> TunedSettings:
+    """``_choose`` over three combinations: the prior, the defaults and another."""
+    combos = [PRIOR, (0.5, "view", False), (0.3, "closest", False)]
+    return _choose(combos, recall, rr, (0.5, "view", False))
+
+
+def test_ranks_separate_combinations_that_find_every_request() -> None:
+    # Learned traffic: every combination finds every held-out request in its top 5 (recall
+    # 1.0 everywhere), so only ranks can tell them apart.
+    n = 60
+    recall = np.ones((n, 3))
+    rr = np.tile([0.5, 1.0, 1.0], (n, 1))  # the prior ranks every skill second
+    got = _choose_between(recall, rr)
     assert (got.dense_weight, got.example_mode, got.expand_lexical) == (0.5, "view", False)
-    assert got.recall == got.default_recall == 1.0
+    assert "did worse than" in got.reason and "the defaults are the best" in got.reason
+    assert got.prior_mrr == 0.5 and got.mrr == 1.0
+    # Ranks a little better on a few requests only: not clearly better; the prior stays.
+    rr = np.ones((n, 3))
+    rr[:3, 1:] = 2.0
+    got = _choose_between(recall, rr)
+    assert (got.dense_weight, got.example_mode, got.expand_lexical) == PRIOR
+    assert "better on 3 held-out requests and worse on 0, not clearly more" in got.reason
+
+
+def test_after_harm_the_defaults_stay_unless_the_best_beats_them_too() -> None:
+    n = 100
+    recall = np.ones((n, 3))
+    rr = np.ones((n, 3))
+    recall[:30, 0] = 0.0  # the prior loses 30 requests
+    recall[:2, 1] = 0.0  # the defaults lose 2, the third combination none: not clearly better
+    got = _choose_between(recall, rr)
+    assert (got.dense_weight, got.example_mode) == (0.5, "view")
+    assert "the defaults kept: it did not beat them (2 better, 0 worse)" in got.reason
+    recall[:20, 1] = 0.0  # now the defaults lose 20: the third combination is served
+    got = _choose_between(recall, rr)
+    assert (got.dense_weight, got.example_mode) == (0.3, "closest")
+    assert "that beat the defaults too (20 better, 0 worse)" in got.reason
+    assert got.default_recall == 0.8 and got.prior_recall == 0.7 and got.recall == 1.0
 
 
 def test_too_few_examples_fit_nothing() -> None:
@@ -124,7 +165,8 @@ def test_too_few_examples_fit_nothing() -> None:
 
 
 def test_settings_round_trip_and_refuse_malformed_records() -> None:
-    settings = TunedSettings(0.3, "closest", True, 120, 0.91, 0.8, 0.5, 0.4)
+    settings = TunedSettings(0.3, "closest", True, 120, 0.91, 0.8, 0.5, 0.4, 0.6, 0.5,
+                             "why, in words")
     assert TunedSettings.from_dict(settings.to_dict()) == settings
     assert TunedSettings.from_dict(None) is None
     with pytest.raises(ValueError):
@@ -161,10 +203,12 @@ def test_a_build_stores_the_fitted_settings_and_routing_applies_them(tmp_path: P
     assert turn.dense_weight == fitted.dense_weight
     assert turn.example_mode == fitted.example_mode
     assert turn.lexical_with_examples == fitted.expand_lexical
+    assert turn.settings_reason == fitted.reason != ""
     assert turn.skills[0].name == "skill-7"
     # A turn naming a skill explicitly is ranked without any example evidence.
     explicit = engine.explain(RouteQuery(message="/skill-3 kindly run the zq7x job"))
     assert explicit.example_mode == "" and not explicit.lexical_with_examples
+    assert explicit.settings_reason == ""
 
 
 def test_a_build_without_a_tuner_or_examples_serves_the_defaults(tmp_path: Path) -> None:
@@ -191,9 +235,11 @@ def test_explain_and_info_on_the_command_line_show_the_fitted_settings(
     assert shown["dense_weight"] == fitted.dense_weight
     assert shown["example_mode"] == fitted.example_mode
     assert shown["lexical_with_examples"] == fitted.expand_lexical
+    assert shown["settings_reason"] == fitted.reason
     assert main(["explain", "--index", str(tmp_path), "kindly run the zq7x job"]) == 0
-    assert f"dense weight {fitted.dense_weight:.1f}; examples: {fitted.example_mode}" \
-        in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert f"dense weight {fitted.dense_weight:.1f}; examples: {fitted.example_mode}" in printed
+    assert f"settings: {fitted.reason}" in printed
     assert main(["info", "--index", str(tmp_path)]) == 0
     info = json.loads(capsys.readouterr().out)
     assert TunedSettings.from_dict(json.loads(info["tuning_json"])) == fitted
