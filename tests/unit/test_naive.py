@@ -42,6 +42,16 @@ def test_centroid_lifts_the_skill_whose_examples_complete_its_description() -> N
     assert naive.top_ranked(scores).tolist() == [[2, 0, 1]]
 
 
+def test_centroid_adds_the_mean_of_several_examples_not_their_sum() -> None:
+    desc = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]], dtype=np.float32)
+    examples = np.array([[0.0, 1.0, 0.0], [0.6, 0.8, 0.0], [0.0, 0.6, 0.8]], dtype=np.float32)
+    owner = np.array([0, 0, 1], dtype=np.int64)
+    views = naive.centroid_vectors(desc, examples, owner)
+    # skill 0: (1, 0, 0) + (0.3, 0.9, 0) = (1.3, 0.9, 0); skill 1: (0, 0.6, 1.8).
+    expected = np.array([[1.3, 0.9, 0.0], [0.0, 0.6, 1.8]])
+    assert np.allclose(views, expected / np.linalg.norm(expected, axis=1, keepdims=True))
+
+
 def test_max_sim_reaches_a_skill_only_through_its_example() -> None:
     scores = naive.max_sim_scores(Q, DESC, EXAMPLES, OWNER)
     assert np.allclose(scores, [[2 / np.sqrt(6), 1.0, 1 / np.sqrt(2)]], atol=1e-6)
