@@ -55,23 +55,28 @@ bench: setup
 
 DEV_SET ?= ../shared/data/sealtools
 
-# Quality on the public dev set (if present beside the repo) and on our regression set.
+# Quality on the public dev set (if present beside the repo) and on our regression set. Each run
+# prints two naive baselines (centroid, max-sim; same examples) after the product's table:
+# README "Routing quality". EVAL_ARGS=--no-naive leaves them out.
+EVAL_ARGS ?=
+EVAL = $(CLI) eval $(EVAL_ARGS)
+
 eval: setup
 	@if [ -d $(DEV_SET) ]; then \
 	  echo "== zero-shot"; \
-	  $(CLI) eval --queries $(DEV_SET)/queries.jsonl --root $(DEV_SET)/skills --split --per-skill 10; \
+	  $(EVAL) --queries $(DEV_SET)/queries.jsonl --root $(DEV_SET)/skills --split --per-skill 10; \
 	  echo "== few-shot (--examples: the dev split's labelled requests)"; \
-	  $(CLI) eval --queries $(DEV_SET)/queries.jsonl --root $(DEV_SET)/skills --split \
+	  $(EVAL) --queries $(DEV_SET)/queries.jsonl --root $(DEV_SET)/skills --split \
 	    --examples $(DEV_SET)/examples.jsonl; \
 	  echo "== after replay (--learn-from: the dev split routed, shown-and-expected learned)"; \
-	  $(CLI) eval --queries $(DEV_SET)/queries.jsonl --root $(DEV_SET)/skills --split \
+	  $(EVAL) --queries $(DEV_SET)/queries.jsonl --root $(DEV_SET)/skills --split \
 	    --learn-from $(DEV_SET)/examples.jsonl; \
 	else echo "dev set $(DEV_SET) not found; skipping it"; fi
 	@echo "== regression set, zero-shot"
-	$(CLI) eval --queries eval/regression/queries.jsonl --root $(DEMO) --split --tags \
+	$(EVAL) --queries eval/regression/queries.jsonl --root $(DEMO) --split --tags \
 	  --per-skill 10 --baseline eval/regression/baseline.json
 	@echo "== regression set, few-shot (--examples: its train split's requests)"
-	$(CLI) eval --queries eval/regression/queries.jsonl --root $(DEMO) --split \
+	$(EVAL) --queries eval/regression/queries.jsonl --root $(DEMO) --split \
 	  --examples eval/regression/train_examples.jsonl
 
 clean:

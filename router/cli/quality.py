@@ -50,6 +50,9 @@ def register(sub: Any) -> None:
     e.add_argument("--learn-from", metavar="FILE",
                    help="replay these labelled requests first (Route; an expected skill that "
                         "was shown becomes a traffic example), rebuild, then evaluate")
+    e.add_argument("--no-naive", dest="naive", action="store_false",
+                   help="skip the naive baselines (centroid, max-sim; same examples) shown "
+                        "beside the product")
     e.set_defaults(handler=cmd_eval)
 
 
@@ -129,30 +132,81 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print("error: --examples and --learn-from build an index: use --root", file=sys.stderr)
         return 2
     engine, examples = _eval_engine(args, config)
-    outcomes = runner.run(engine, runner.load_requests(args.queries), top_k=args.top_k)
-    tables = runner.by_split(outcomes) if args.split else {"all": metrics.score(outcomes)}
+    requests = runner.load_requests(args.queries)
+    outcomes = runner.run(engine, requests, top_k=args.top_k)
+    tables = _scores(outcomes, args.split)
     if examples:
-        taught = learning.covered(outcomes, examples)
-        parts = runner.by_split(taught) if args.split else {"all": metrics.score(taught)}
-        tables.update({f"{k}, taught skills": v for k, v in parts.items()})
+        taught = _scores(learning.covered(outcomes, examples), args.split)
+        tables.update({f"{k}, taught skills": v for k, v in taught.items()})
+    naive = _naive(engine, requests, examples, args.split) if args.naive else {}
     tagged = runner.by_tag(outcomes) if args.tags else {}
     worst = metrics.per_skill(outcomes)[: args.per_skill]
     if args.format == "json":
-        print(json.dumps({"queries": args.queries, "index_version": engine.info().version,
-                          "scores": {k: v.row() for k, v in tables.items()},
-                          "tags": {k: v.row() for k, v in tagged.items()},
-                          "per_skill": [asdict(r) for r in worst]}, indent=1))
+        report: dict[str, Any] = {
+            "queries": args.queries, "index_version": engine.info().version,
+            "scores": {k: v.row() for k, v in tables.items()},
+            "tags": {k: v.row() for k, v in tagged.items()},
+            "per_skill": [asdict(r) for r in worst]}
+        if args.naive:
+            report["naive"] = {m: {k: _naive_row(v) for k, v in parts.items()}
+                               for m, parts in naive.items()}
+        print(json.dumps(report, indent=1))
     else:
-        print(runner.format_table(tables, f"{args.queries} ({engine.info().skill_count} skills)"))
-        if tagged:
-            print(runner.format_table(tagged, "by tag"))
-        for r in worst:
-            instead = ", ".join(f"{n} x{c}" for n, c in r.instead) or "-"
-            print(f"  {r.skill}: found {r.found}/{r.expected}; instead: {instead}")
-        triggered = metrics.false_triggers(outcomes)
-        for o in triggered[:10]:
-            print(f"  off-topic {o.request.id} got {list(o.ranked[:3])}: {o.request.query!r}")
+        title = f"{args.queries} ({engine.info().skill_count} skills)"
+        _print_tables(title, tables, naive, tagged, worst, outcomes)
     return _check_baseline(args.baseline, tables["all"]) if args.baseline else 0
+
+
+def _scores(outcomes: list[metrics.Outcome], split: bool) -> dict[str, metrics.Scores]:
+    from router.evaluation import runner
+
+    return runner.by_split(outcomes) if split else {"all": metrics.score(outcomes)}
+
+
+def _naive(engine: Engine, requests: list[metrics.Labelled], examples: list[Example],
+           split: bool) -> dict[str, dict[str, metrics.Scores]]:
+    """The naive baselines' scores per method and split (taught skills too, as the product's),
+    on the engine's skills and vectors with the examples its index was built with
+    (``router.evaluation.naive``)."""
+    from router.evaluation import learning, naive
+
+    snapshot = engine.snapshot
+    found = naive.outcomes(snapshot.skills, snapshot.vectors, engine.embedder.encode,
+                           requests, examples)
+    out = {}
+    for method, outcomes in found.items():
+        out[method] = _scores(outcomes, split)
+        if examples:
+            taught = _scores(learning.covered(outcomes, examples), split)
+            out[method].update({f"{k}, taught skills": v for k, v in taught.items()})
+    return out
+
+
+def _naive_row(scores: metrics.Scores) -> dict[str, float | int]:
+    from router.evaluation import naive
+
+    return {k: v for k, v in scores.row().items() if k in naive.COLUMNS}
+
+
+def _print_tables(title: str, tables: dict[str, metrics.Scores],
+                  naive_scores: dict[str, dict[str, metrics.Scores]],
+                  tagged: dict[str, metrics.Scores], worst: list[metrics.SkillReport],
+                  outcomes: list[metrics.Outcome]) -> None:
+    from router.evaluation import naive, runner
+
+    print(runner.format_table(tables, title))
+    if naive_scores:
+        rows = {f"{m.replace('_', '-')} {k}": v
+                for m, parts in naive_scores.items() for k, v in parts.items()}
+        print(runner.format_table(rows, "naive baselines (same examples, no gate: "
+                                        "'nothing' is 0 by construction)", naive.COLUMNS))
+    if tagged:
+        print(runner.format_table(tagged, "by tag"))
+    for r in worst:
+        instead = ", ".join(f"{n} x{c}" for n, c in r.instead) or "-"
+        print(f"  {r.skill}: found {r.found}/{r.expected}; instead: {instead}")
+    for o in metrics.false_triggers(outcomes)[:10]:
+        print(f"  off-topic {o.request.id} got {list(o.ranked[:3])}: {o.request.query!r}")
 
 
 def _check_baseline(path: str, scores: metrics.Scores) -> int:

@@ -90,11 +90,15 @@ def by_tag(outcomes: Sequence[Outcome]) -> dict[str, Scores]:
     return {t: score([o for o in outcomes if t in o.request.tags]) for t in tags}
 
 
-def format_table(rows: dict[str, Scores], title: str) -> str:
+def format_table(rows: dict[str, Scores], title: str,
+                 columns: Sequence[str] | None = None) -> str:
+    """``rows`` as an aligned text table under ``title``; ``columns``: only these figures."""
     if not rows:
         return f"{title}: no requests"
-    header = ["split", *next(iter(rows.values())).row().keys()]
-    body = [[name, *(str(v) for v in s.row().values())] for name, s in rows.items()]
+    figures = {name: {k: v for k, v in s.row().items() if columns is None or k in columns}
+               for name, s in rows.items()}
+    header = ["split", *next(iter(figures.values())).keys()]
+    body = [[name, *(str(v) for v in row.values())] for name, row in figures.items()]
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
     lines = [title, "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))]
     lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in body]
