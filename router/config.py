@@ -98,6 +98,9 @@ class ServerConfig:
     auth_token_file: str = ""  # accepted bearer tokens, one per line
     auth_token_env: str = ""  # name of an environment variable holding comma-separated tokens
     health_port: int = 0  # a plaintext port serving only grpc.health.v1 (probes); 0 = off
+    # Listen beyond loopback with no caller authentication (an authenticating proxy in front);
+    # without it `serve` refuses to start there (router.bearer.check_bind).
+    allow_unauthenticated: bool = False
 
 
 @dataclass(frozen=True)
@@ -115,12 +118,25 @@ class FeedbackConfig:
 
 
 @dataclass(frozen=True)
+class McpConfig:
+    """The MCP front door over streamable HTTP (``skill-router mcp --transport http``): who may
+    call it. Off by default; beyond loopback the door refuses to start without accepted tokens
+    unless ``allow_unauthenticated`` (see router.mcp.auth)."""
+
+    accept_token_file: str = ""  # accepted bearer tokens, one per line
+    accept_token_env: str = ""  # name of an environment variable holding comma-separated tokens
+    allowed_hosts: tuple[str, ...] = ()  # Host headers accepted besides loopback and --host
+    allow_unauthenticated: bool = False  # beyond loopback with no tokens (a proxy in front)
+
+
+@dataclass(frozen=True)
 class Config:
     discovery: DiscoveryConfig = field(default_factory=DiscoveryConfig)
     routing: RoutingConfig = field(default_factory=RoutingConfig)
     index: IndexConfig = field(default_factory=IndexConfig)
     server: ServerConfig = field(default_factory=ServerConfig)
     feedback: FeedbackConfig = field(default_factory=FeedbackConfig)
+    mcp: McpConfig = field(default_factory=McpConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -180,7 +196,8 @@ def load_config(path: str | Path | None = None, env: Mapping[str, str] | None = 
             raise InvalidRequest(f"config {path}: top level must be a mapping")
         data = loaded
     sections = {"discovery": DiscoveryConfig, "routing": RoutingConfig,
-                "index": IndexConfig, "server": ServerConfig, "feedback": FeedbackConfig}
+                "index": IndexConfig, "server": ServerConfig, "feedback": FeedbackConfig,
+                "mcp": McpConfig}
     unknown = set(data) - set(sections)
     if unknown:
         raise InvalidRequest(f"config: unknown sections {sorted(unknown)}")
@@ -195,6 +212,7 @@ __all__ = [
     "DiscoveryConfig",
     "FeedbackConfig",
     "IndexConfig",
+    "McpConfig",
     "RoutingConfig",
     "ServerConfig",
     "load_config",

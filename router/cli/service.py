@@ -76,10 +76,12 @@ def _index_dir(args: argparse.Namespace, config: Config) -> str:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from router.index.encoders.factory import loading_in_background, serving_embedder
+    from router.service.auth import check_open_bind
     from router.service.logs import use_format
 
     config = _config(args)
     server_config = _server_config(args, config)
+    check_open_bind(server_config)  # before the model and the index load
     use_format(server_config.log_format)
     if args.verbose == 0:
         logging.getLogger().setLevel(logging.INFO)  # a server's log is its access log

@@ -1,5 +1,9 @@
 """``skill-router mcp``: the MCP front door over stdio or streamable HTTP, serving an index
-in-process (``--index``) or proxying to a running gRPC service (``--target``)."""
+in-process (``--index``) or proxying to a running gRPC service (``--target``).
+
+Over HTTP the door authenticates its own callers with the tokens it *accepts*
+(``--accept-token-file``/``--accept-token-env``, see ``router.mcp.auth``); ``--token-file`` is
+the one it *presents* to ``--target``."""
 
 from __future__ import annotations
 
@@ -11,8 +15,8 @@ import sys
 from typing import TYPE_CHECKING
 
 from router.cli.caller import add_caller_args, caller_auth_from_args
-from router.config import load_config
-from router.errors import RouterError
+from router.config import Config, McpConfig, load_config
+from router.errors import InvalidRequest, RouterError
 
 if TYPE_CHECKING:  # building the command line imports nothing heavy
     from router.mcp.backend import Backend
@@ -40,10 +44,40 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--timeout", type=float, default=5.0,
                    help="with --target: deadline of each gRPC call in seconds (default: 5)")
     add_caller_args(p)  # with --target: TLS and the bearer token for the gRPC service
+    _add_door_auth_args(p)
     p.set_defaults(handler=cmd_mcp)
 
 
-def open_backend(args: argparse.Namespace) -> Backend:
+def _add_door_auth_args(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group(
+        "the HTTP door's own callers (--token-file above is what the door presents to "
+        "--target; these are the tokens it accepts)")
+    group.add_argument("--accept-token-file", metavar="FILE",
+                       help="bearer tokens the door accepts, one per line "
+                            "(mcp.accept_token_file)")
+    group.add_argument("--accept-token-env", metavar="VAR",
+                       help="environment variable holding comma-separated bearer tokens the "
+                            "door accepts (mcp.accept_token_env)")
+    group.add_argument("--allow-unauthenticated", action="store_true", default=None,
+                       help="listen beyond loopback with no accepted token, for a door behind "
+                            "an authenticating proxy; without it such a door refuses to start "
+                            "(mcp.allow_unauthenticated)")
+    group.add_argument("--allowed-host", action="append", metavar="HOST",
+                       help="a Host header to accept besides loopback and --host: NAME (any "
+                            "port) or NAME:PORT; repeat for more (mcp.allowed_hosts), e.g. the "
+                            "name a load balancer forwards")
+
+
+def mcp_config(args: argparse.Namespace, config: Config) -> McpConfig:
+    """The configured ``mcp`` section with the command-line flags applied."""
+    flags = {"accept_token_file": args.accept_token_file,
+             "accept_token_env": args.accept_token_env,
+             "allow_unauthenticated": args.allow_unauthenticated,
+             "allowed_hosts": tuple(args.allowed_host) if args.allowed_host else None}
+    return dataclasses.replace(config.mcp, **{k: v for k, v in flags.items() if v is not None})
+
+
+def open_backend(args: argparse.Namespace, config: Config) -> Backend:
     """The proxy for ``--target``, else an Engine on the index, warmed up."""
     if args.target:
         from router.client import SkillRouterClient
@@ -55,7 +89,6 @@ def open_backend(args: argparse.Namespace) -> Backend:
     from router.engine import Engine
     from router.mcp.backend import EngineBackend
 
-    config = load_config(getattr(args, "config", None))
     engine = Engine.open(args.index or config.index.index_dir, config)
     engine.warm_up()
     if config.server.index_poll_seconds > 0:  # pick up new index versions, as `serve` does
@@ -68,25 +101,39 @@ def open_backend(args: argparse.Namespace) -> Backend:
 def cmd_mcp(args: argparse.Namespace) -> int:
     from router.mcp.server import SkillDoor
 
+    config = load_config(getattr(args, "config", None))
+    access = None
+    if args.transport == "http":  # who may call it, settled before anything loads
+        from router.mcp.auth import http_access
+
+        access = http_access(args.host, mcp_config(args, config))
+    elif any(v is not None for v in (args.accept_token_file, args.accept_token_env,
+                                     args.allow_unauthenticated, args.allowed_host)):
+        raise InvalidRequest("--accept-token-file, --accept-token-env, --allowed-host and "
+                             "--allow-unauthenticated apply to --transport http only (a stdio "
+                             "door serves the one host that started it)")
     try:
         # Nothing but MCP messages may reach stdout, even while the model loads.
         with contextlib.redirect_stdout(sys.stderr):
-            backend = open_backend(args)
+            backend = open_backend(args, config)
     except (RouterError, OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     door = SkillDoor(backend)
     try:
-        if args.transport == "stdio":
+        if access is None:
             import anyio
 
             from router.mcp.stdio import run_stdio
 
             anyio.run(run_stdio, door)
         else:
-            print(f"skill-router MCP listening on http://{args.host}:{args.port}/mcp",
+            from router.mcp.http import PATH, serve_http
+
+            print(f"skill-router MCP listening on http://{args.host}:{args.port}{PATH} "
+                  f"({'bearer tokens' if access.tokens else 'no caller authentication'})",
                   file=sys.stderr, flush=True)
-            door.run("streamable-http", host=args.host, port=args.port)
+            serve_http(door, access, args.host, args.port)
     except KeyboardInterrupt:
         pass
     finally:

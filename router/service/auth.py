@@ -6,84 +6,47 @@ comma-separated tokens), every call must carry the metadata ``authorization: Bea
 with one of them. The presented token is compared with every configured one in constant time
 (``hmac.compare_digest``); a missing or wrong token is refused with ``UNAUTHENTICATED`` before
 the call runs. ``grpc.health.v1.Health`` stays open so load balancers and kubelet probes need no
-token. Tokens are read once, at start-up.
+token. Tokens are read once, at start-up, by ``router.bearer`` (shared with the MCP door).
+
+``check_open_bind`` is the bind rule ``serve`` applies before it loads anything: beyond loopback
+a server must ask for a token or a client certificate, or be started with
+``--allow-unauthenticated`` (``server.allow_unauthenticated``) behind an authenticating proxy.
 """
 
 from __future__ import annotations
 
-import hmac
 import logging
-import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import grpc
 
+from router.bearer import accepts, bearer_token, check_bind, is_loopback, read_tokens
 from router.config import ServerConfig
-from router.errors import InvalidRequest
 
 log = logging.getLogger(__name__)
 
 AUTH_KEY = "authorization"
-SCHEME = "bearer "
 OPEN_PREFIXES = ("/grpc.health.v1.Health/",)
 REFUSED = ("missing or invalid bearer token: send the metadata "
            "'authorization: Bearer <token>' with a token this server accepts")
 
 
-def _from_file(path: str) -> list[str]:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidRequest(f"cannot read the token file {path}: {exc}") from exc
-    lines = (line.strip() for line in text.splitlines())
-    return [line for line in lines if line and not line.startswith("#")]
-
-
-def _from_env(name: str, env: Mapping[str, str]) -> list[str]:
-    if name not in env:
-        raise InvalidRequest(f"server.auth_token_env names {name!r}, which is not set")
-    return [t.strip() for t in env[name].split(",") if t.strip()]
-
-
 def load_tokens(config: ServerConfig, env: Mapping[str, str] | None = None) -> tuple[bytes, ...]:
     """The accepted tokens; () when token auth is off. Raises InvalidRequest when a configured
     source cannot be read or holds no token (a server must not start open by mistake)."""
-    env = os.environ if env is None else env
-    tokens: list[str] = []
-    sources = []
-    if config.auth_token_file:
-        tokens += _from_file(config.auth_token_file)
-        sources.append(config.auth_token_file)
-    if config.auth_token_env:
-        tokens += _from_env(config.auth_token_env, env)
-        sources.append(f"${config.auth_token_env}")
-    if sources and not tokens:
-        raise InvalidRequest(f"token auth is configured but {' and '.join(sources)} "
-                             "hold no token")
-    return tuple(t.encode("utf-8") for t in tokens)
+    return read_tokens(config.auth_token_file, config.auth_token_env, env,
+                       env_setting="server.auth_token_env")
 
 
 def presented_token(metadata: Sequence[tuple[str, Any]] | None) -> bytes | None:
     """The bearer token in a call's metadata, or None."""
     for key, value in metadata or ():
-        if key != AUTH_KEY:
-            continue
-        text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
-        if text[:len(SCHEME)].lower() == SCHEME:
-            return text[len(SCHEME):].strip().encode("utf-8")
+        if key == AUTH_KEY:
+            token = bearer_token(value)
+            if token is not None:
+                return token
     return None
-
-
-def accepts(tokens: Sequence[bytes], presented: bytes | None) -> bool:
-    """True if ``presented`` is one of ``tokens``; every token is compared (constant time)."""
-    if presented is None:
-        return False
-    matched = False
-    for token in tokens:
-        matched |= hmac.compare_digest(token, presented)
-    return matched
 
 
 def _refuse_unary(request: Any, context: grpc.ServicerContext) -> Any:
@@ -138,15 +101,35 @@ def auth_interceptors(config: ServerConfig) -> list[TokenInterceptor]:
     return [TokenInterceptor(tokens)] if tokens else []
 
 
+GIVE = ("--token-file FILE or --token-env VAR (server.auth_token_file, server.auth_token_env), "
+        "or client certificates with --tls-client-ca")
+OPT_OUT = "--allow-unauthenticated (server.allow_unauthenticated)"
+
+
+def authenticates(config: ServerConfig) -> bool:
+    """True when ``config`` asks callers for a token or a client certificate."""
+    return bool(config.auth_token_file or config.auth_token_env or config.tls_client_ca_file)
+
+
+def check_open_bind(config: ServerConfig) -> None:
+    """The bind rule for ``serve``: beyond loopback, callers must be authenticated (a token or
+    a client certificate) unless ``server.allow_unauthenticated`` says a proxy in front does.
+    Raises InvalidRequest naming the flags; checked before anything loads."""
+    check_bind(config.host, authenticated=authenticates(config),
+               allow_unauthenticated=config.allow_unauthenticated, give=GIVE, opt_out=OPT_OUT)
+
+
 def warn_if_open(config: ServerConfig) -> None:
-    """Log a warning when a server reachable beyond loopback authenticates no caller, or sends
-    tokens over plaintext."""
-    if config.host.startswith(("127.", "::1", "[::1]", "localhost")):
+    """Log a warning when a server reachable beyond loopback authenticates no caller (allowed
+    only with server.allow_unauthenticated; ``serve`` refuses it otherwise), or sends tokens
+    over plaintext."""
+    if is_loopback(config.host):
         return
     token = bool(config.auth_token_file or config.auth_token_env)
-    if not (token or config.tls_client_ca_file):
-        log.warning("serving on %s with no caller authentication: set server.auth_token_file "
-                    "or server.tls_client_ca_file (see README, Operations)", config.host)
+    if not authenticates(config):
+        log.warning("serving on %s with no caller authentication (server.allow_unauthenticated"
+                    "): anyone who reaches this port can call it; keep an authenticating proxy "
+                    "in front (see README, Operations)", config.host)
     elif token and not config.tls_cert_file:
         log.warning("bearer tokens travel in plaintext on %s: set server.tls_cert_file and "
                     "server.tls_key_file", config.host)

@@ -8,7 +8,8 @@ from typing import Any
 # flag destination -> ServerConfig field
 FLAGS = {"tls_cert": "tls_cert_file", "tls_key": "tls_key_file",
          "tls_client_ca": "tls_client_ca_file", "token_file": "auth_token_file",
-         "token_env": "auth_token_env", "health_port": "health_port"}
+         "token_env": "auth_token_env", "health_port": "health_port",
+         "allow_unauthenticated": "allow_unauthenticated"}
 
 
 def add_server_auth_args(parser: argparse.ArgumentParser) -> None:
@@ -27,6 +28,10 @@ def add_server_auth_args(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--health-port", type=int, metavar="N",
                        help="plaintext port serving only grpc.health.v1, for probes when TLS "
                             "is on; 0 = off (server.health_port)")
+    group.add_argument("--allow-unauthenticated", action="store_true", default=None,
+                       help="listen beyond loopback with no token and no client certificate, "
+                            "for a server behind an authenticating proxy; without it such a "
+                            "server refuses to start (server.allow_unauthenticated)")
 
 
 def server_auth_flags(args: argparse.Namespace) -> dict[str, Any]:

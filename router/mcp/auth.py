@@ -1,0 +1,125 @@
+"""Who may call the MCP door over streamable HTTP.
+
+- **Bearer tokens.** ``mcp.accept_token_file`` / ``--accept-token-file`` (one per line) and
+  ``mcp.accept_token_env`` / ``--accept-token-env`` (a variable holding comma-separated tokens),
+  read by ``router.bearer`` exactly as ``serve`` reads its own. With tokens, every HTTP request
+  must carry ``Authorization: Bearer <token>``; a missing or wrong one is answered ``401`` with
+  ``WWW-Authenticate: Bearer`` and a JSON body by ``BearerGate``, before any MCP handling. The
+  door has no open path (probes use a TCP check). These are the door's *accepted* tokens; the
+  token it *presents* to a ``--target`` service is ``--token-file`` / ``SKILL_ROUTER_TOKEN``.
+- **The bind rule.** Beyond loopback with no accepted tokens the door refuses to start, unless
+  ``--allow-unauthenticated`` (``mcp.allow_unauthenticated``) says a proxy in front
+  authenticates (a warning is logged).
+- **Host and Origin.** The SDK's DNS-rebinding protection stays on whatever the address:
+  requests must name an allowed ``Host`` (loopback names, the bound address, and each
+  ``--allowed-host`` / ``mcp.allowed_hosts``: ``name`` for any port, ``name:port`` for one)
+  else ``421``; a browser ``Origin`` must be one of those hosts over http(s), else ``403``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from router.bearer import accepts, bearer_token, check_bind, read_tokens
+from router.config import McpConfig
+
+log = logging.getLogger(__name__)
+
+REALM = "skill-router"
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+ALL_INTERFACES = frozenset({"", "0.0.0.0", "::", "[::]"})
+GIVE = ("--accept-token-file FILE or --accept-token-env VAR "
+        "(mcp.accept_token_file, mcp.accept_token_env)")
+OPT_OUT = "--allow-unauthenticated (mcp.allow_unauthenticated)"
+
+
+@dataclass(frozen=True)
+class HttpAccess:
+    """What the HTTP door checks: the accepted tokens (() = none) and the allowed hosts."""
+
+    tokens: tuple[bytes, ...]
+    security: TransportSecuritySettings
+
+
+def http_access(host: str, config: McpConfig) -> HttpAccess:
+    """Read the accepted tokens and apply the bind rule for a door on ``host``. Raises
+    InvalidRequest when a token source is unusable or the door would start open."""
+    tokens = read_tokens(config.accept_token_file, config.accept_token_env,
+                         env_setting="mcp.accept_token_env")
+    if check_bind(host, authenticated=bool(tokens),
+                  allow_unauthenticated=config.allow_unauthenticated, give=GIVE,
+                  opt_out=OPT_OUT):
+        log.warning("the MCP door listens on %s and authenticates nobody "
+                    "(mcp.allow_unauthenticated): anyone who reaches it calls the service "
+                    "as the door; keep an authenticating proxy in front", host)
+    return HttpAccess(tokens, transport_security(host, config.allowed_hosts))
+
+
+def _host_patterns(host: str) -> list[str]:
+    """SDK Host patterns for one allowed host: ``name:port`` as given, ``name`` any port."""
+    host = host.strip()
+    if host.startswith("["):  # [v6] or [v6]:port
+        return [host] if "]:" in host else [host, f"{host}:*"]
+    if host.count(":") == 1:  # name:port
+        return [host]
+    if ":" in host:  # a bare IPv6 address
+        host = f"[{host}]"
+    return [host, f"{host}:*"]
+
+
+def transport_security(host: str, allowed: Sequence[str]) -> TransportSecuritySettings:
+    """DNS-rebinding protection on: loopback names, ``host`` (unless all interfaces) and
+    ``allowed`` as Host values; the same names over http(s) as Origins."""
+    names = [*LOOPBACK_HOSTS, *([] if host in ALL_INTERFACES else [host]), *allowed]
+    hosts = [pattern for name in names for pattern in _host_patterns(name)]
+    unique = list(dict.fromkeys(hosts))
+    origins = [f"{scheme}://{pattern}" for pattern in unique for scheme in ("http", "https")]
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True,
+                                     allowed_hosts=unique, allowed_origins=origins)
+
+
+class BearerGate:
+    """ASGI middleware: HTTP requests without an accepted bearer token get 401; lifespan and
+    everything else pass through."""
+
+    def __init__(self, app: ASGIApp, tokens: Sequence[bytes]) -> None:
+        if not tokens:
+            raise ValueError("BearerGate needs at least one token")
+        self.app = app
+        self._tokens = tuple(tokens)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        header = Headers(scope=scope).get("authorization")
+        presented = bearer_token(header)
+        if accepts(self._tokens, presented):
+            await self.app(scope, receive, send)
+            return
+        log.debug("refused %s %s: %s token", scope.get("method"), scope.get("path"),
+                  "no" if presented is None else "unknown")
+        await _refuse(send, missing=presented is None)
+
+
+async def _refuse(send: Send, *, missing: bool) -> None:
+    """401 as RFC 6750 says: no error code when no credentials came, invalid_token else."""
+    challenge = f'Bearer realm="{REALM}"'
+    if not missing:
+        challenge += ', error="invalid_token"'
+    body = json.dumps({"error": "invalid_token" if not missing else "unauthorized",
+                       "error_description": "missing or invalid bearer token: send the header "
+                                            "'Authorization: Bearer <token>' with a token this "
+                                            "door accepts"}).encode("utf-8")
+    await send({"type": "http.response.start", "status": 401,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode("ascii")),
+                            (b"www-authenticate", challenge.encode("ascii"))]})
+    await send({"type": "http.response.body", "body": body})
