@@ -11,6 +11,7 @@ import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
@@ -57,19 +58,33 @@ def _answers(port: int) -> bool:
         return False
 
 
+@dataclass(frozen=True)
+class RunningDoor:
+    """A door process on a port: its URL and its stderr so far."""
+
+    url: str
+    port: int
+    _log: IO[bytes]
+
+    def log(self) -> str:
+        self._log.seek(0)
+        return self._log.read().decode(errors="replace")
+
+
 @contextmanager
-def http_door(args: Sequence[str], env: dict[str, str] | None = None) -> Iterator[str]:
-    """A door on a free port; yields its URL once it accepts connections."""
+def running_door(args: Sequence[str], env: dict[str, str] | None = None,
+                 host: str = "127.0.0.1") -> Iterator[RunningDoor]:
+    """A door listening on ``host`` at a free port, once it accepts connections (on
+    127.0.0.1, which ``0.0.0.0`` includes); its URL names 127.0.0.1."""
     port = free_port()
     with tempfile.TemporaryFile() as log:  # a file, not a pipe: a full pipe would block it
         process = subprocess.Popen(
-            door_command(*args, "--transport", "http", "--host", "127.0.0.1", "--port",
-                         str(port)),
+            door_command(*args, "--transport", "http", "--host", host, "--port", str(port)),
             env={**door_env(), **(env or {})}, cwd=str(REPO), stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=log)
         try:
             _wait_until_listening(process, port, log)
-            yield f"http://127.0.0.1:{port}/mcp"
+            yield RunningDoor(f"http://127.0.0.1:{port}/mcp", port, log)
             assert process.poll() is None, "the door died while serving"
         finally:
             process.terminate()
@@ -78,6 +93,13 @@ def http_door(args: Sequence[str], env: dict[str, str] | None = None) -> Iterato
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+
+@contextmanager
+def http_door(args: Sequence[str], env: dict[str, str] | None = None) -> Iterator[str]:
+    """A door on a free loopback port; yields its URL once it accepts connections."""
+    with running_door(args, env) as door:
+        yield door.url
 
 
 def _wait_until_listening(process: subprocess.Popen[bytes], port: int, log: IO[bytes]) -> None:
