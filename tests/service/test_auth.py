@@ -17,13 +17,14 @@ import grpc
 import pytest
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
+from router.bearer import accepts
 from router.cli import main
 from router.client import SkillRouterClient, open_channel
 from router.config import ServerConfig
 from router.credentials import CallerAuth
 from router.engine import Engine
 from router.errors import InvalidRequest
-from router.service.auth import accepts, load_tokens, presented_token, warn_if_open
+from router.service.auth import load_tokens, presented_token, warn_if_open
 from router.service.server import RouterServer, build_server
 from router.service.tls import start_health_listener
 from tests.support import REPO
@@ -263,3 +264,48 @@ def test_serve_flags_turn_on_tls_tokens_and_the_health_port(
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+# --- the bind rule: beyond loopback, authenticated callers or an explicit opt-out -----------
+
+@pytest.mark.parametrize(("flags", "env"), [
+    (["--host", "0.0.0.0"], {}),
+    (["--host", "::"], {}),
+    (["--host", "0.0.0.0", "--tls-cert", "c.pem", "--tls-key", "k.pem"], {}),  # TLS alone
+    ([], {"SKILL_ROUTER_SERVER_HOST": "0.0.0.0"}),  # server.host from the configuration
+])
+def test_serve_beyond_loopback_without_caller_auth_refuses_to_start(
+        flags: list[str], env: dict[str, str]) -> None:
+    argv = [sys.executable, "-m", "router.cli", "serve", "--index", "/nonexistent/index",
+            "--port", "0", "--metrics-port", "0", *flags]
+    done = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **env})
+    assert done.returncode == 2
+    message = done.stderr.strip()
+    assert message.startswith("error: refusing to listen on") and "\n" not in message
+    for flag in ("--token-file", "--token-env", "--tls-client-ca", "--allow-unauthenticated"):
+        assert flag in message
+
+
+def test_serve_with_the_opt_out_starts_open_and_warns(tmp_path: Path) -> None:
+    skills, out = write_catalog(tmp_path / "skills"), tmp_path / "index"
+    assert main(index_argv(skills, out)) == 0
+    argv = [sys.executable, "-m", "router.cli", "serve", "--index", str(out), "--host",
+            "0.0.0.0", "--port", "0", "--metrics-port", "0", "--allow-unauthenticated"]
+    proc = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert "listening on 0.0.0.0:" in line, line
+        port = int(line.split("listening on ", 1)[1].split()[0].rsplit(":", 1)[1])
+        with client(port) as caller:  # no token, no certificate
+            assert code_of(caller) is grpc.StatusCode.OK
+        proc.send_signal(signal.SIGTERM)
+        _, log = proc.communicate(timeout=60)
+        assert proc.returncode == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert "no caller authentication (server.allow_unauthenticated)" in log
