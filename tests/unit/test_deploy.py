@@ -104,6 +104,14 @@ def test_the_mcp_door_proxies_to_the_grpc_service() -> None:
     source = env["SKILL_ROUTER_TOKEN"]["valueFrom"]["secretKeyRef"]  # what the client reads
     assert source == {"name": docs["Secret/skill-router-auth"]["metadata"]["name"],
                       "key": "mcp-token"}
+    assert "--allow-unauthenticated" not in args  # it listens on 0.0.0.0: tokens, not open
+    accepted = env[args[args.index("--accept-token-env") + 1]]["valueFrom"]["secretKeyRef"]
+    assert accepted == {"name": source["name"], "key": "door-tokens"}  # not mcp-token
+    assert docs["Secret/skill-router-auth"]["stringData"]["door-tokens"] == ""  # fail closed
+    hosts = [args[i + 1] for i, arg in enumerate(args) if arg == "--allowed-host"]
+    name = docs["Service/skill-router-mcp"]["metadata"]["name"]
+    assert name in hosts and f"{name}.$(POD_NAMESPACE).svc.cluster.local" in hosts
+    assert env["POD_NAMESPACE"]["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.namespace"
     service = docs["Service/skill-router-mcp"]["spec"]
     assert service["sessionAffinity"] == "ClientIP"  # MCP sessions live in one pod's memory
     assert service["selector"] == docs["Deployment/skill-router-mcp"]["spec"]["selector"][
