@@ -23,6 +23,11 @@ class PermissionDenied(RouterError):
     """The skill exists but may not be used this way (maps to PERMISSION_DENIED)."""
 
 
+class StaleFile(RouterError):
+    """A skill file no longer matches the digest recorded when the index was built, or was not
+    recorded at all; it is not served until a Reindex (maps to FAILED_PRECONDITION)."""
+
+
 class IndexUnavailable(RouterError):
     """No usable index is loaded (maps to UNAVAILABLE / FAILED_PRECONDITION)."""
 

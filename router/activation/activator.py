@@ -12,6 +12,11 @@ the model needs a model-invocable one (``PermissionDenied`` otherwise). A skill 
 the session, or named by the caller as already in context, comes back with
 ``already_active=True`` and no content, so the same instructions never enter a conversation twice.
 Deprecated skills are no longer routed but can still be activated by name.
+
+Integrity: when the index recorded per-file digests (``router.skills.digests``), the SKILL.md an
+activation reads and every file ReadResource serves are checked against them after the read;
+a file changed since the build (or never recorded) is ``StaleFile``, never served, until a
+Reindex records it. So an edit to SKILL.md reaches the model only through a Reindex.
 """
 
 from __future__ import annotations
@@ -26,7 +31,9 @@ from typing import TYPE_CHECKING
 from router.activation.content import manifest_body, render_content
 from router.activation.sessions import SessionStore, check_session_fields
 from router.errors import InvalidRequest, NotFound, PermissionDenied, SkillParseError, TooLarge
-from router.skills.files import read_body, read_file
+from router.skills import digests
+from router.skills.digests import SkillDigests
+from router.skills.files import read_file
 from router.skills.limits import (
     REQUEST_NAME_CHARS,
     RESOURCE_LIST_CAP,
@@ -34,7 +41,7 @@ from router.skills.limits import (
     SKILL_FILE_MAX_BYTES,
 )
 from router.skills.model import Skill, SkillKind
-from router.skills.parse import decode_text
+from router.skills.parse import decode_text, split_frontmatter
 from router.skills.resources import read_resource as read_skill_file
 from router.skills.resources import scan_resources
 from router.skills.textsafe import is_unicode
@@ -85,8 +92,10 @@ class Activator:
     def __init__(self, lookup: Callable[[str], Skill | None], names: Callable[[], Sequence[str]],
                  sessions: SessionStore | None = None, *,
                  resource_list_cap: int = RESOURCE_LIST_CAP,
-                 resource_max_bytes: int = RESOURCE_MAX_BYTES) -> None:
+                 resource_max_bytes: int = RESOURCE_MAX_BYTES,
+                 recorded: Callable[[str], SkillDigests | None] | None = None) -> None:
         self._lookup = lookup
+        self._recorded = recorded or (lambda _name: None)
         self._names = names
         self.sessions = sessions if sessions is not None else SessionStore()
         self._list_cap = resource_list_cap
@@ -152,9 +161,11 @@ class Activator:
             raise TooLarge(f"SKILL.md of {skill.name!r} is {size} bytes; the limit is "
                            f"{SKILL_FILE_MAX_BYTES}")
         try:
-            if include_frontmatter:
-                return decode_text(read_file(skill.location), path=skill.location)
-            return read_body(skill.location)
+            data = read_file(skill.location)
+            digests.verify(skill.name, self._recorded(skill.name),
+                           os.path.basename(skill.location), data)
+            text = decode_text(data, path=skill.location)
+            return text if include_frontmatter else split_frontmatter(text)[1]
         except SkillParseError as exc:
             raise NotFound(f"skill {skill.name!r} can no longer be loaded ({exc.reason}); "
                            "fix it and reindex") from exc
@@ -169,6 +180,7 @@ class Activator:
         """A bundled file of ``name`` by its path relative to the skill directory."""
         skill = self.find(name)
         content, media_type = read_skill_file(skill.base_dir, path, self._max_bytes)
+        digests.verify(skill.name, self._recorded(skill.name), path, content)
         log.debug("served %s of skill %s (%d bytes)", path, skill.name, len(content))
         return Resource(skill.name, path, content, len(content), media_type)
 

@@ -41,7 +41,7 @@ from router.examples.loading import fingerprint
 from router.examples.model import Example
 from router.examples.scoring import ExampleIndex
 from router.examples.settings import TunedSettings
-from router.index import dense
+from router.index import dense, digest_store
 from router.index import examples as stored_examples
 from router.index.encoders.base import Embedder
 from router.index.layout import (
@@ -56,6 +56,7 @@ from router.index.layout import (
 )
 from router.index.lexical import LexicalIndex, skill_document
 from router.index.vectors import catalog_centroid, embed_skills, previous_vectors
+from router.skills import digests as file_digests
 from router.skills.checkpoints import checkpoint
 from router.skills.model import Diagnostic, Level, Skill
 
@@ -79,6 +80,8 @@ class IndexSnapshot:
     off_topic: np.ndarray | None = None  # vectors of the requests it was calibrated on
     tuning: TunedSettings | None = None  # routing settings fitted to the catalog's examples
     lexical_examples: LexicalIndex | None = None  # BM25 with examples' text, if tuning chose it
+    # per-file digests by skill name (router.skills.digests); None: built before they existed
+    digests: Mapping[str, file_digests.SkillDigests] | None = None
 
     # Derived once per snapshot (cached_property writes the instance dict, which a frozen
     # dataclass allows); a snapshot never changes, so neither do these.
@@ -146,6 +149,7 @@ def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
     try:
         _write_files(tmp, ordered, diagnostics, vectors, lexical)
         stored_examples.write(tmp, learned)
+        digest_store.record(tmp, root, ordered, reuse=reuse)
         manifest = {
             "format_version": FORMAT_VERSION, "version": version,
             "model": embedder.model_id, "dimension": int(embedder.dimension),
@@ -218,6 +222,7 @@ def load_index(root: str | Path, version: str | None = None, *,
         stored = stored_examples.load(folder, manifest, {s.name: i for i, s in enumerate(skills)},
                                       vectors)
         examples = stored.examples
+        recorded = file_digests.load(folder)
         calibration = Calibration.from_dict(manifest.get("gate"))
         info = replace(info_from_manifest(manifest, version, folder),
                        example_count=len(examples) if examples else 0,
@@ -232,7 +237,8 @@ def load_index(root: str | Path, version: str | None = None, *,
     return IndexSnapshot(info=info, skills=skills, diagnostics=diagnostics, vectors=vectors,
                          dense=index, lexical=lexical, examples=examples,
                          calibration=calibration, off_topic=stored.off_topic,
-                         tuning=stored.tuning, lexical_examples=stored.lexical)
+                         tuning=stored.tuning, lexical_examples=stored.lexical,
+                         digests=recorded)
 
 
 def _read_records(path: Path) -> tuple[tuple[Skill, ...], tuple[Diagnostic, ...]]:

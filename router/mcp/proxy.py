@@ -21,6 +21,7 @@ from router.errors import (
     NotFound,
     PermissionDenied,
     RouterError,
+    StaleFile,
     TooLarge,
 )
 from router.mcp.backend import Hit, Search, SkillFile
@@ -34,6 +35,7 @@ ERROR_BY_STATUS: dict[grpc.StatusCode, type[RouterError]] = {
     grpc.StatusCode.NOT_FOUND: NotFound,
     grpc.StatusCode.RESOURCE_EXHAUSTED: TooLarge,
     grpc.StatusCode.PERMISSION_DENIED: PermissionDenied,
+    grpc.StatusCode.FAILED_PRECONDITION: StaleFile,
 }
 _REASONS = {pb.ROUTE_REASON_ALWAYS_ON: "always_on", pb.ROUTE_REASON_RETRIEVED: "retrieved",
             pb.ROUTE_REASON_EXPLICIT: "explicit", pb.ROUTE_REASON_ACTIVE: "active"}

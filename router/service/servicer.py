@@ -19,6 +19,7 @@ from router.errors import (
     InvalidRequest,
     NotFound,
     PermissionDenied,
+    StaleFile,
     TooLarge,
 )
 from router.index.layout import IndexInfo
@@ -46,6 +47,7 @@ STATUS_BY_ERROR: tuple[tuple[type[Exception], grpc.StatusCode], ...] = (
     (NotFound, grpc.StatusCode.NOT_FOUND),
     (TooLarge, grpc.StatusCode.RESOURCE_EXHAUSTED),
     (PermissionDenied, grpc.StatusCode.PERMISSION_DENIED),
+    (StaleFile, grpc.StatusCode.FAILED_PRECONDITION),
     (IndexUnavailable, grpc.StatusCode.UNAVAILABLE),
 )
 

@@ -1,0 +1,31 @@
+"""The index build's digest stage: record every skill's per-file digests (``digests.json``) in
+the version folder being written, reusing the current version's record for unchanged files
+(``router.skills.digests``); and load them back with a version."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+
+from router.errors import IndexUnavailable
+from router.index.layout import VERSIONS, current_version
+from router.skills import digests
+from router.skills.digests import SkillDigests
+from router.skills.model import Skill
+
+log = logging.getLogger(__name__)
+
+
+def previous_digests(root: Path) -> dict[str, SkillDigests]:
+    """The current version's digests under index root ``root`` (empty when none)."""
+    try:
+        return digests.load(root / VERSIONS / current_version(root)) or {}
+    except (OSError, ValueError, KeyError, TypeError, IndexUnavailable) as exc:
+        log.info("no previous digests to reuse (%s)", exc)
+        return {}
+
+
+def record(folder: Path, root: Path, skills: Sequence[Skill], *, reuse: bool = True) -> None:
+    """Digest ``skills`` into ``folder`` (a ``.tmp-*`` version folder, before its checksums)."""
+    digests.write(folder, digests.compute_all(skills, previous_digests(root) if reuse else None))

@@ -1,0 +1,177 @@
+"""Per-file digests of every indexed skill, recorded when the index is built, and the integrity
+check every door applies before it serves a file.
+
+A skill's files are its skill file (``SKILL.md``, ``skill.md`` or ``manifest.json``) and the
+bundled files ``scan_resources`` lists (same walk, same traversal rules), each with its size and
+``sha256:`` + 64 lowercase hex of its raw bytes. Hashing is bounded: at most
+``DIGEST_FILES_CAP`` files per skill (the SEP-2640 per-skill limit, SKILL.md included) and no file
+over ``RESOURCE_MAX_BYTES`` (it is never served either). A skill past either bound is recorded
+with ``complete=False``: its recorded files are still served, but the Skills extension does not
+list it (its manifest would not be complete).
+
+A new build reuses the previous version's digest of a file whose path, size and modification
+time (ns) are unchanged, so a Reindex of a large catalog reads only what changed; any other file
+is hashed again (``content_hash`` covers only the skill file, so it cannot be used for this).
+
+Serving: ``verify`` refuses bytes whose size or digest differs from the record, and a file the
+record does not hold, with ``StaleFile`` (FAILED_PRECONDITION over gRPC) naming the file and
+saying to Reindex. An index built before digests existed has no record and is served unchecked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from router.errors import StaleFile
+from router.skills.limits import RESOURCE_MAX_BYTES
+from router.skills.model import Skill
+from router.skills.resources import scan_resources
+
+log = logging.getLogger(__name__)
+
+DIGESTS_FILE = "digests.json"
+DIGEST_FILES_CAP = 512  # files per skill, skill file included (SEP-2640's per-skill limit)
+DIGEST_TOTAL_BYTES = 16 * 1024 * 1024  # per skill (SEP-2640's per-skill limit)
+_CHUNK = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class FileDigest:
+    """One file of a skill: its path relative to the skill directory, size and digest."""
+
+    path: str
+    size: int
+    digest: str  # "sha256:<64 lowercase hex>"
+    mtime_ns: int = 0  # for reuse by the next build only
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "size": self.size, "digest": self.digest,
+                "mtime_ns": self.mtime_ns}
+
+
+@dataclass(frozen=True)
+class SkillDigests:
+    """Every recorded file of one skill, skill file first. ``complete`` is False when the
+    bounds above left files out."""
+
+    files: tuple[FileDigest, ...]
+    complete: bool = True
+
+    def get(self, path: str) -> FileDigest | None:
+        return next((f for f in self.files if f.path == path), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"complete": self.complete, "files": [f.to_dict() for f in self.files]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SkillDigests:
+        files = tuple(FileDigest(str(f["path"]), int(f["size"]), str(f["digest"]),
+                                 int(f.get("mtime_ns", 0))) for f in data["files"])
+        return cls(files, bool(data.get("complete", True)))
+
+
+def sha256_digest(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def _hash_file(path: str, size_cap: int) -> tuple[int, str, int] | None:
+    """``(size, digest, mtime_ns)`` of a regular file of at most ``size_cap`` bytes, or None."""
+    try:
+        with open(path, "rb") as fh:
+            info = os.fstat(fh.fileno())
+            if info.st_size > size_cap:
+                return None
+            hasher = hashlib.sha256()
+            size = 0
+            while chunk := fh.read(_CHUNK):
+                size += len(chunk)
+                if size > size_cap:
+                    return None
+                hasher.update(chunk)
+    except OSError:
+        return None
+    return size, "sha256:" + hasher.hexdigest(), info.st_mtime_ns
+
+
+def _reused(previous: SkillDigests | None, rel: str, full: str) -> FileDigest | None:
+    old = previous.get(rel) if previous is not None else None
+    if old is None or not old.mtime_ns:
+        return None
+    try:
+        info = os.stat(full)
+    except OSError:
+        return None
+    if info.st_size == old.size and info.st_mtime_ns == old.mtime_ns:
+        return old
+    return None
+
+
+def skill_digests(skill: Skill, previous: SkillDigests | None = None) -> SkillDigests:
+    """Digest ``skill``'s files (see the module notes for bounds and reuse)."""
+    skill_file = os.path.basename(skill.location)
+    listing = scan_resources(skill.base_dir, DIGEST_FILES_CAP - 1)
+    files: list[FileDigest] = []
+    complete = not listing.truncated
+    total = 0
+    for rel in (skill_file, *listing.files):
+        full = os.path.join(skill.base_dir, *PurePosixPath(rel).parts)
+        found = _reused(previous, rel, full)
+        if found is None:
+            hashed = _hash_file(full, RESOURCE_MAX_BYTES)
+            if hashed is None:
+                complete = False
+                continue
+            found = FileDigest(rel, *hashed)
+        total += found.size
+        files.append(found)
+    if total > DIGEST_TOTAL_BYTES:
+        complete = False
+    return SkillDigests(tuple(files), complete)
+
+
+def compute_all(skills: Sequence[Skill],
+                previous: Mapping[str, SkillDigests] | None = None) -> dict[str, SkillDigests]:
+    """Digests of every skill, by name, reusing ``previous`` where files are unchanged."""
+    previous = previous or {}
+    return {s.name: skill_digests(s, previous.get(s.name)) for s in skills}
+
+
+def write(folder: Path, digests: Mapping[str, SkillDigests]) -> None:
+    """``digests.json`` in a version folder (before the manifest's checksums are taken)."""
+    data = {"skills": {name: d.to_dict() for name, d in sorted(digests.items())}}
+    with (folder / DIGESTS_FILE).open("w", encoding="utf-8") as handle:
+        json.dump(data, handle, ensure_ascii=False, separators=(",", ":"))
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def load(folder: Path) -> dict[str, SkillDigests] | None:
+    """The digests of a version folder; None for an index built before they were recorded."""
+    path = folder / DIGESTS_FILE
+    if not path.exists():
+        return None
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {name: SkillDigests.from_dict(d) for name, d in data["skills"].items()}
+
+
+def verify(skill: str, recorded: SkillDigests | None, path: str, data: bytes) -> None:
+    """Refuse ``data`` read for ``path`` unless it is exactly what the build recorded.
+    ``recorded`` None (an index without digests) is not checked."""
+    if recorded is None:
+        return
+    key = str(PurePosixPath(path))
+    entry = recorded.get(key)
+    if entry is None:
+        raise StaleFile(f"file {key!r} of skill {skill!r} was not in the index when it was "
+                        "built, so it is not served; Reindex to publish it")
+    if len(data) != entry.size or sha256_digest(data) != entry.digest:
+        raise StaleFile(f"file {key!r} of skill {skill!r} changed on disk since the index was "
+                        f"built (recorded {entry.digest}, {entry.size} bytes); it is not served "
+                        "until the next Reindex records it")
