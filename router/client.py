@@ -160,10 +160,11 @@ class SkillRouterClient:
             request, timeout=self.timeout)
         return response
 
-    def list_skills(self) -> pb.ListSkillsResponse:
-        """Every indexed skill with its flags, plus discovery diagnostics."""
-        response: pb.ListSkillsResponse = self._stub.ListSkills(pb.ListSkillsRequest(),
-                                                                timeout=self.timeout)
+    def list_skills(self, include_files: bool = False) -> pb.ListSkillsResponse:
+        """Every indexed skill with its flags, plus discovery diagnostics; ``include_files``
+        adds each skill's recorded files (size, digest) and frontmatter."""
+        response: pb.ListSkillsResponse = self._stub.ListSkills(
+            pb.ListSkillsRequest(include_files=include_files), timeout=self.timeout)
         return response
 
     def index_info(self) -> pb.GetIndexInfoResponse:

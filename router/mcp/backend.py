@@ -15,6 +15,7 @@ from typing import Protocol
 from router.activation.activator import Activation, Resource, ResourceList
 from router.engine import Engine
 from router.index import dense
+from router.mcp.entries import SkillEntry, entry_of
 from router.mcp.sessions import SessionState
 from router.routing.model import RouteQuery
 
@@ -62,6 +63,8 @@ class Backend(Protocol):
 
     def skills(self) -> tuple[SkillFile, ...]: ...
 
+    def skill_entries(self) -> tuple[SkillEntry, ...]: ...
+
     def close(self) -> None: ...
 
 
@@ -100,6 +103,11 @@ class EngineBackend:
 
     def skills(self) -> tuple[SkillFile, ...]:
         return tuple(SkillFile(s.name, s.description, os.path.basename(s.location))
+                     for s in self.engine.skills() if s.enabled)
+
+    def skill_entries(self) -> tuple[SkillEntry, ...]:
+        """Every enabled skill with its recorded files (the Skills extension's source)."""
+        return tuple(entry_of(s, self.engine.recorded_files(s.name))
                      for s in self.engine.skills() if s.enabled)
 
     def close(self) -> None:

@@ -25,6 +25,7 @@ from router.errors import (
     TooLarge,
 )
 from router.mcp.backend import Hit, Search, SkillFile
+from router.mcp.entries import SkillEntry, entry_from_proto
 from router.mcp.sessions import SessionState
 from router.v1 import router_pb2 as pb
 
@@ -94,6 +95,10 @@ class GrpcBackend:
         reply = _call(self.client.target, self.client.list_skills)
         return tuple(SkillFile(s.name, s.description, os.path.basename(s.location))
                      for s in reply.skills if s.enabled)
+
+    def skill_entries(self) -> tuple[SkillEntry, ...]:
+        reply = _call(self.client.target, lambda: self.client.list_skills(include_files=True))
+        return tuple(entry_from_proto(s) for s in reply.skills if s.enabled)
 
     def close(self) -> None:
         self.client.close()

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import quote, unquote
 
 from router.errors import InvalidRequest, NotFound
-from router.mcp.backend import Backend
 from router.skills.resources import media_type
+
+if TYPE_CHECKING:
+    from router.mcp.backend import Backend
 
 log = logging.getLogger(__name__)
 

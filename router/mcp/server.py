@@ -28,6 +28,7 @@ from router.mcp import tools
 from router.mcp.backend import Backend
 from router.mcp.resources import URI_TEMPLATE, list_skill_resources, parse_uri
 from router.mcp.sessions import DoorSessions
+from router.mcp.skills_ext import SkillsExtension, declare_on_legacy_handshake
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +43,9 @@ class SkillDoor(MCPServer[Any]):
     """skill-router's MCP server over ``backend``."""
 
     def __init__(self, backend: Backend, sessions: DoorSessions | None = None) -> None:
-        super().__init__(name="skill-router", instructions=INSTRUCTIONS, log_level="WARNING")
+        super().__init__(name="skill-router", instructions=INSTRUCTIONS, log_level="WARNING",
+                         extensions=[SkillsExtension(backend)],
+                         middleware=[declare_on_legacy_handshake])
         self.backend = backend
         self.tools = tools.SkillTools(backend, sessions or DoorSessions())
         self._process_key = f"stdio-{uuid.uuid4().hex}"

@@ -7,6 +7,7 @@ everything semantic (empty message, ``top_k`` range, ...) is the Engine's to rej
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable
 from typing import TypeVar
@@ -31,6 +32,7 @@ from router.service.codec import (
     validation_to_proto,
 )
 from router.service.feedback_codec import outcome_from_proto
+from router.skills.digests import SkillDigests
 from router.skills.limits import truncate_description
 from router.skills.model import Diagnostic, Level, Scope, Skill, SkillKind
 from router.v1 import router_pb2 as pb
@@ -153,6 +155,17 @@ def skill_to_proto(skill: Skill) -> pb.SkillInfo:
     )
 
 
+def add_files(info: pb.SkillInfo, skill: Skill, recorded: SkillDigests | None) -> pb.SkillInfo:
+    """``info`` with the recorded files and frontmatter the Skills extension lists."""
+    info.frontmatter_json = json.dumps(dict(skill.frontmatter), ensure_ascii=False, default=str)
+    info.files_recorded = recorded is not None
+    if recorded is not None:
+        info.files_complete = recorded.complete
+        info.files.extend(pb.SkillFile(path=f.path, size=f.size, digest=f.digest)
+                          for f in recorded.files)
+    return info
+
+
 def diagnostic_to_proto(diagnostic: Diagnostic) -> pb.Diagnostic:
     return pb.Diagnostic(level=_LEVELS.get(diagnostic.level, pb.DIAGNOSTIC_LEVEL_UNSPECIFIED),
                          path=diagnostic.path, message=diagnostic.message)
@@ -188,7 +201,9 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
                    context: grpc.ServicerContext) -> pb.ListSkillsResponse:
         def run() -> pb.ListSkillsResponse:
             return pb.ListSkillsResponse(
-                skills=[skill_to_proto(s) for s in self._engine.skills()],
+                skills=[add_files(skill_to_proto(s), s, self._engine.recorded_files(s.name))
+                        if request.include_files else skill_to_proto(s)
+                        for s in self._engine.skills()],
                 diagnostics=[diagnostic_to_proto(d) for d in self._engine.diagnostics()],
                 index_version=self._engine.info().version,
             )
