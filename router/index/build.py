@@ -26,6 +26,7 @@ from router.examples.loading import fingerprint
 from router.examples.model import Example
 from router.examples.sources import example_settings, gather
 from router.index import shards
+from router.index.digest_store import files_fingerprint
 from router.index.encoders.base import Embedder
 from router.index.examples import Tuner
 from router.index.layout import MANIFEST, IndexInfo, read_manifest
@@ -39,6 +40,7 @@ log = logging.getLogger(__name__)
 
 SETTINGS_KEY = "discovery"
 EXAMPLES_FINGERPRINT = "examples_fingerprint"  # settings key: what the examples said
+FILES_FINGERPRINT = "files_fingerprint"  # settings key: every skill file's digest
 
 
 @dataclass(frozen=True)
@@ -164,7 +166,8 @@ def build(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path, *,
     examples, problems = gather(found.skills, example_files, extra_examples)
     diagnostics = (*found.diagnostics, *problems)
     inputs = {**(inputs or {}), **example_settings(example_files),
-              EXAMPLES_FINGERPRINT: fingerprint(examples)}
+              EXAMPLES_FINGERPRINT: fingerprint(examples),
+              FILES_FINGERPRINT: files_fingerprint(found.skills, out)}
     changes = compare(served.skills if served else (), found.skills)
     damaged = served is not None and _unrepaired(out, served.version)
     if served is not None and not (changes.any or full or damaged

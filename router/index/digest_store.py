@@ -26,6 +26,13 @@ def previous_digests(root: Path) -> dict[str, SkillDigests]:
         return {}
 
 
+def files_fingerprint(skills: Sequence[Skill], root: str | Path) -> str:
+    """The fingerprint of ``skills``' files (``digests.fingerprint``), hashing only files whose
+    size or modification time differ from the current version's record: a Reindex whose skills
+    are unchanged still builds when a bundled file changed, so its new digest is recorded."""
+    return digests.fingerprint(digests.compute_all(skills, previous_digests(Path(root))))
+
+
 def record(folder: Path, root: Path, skills: Sequence[Skill], *, reuse: bool = True) -> None:
     """Digest ``skills`` into ``folder`` (a ``.tmp-*`` version folder, before its checksums)."""
     digests.write(folder, digests.compute_all(skills, previous_digests(root) if reuse else None))

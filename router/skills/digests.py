@@ -12,6 +12,9 @@ list it (its manifest would not be complete).
 A new build reuses the previous version's digest of a file whose path, size and modification
 time (ns) are unchanged, so a Reindex of a large catalog reads only what changed; any other file
 is hashed again (``content_hash`` covers only the skill file, so it cannot be used for this).
+As in git's "racily clean" rule, a file modified less than ``RACY_NS`` before it was hashed is
+recorded without a modification time, so its digest is never reused (a same-size edit within
+the file system's timestamp granularity would otherwise go unseen).
 
 Serving: ``verify`` refuses bytes whose size or digest differs from the record, and a file the
 record does not hold, with ``StaleFile`` (FAILED_PRECONDITION over gRPC) naming the file and
@@ -24,6 +27,7 @@ import hashlib
 import json
 import logging
 import os
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -40,6 +44,7 @@ DIGESTS_FILE = "digests.json"
 DIGEST_FILES_CAP = 512  # files per skill, skill file included (SEP-2640's per-skill limit)
 DIGEST_TOTAL_BYTES = 16 * 1024 * 1024  # per skill (SEP-2640's per-skill limit)
 _CHUNK = 1024 * 1024
+RACY_NS = 2_000_000_000  # a modification this recent is not trusted for reuse
 
 
 @dataclass(frozen=True)
@@ -97,7 +102,8 @@ def _hash_file(path: str, size_cap: int) -> tuple[int, str, int] | None:
                 hasher.update(chunk)
     except OSError:
         return None
-    return size, "sha256:" + hasher.hexdigest(), info.st_mtime_ns
+    racy = time.time_ns() - info.st_mtime_ns < RACY_NS
+    return size, "sha256:" + hasher.hexdigest(), 0 if racy else info.st_mtime_ns
 
 
 def _reused(previous: SkillDigests | None, rel: str, full: str) -> FileDigest | None:
@@ -141,6 +147,17 @@ def compute_all(skills: Sequence[Skill],
     """Digests of every skill, by name, reusing ``previous`` where files are unchanged."""
     previous = previous or {}
     return {s.name: skill_digests(s, previous.get(s.name)) for s in skills}
+
+
+def fingerprint(digests: Mapping[str, SkillDigests]) -> str:
+    """One hash of every skill's recorded files (name, path, size, digest): equal exactly when
+    the files are, whatever their modification times."""
+    hasher = hashlib.sha256()
+    for name in sorted(digests):
+        for f in digests[name].files:
+            hasher.update(f"{name}\0{f.path}\0{f.size}\0{f.digest}\n"
+                          .encode("utf-8", "surrogateescape"))
+    return hasher.hexdigest()
 
 
 def write(folder: Path, digests: Mapping[str, SkillDigests]) -> None:
