@@ -11,30 +11,18 @@ from typing import Any
 
 import pytest
 from mcp import Client, MCPError
-from mcp_types import BlobResourceContents, PaginatedRequestParams, Request, TextResourceContents
-from pydantic import TypeAdapter
+from mcp_types import BlobResourceContents, TextResourceContents
 
 from router.mcp.skills_ext import IDENTIFIER
+from tests.support.skills_ext import call
 
 pytestmark = pytest.mark.anyio
 
 DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
-_ANY = TypeAdapter(dict[str, Any])
 
 
 def session(url: str) -> Client:
     return Client(url, mode="legacy")
-
-
-async def call(client: Client, method: str, **params: Any) -> dict[str, Any]:
-    """A raw request for an extension method; the result as the wire carries it."""
-    request: Request[Any, str] = Request(method=method, params=_Params(**params))
-    result: dict[str, Any] = await client.session.send_request(request, _ANY)
-    return result
-
-
-class _Params(PaginatedRequestParams):
-    uri: str | None = None
 
 
 async def read_bytes(client: Client, uri: str) -> bytes:
