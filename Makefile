@@ -11,7 +11,7 @@ HOST ?= 127.0.0.1
 PORT ?= 50051
 DEMO := examples/skills
 
-.PHONY: setup run index serve test test-fast lint proto proto-check bench eval clean
+.PHONY: setup run index serve test test-fast lint proto proto-check bench eval clean inspector-test
 
 setup: $(STAMP)
 
@@ -45,6 +45,14 @@ proto: setup
 
 proto-check: setup
 	$(PY) -m pytest -q tests/service/test_proto_fresh.py
+
+# The MCP Inspector CLI (pinned) as a conformance suite for the door: installed into .inspector/
+# (ignored by git; needs node and the npm registry once), then tests/mcp/test_inspector.py.
+INSPECTOR_VERSION := 2.12.0
+inspector-test: setup
+	test -f .inspector/node_modules/@modelcontextprotocol/inspector/package.json || \
+		npm install --prefix .inspector --no-audit --no-fund @modelcontextprotocol/inspector@$(INSPECTOR_VERSION)
+	$(PY) -m pytest -q -rs tests/mcp/test_inspector.py
 
 # 1k/10k/100k synthetic catalogs; 10k skills embedded for real, the rest real vectors plus
 # noise (latency and memory only). BENCH_ARGS= for the full 100k embedding (~15 min once).
