@@ -128,7 +128,7 @@ class Activator:
         skill = self.find(name)
         _check_invocation(skill, explicit)
         listing = scan_resources(skill.base_dir, self._list_cap)
-        files = listing.files
+        files = self._servable(skill.name, listing.files)
         if listing.skipped:
             log.warning("skill %s: %d bundled file name(s) not listed (not UTF-8 or control "
                         "characters): %s", skill.name, len(listing.skipped),
@@ -174,7 +174,16 @@ class Activator:
         """The files ``name`` bundles, listed with Activate's cap; nothing is marked active."""
         skill = self.find(name)
         listing = scan_resources(skill.base_dir, self._list_cap)
-        return ResourceList(skill.name, listing.files, listing.truncated, skill.base_dir)
+        return ResourceList(skill.name, self._servable(skill.name, listing.files),
+                            listing.truncated, skill.base_dir)
+
+    def _servable(self, name: str, files: tuple[str, ...]) -> tuple[str, ...]:
+        """``files`` the index recorded (only those are served); all of them when it has no
+        record (an index built before digests)."""
+        recorded = self._recorded(name)
+        if recorded is None:
+            return files
+        return tuple(f for f in files if recorded.get(f) is not None)
 
     def read_resource(self, name: str, path: str) -> Resource:
         """A bundled file of ``name`` by its path relative to the skill directory."""

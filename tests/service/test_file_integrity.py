@@ -73,6 +73,8 @@ def test_changed_files_are_refused_until_a_reindex_records_them(tmp_path: Path) 
         error = _refused(lambda: stub.ReadResource(
             pb.ReadResourceRequest(name="skill-0", path="extra.md"), timeout=10))
         assert "not in the index" in (error.details() or "")
+        listed = stub.ListResources(pb.ListResourcesRequest(name="skill-0"), timeout=10)
+        assert list(listed.resources) == ["notes.md"]  # extra.md is not listed until recorded
         # other skills are untouched
         assert stub.Activate(pb.ActivateRequest(name="skill-1"), timeout=10).content
 
@@ -80,6 +82,8 @@ def test_changed_files_are_refused_until_a_reindex_records_them(tmp_path: Path) 
         assert reindexed.swapped
         files = _files(served, "skill-0")
         assert set(files) == {"SKILL.md", "notes.md", "extra.md"}
+        listed = stub.ListResources(pb.ListResourcesRequest(name="skill-0"), timeout=10)
+        assert list(listed.resources) == ["extra.md", "notes.md"]
         assert files["notes.md"].digest == ("sha256:" +
                                             hashlib.sha256(edited.encode()).hexdigest())
         read = stub.ReadResource(pb.ReadResourceRequest(name="skill-0", path="notes.md"),
