@@ -30,6 +30,7 @@ from router.v1 import router_pb2_grpc as pb_grpc
 
 # The service's full name, read from the generated descriptor (router.v1.SkillRouter).
 SERVICE_NAME: str = pb.DESCRIPTOR.services_by_name["SkillRouter"].full_name
+MAX_REPLY_BYTES = 256 * 1024 * 1024  # the largest reply the client accepts (ListSkills with files)
 _FORMATS = {"xml": pb.CATALOG_FORMAT_XML, "json": pb.CATALOG_FORMAT_JSON,
             "markdown": pb.CATALOG_FORMAT_MARKDOWN}
 _OUTCOMES = {"success": pb.FEEDBACK_OUTCOME_SUCCESS, "failure": pb.FEEDBACK_OUTCOME_FAILURE,
@@ -78,7 +79,10 @@ class SkillRouterClient:
                    # against a server that is just starting.
                    ("grpc.initial_reconnect_backoff_ms", 100),
                    ("grpc.min_reconnect_backoff_ms", 100),
-                   ("grpc.max_reconnect_backoff_ms", 1000)]
+                   ("grpc.max_reconnect_backoff_ms", 1000),
+                   # ListSkills with include_files carries every skill's files and digests:
+                   # tens of MB at 10k skills, past gRPC's 4 MB default.
+                   ("grpc.max_receive_message_length", MAX_REPLY_BYTES)]
         self.target = target
         self.timeout = timeout
         auth = CallerAuth(ca_file=ca_file, cert_file=cert_file, key_file=key_file,

@@ -10,6 +10,7 @@ Layout under an index root (default ``index_data/``)::
         dense.faiss              FAISS inner-product index over vectors.npy
         lexical/                 the BM25 index (router.index.lexical)
         examples.json, .npy      example requests and gate calibration (router.index.examples)
+        digests.json             every skill file's size and sha256 (router.skills.digests)
 
 A build writes into ``.tmp-*`` beside ``versions/``, renames it into place, then replaces
 ``CURRENT``; a half-written build is never pointed at. Loading verifies every checksum.
