@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from router.mcp.resources import resource_uri
+from router.mcp.uris import resource_uri
 from router.skills.digests import FileDigest, SkillDigests
 from router.skills.model import Skill
 from router.v1 import router_pb2 as pb

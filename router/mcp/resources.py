@@ -8,19 +8,17 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-from urllib.parse import quote, unquote
 
-from router.errors import InvalidRequest, NotFound
+from router.errors import NotFound
+from router.mcp.backend import Backend
+from router.mcp.uris import SCHEME, URI_TEMPLATE, parse_uri, resource_uri
 from router.skills.resources import media_type
 
-if TYPE_CHECKING:
-    from router.mcp.backend import Backend
+__all__ = ["MAX_LISTED", "SCHEME", "URI_TEMPLATE", "SkillResource", "list_skill_resources",
+           "parse_uri", "resource_uri"]
 
 log = logging.getLogger(__name__)
 
-SCHEME = "skill://"
-URI_TEMPLATE = "skill://{name}/{+path}"
 MAX_LISTED = 10_000  # resources/list stops here; every file stays readable by its URI
 
 
@@ -32,23 +30,6 @@ class SkillResource:
     name: str  # "<skill>/<path>"
     description: str
     mime_type: str
-
-
-def resource_uri(skill: str, path: str) -> str:
-    """The URI of ``path`` (relative to the skill directory) in skill ``skill``."""
-    return f"{SCHEME}{quote(skill, safe='')}/{quote(path, safe='/')}"
-
-
-def parse_uri(uri: str) -> tuple[str, str]:
-    """``(skill name, path)`` of a ``skill://`` URI; the path is percent-decoded once, and is
-    then checked exactly as a ReadResource path is."""
-    if not uri.startswith(SCHEME):
-        raise InvalidRequest(f"not a skill resource: {uri!r} (expected skill://<name>/<path>)")
-    name, sep, path = uri[len(SCHEME):].partition("/")
-    if not name or not sep or not path:
-        raise InvalidRequest(f"resource URI {uri!r} names no file: use skill://<name>/<path>, "
-                             "e.g. skill://<name>/SKILL.md")
-    return unquote(name), unquote(path)
 
 
 def list_skill_resources(backend: Backend) -> list[SkillResource]:

@@ -26,7 +26,7 @@ from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, PaginatedRequestParams
 from router.errors import RouterError
 from router.mcp.backend import Backend
 from router.mcp.entries import SKILL_FILE, SkillEntry
-from router.mcp.resources import SCHEME, parse_uri, resource_uri
+from router.mcp.uris import SCHEME, parse_uri, resource_uri
 from router.skills.resources import check_resource_path, media_type
 
 IDENTIFIER = "io.modelcontextprotocol/skills"
