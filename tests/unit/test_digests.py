@@ -112,3 +112,27 @@ def test_verify_refuses_other_bytes_and_unrecorded_files() -> None:
         digests.verify("s", record, "SKILL.md", b"abcd")
     with pytest.raises(StaleFile, match=r"'new\.md' of skill 's' was not in the index.*Reindex"):
         digests.verify("s", record, "new.md", b"")
+
+
+def test_an_index_without_digests_is_served_unchecked_and_listed_dynamic(tmp_path: Path
+                                                                        ) -> None:
+    from dataclasses import replace
+
+    from router.config import Config
+    from router.engine import Engine
+    from router.index.encoders.hashing import HashEmbedder
+    from router.index.store import load_index
+    from router.mcp.backend import EngineBackend
+    from tests.support.indexes import index_folder
+
+    skill = _skill(tmp_path / "skills" / "alpha")
+    index = index_folder(tmp_path / "skills", tmp_path / "index")
+    legacy = replace(load_index(index), digests=None)  # as loaded from an older version folder
+    engine = Engine(legacy, Config(), HashEmbedder())
+    (Path(skill.base_dir) / "notes.md").write_text("late", encoding="utf-8")
+    assert engine.read_resource("alpha", "notes.md").content == b"late"
+    entry = EngineBackend(engine).skill_entries()[0]
+    assert entry.to_wire()["resources"] == "dynamic" and not entry.refusal()
+    current = Engine(load_index(index), Config(), HashEmbedder())
+    with pytest.raises(StaleFile):
+        current.read_resource("alpha", "notes.md")
