@@ -7,9 +7,13 @@ from typing import Any
 
 from mcp import Client
 from mcp_types import PaginatedRequestParams, Request
-from pydantic import TypeAdapter
+from pydantic import BaseModel, ConfigDict
 
-_ANY = TypeAdapter(dict[str, Any])
+
+class _Result(BaseModel):
+    """Any result: every field kept as the wire named it."""
+
+    model_config = ConfigDict(extra="allow")
 
 
 class _Params(PaginatedRequestParams):
@@ -20,5 +24,5 @@ async def call(client: Client, method: str, **params: Any) -> dict[str, Any]:
     """``method`` (``skills/list``, ``skills/get``, ``resources/directory/read``) with
     ``params`` (``uri``, ``cursor``)."""
     request: Request[Any, str] = Request(method=method, params=_Params(**params))
-    result: dict[str, Any] = await client.session.send_request(request, _ANY)
-    return result
+    result = await client.session.send_request(request, _Result)
+    return result.model_dump()
