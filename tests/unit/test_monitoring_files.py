@@ -6,6 +6,7 @@ metrics and evaluate in a real Prometheus: tests/service/test_monitoring.py.)"""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -120,6 +121,20 @@ def test_the_dashboard_is_provisionable_and_uses_only_allowed_variables() -> Non
 def test_promtool_accepts_the_rules() -> None:
     result = run_promtool("check", "rules", *map(str, rule_files()))
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+@needs_promtool
+def test_promtool_parses_every_panel_query(tmp_path: Path) -> None:
+    """Each panel query, its Grafana variables replaced, as a recording rule: promtool's rule
+    check parses it as PromQL (no server needed; evaluation: tests/service)."""
+    queries = panel_queries(dashboard())
+    group = {"name": "panels", "rules": [{"record": f"panel:query_{i}", "expr": q.promql()}
+                                         for i, q in enumerate(queries)]}
+    path = tmp_path / "panels.yaml"
+    path.write_text(yaml.safe_dump({"groups": [group]}))
+    result = run_promtool("check", "rules", str(path))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"SUCCESS: {len(queries)} rules found" in result.stdout
 
 
 @needs_promtool
