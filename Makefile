@@ -50,6 +50,7 @@ proto-check: setup
 # deploy/prometheus: promtool (Debian's prometheus package) checks the rules and runs their unit
 # tests; monitoring-sync copies the rule groups into the Operator's PrometheusRule.
 monitoring-check:
+	@command -v promtool >/dev/null || { echo "promtool not found: apt-get install prometheus" >&2; exit 1; }
 	promtool check rules deploy/prometheus/*.yaml
 	promtool test rules deploy/prometheus/tests/*.yaml
 
