@@ -64,22 +64,45 @@ def _sentence_config(folder: Path) -> dict[str, Any]:
         raise UnsupportedModel(f"{folder}: modules {kinds} (need Transformer, Pooling)")
     pooling_dir = folder / modules[1].get("path", "1_Pooling")
     pooling = json.loads((pooling_dir / "config.json").read_text(encoding="utf-8"))
-    if not pooling.get("pooling_mode_mean_tokens") or any(
-            v for k, v in pooling.items() if k.startswith("pooling_mode_") and
-            k != "pooling_mode_mean_tokens"):
+    if not _mean_pooling(pooling):
         raise UnsupportedModel(f"{folder}: only mean pooling is supported")
-    st_config = json.loads((folder / "sentence_bert_config.json").read_text(encoding="utf-8"))
-    return {"max_length": int(st_config.get("max_seq_length", 512)),
-            "dimension": int(pooling["word_embedding_dimension"])}
+    return {"max_length": _max_length(folder),
+            "dimension": int(pooling.get("word_embedding_dimension")
+                             or pooling["embedding_dimension"])}
 
 
-def export(model: str, target: Path) -> Path:
-    """Export ``model`` (name or local folder) to ``target``, atomically; returns ``target``.
+def _mean_pooling(pooling: dict[str, Any]) -> bool:
+    """Mean pooling alone, in the older (``pooling_mode_mean_tokens``) or the
+    sentence-transformers 6 (``pooling_mode: "mean"``) form of the pooling config."""
+    if "pooling_mode" in pooling:
+        mode = pooling["pooling_mode"]
+        return bool(mode == "mean" or mode == ["mean"])
+    return bool(pooling.get("pooling_mode_mean_tokens")) and not any(
+        v for k, v in pooling.items() if k.startswith("pooling_mode_")
+        and k != "pooling_mode_mean_tokens")
+
+
+def _max_length(folder: Path) -> int:
+    """The model's maximum sequence length: ``sentence_bert_config.json`` (older saves),
+    else the tokenizer's ``model_max_length`` (sentence-transformers 6 saves)."""
+    for name, key in (("sentence_bert_config.json", "max_seq_length"),
+                      ("tokenizer_config.json", "model_max_length")):
+        path = folder / name
+        if path.is_file():
+            value = json.loads(path.read_text(encoding="utf-8")).get(key)
+            if isinstance(value, int) and 0 < value < 1_000_000:
+                return value
+    return 512
+
+
+def export(model: str, target: Path, source: str | Path | None = None) -> Path:
+    """Export ``model`` (name or local folder; its weights at ``source`` when ``model`` is an
+    id, e.g. a fine-tuned model's) to ``target``, atomically; returns ``target``.
 
     Needs torch and transformers (build-time only). Loads local files only.
     """
     set_offline()
-    source = Path(resolve_model_path(model))
+    source = Path(source) if source is not None else Path(resolve_model_path(model))
     if not source.is_dir():
         raise UnsupportedModel(f"{model}: not a local model folder; cannot export offline")
     meta = {**_sentence_config(source), "format": EXPORT_FORMAT, "model": model}
@@ -144,8 +167,9 @@ class OnnxEmbedder:
     """
 
     def __init__(self, model: str, cache_dir: str | Path, *, threads: int = 1,
-                 batch_size: int = 64) -> None:
+                 batch_size: int = 64, source: str | Path | None = None) -> None:
         self._model = model
+        self._source = source  # the model's folder when ``model`` is an id, not a name/path
         self._folder = export_dir(cache_dir, model)
         self._threads = threads
         self._batch_size = max(1, batch_size)
@@ -154,12 +178,12 @@ class OnnxEmbedder:
 
     @classmethod
     def checked(cls, model: str, cache_dir: str | Path, *, threads: int = 1,
-                batch_size: int = 64) -> OnnxEmbedder:
+                batch_size: int = 64, source: str | Path | None = None) -> OnnxEmbedder:
         """An embedder for ``model``, or UnsupportedModel now (not on the first encode) if it
         is neither exported yet nor exportable."""
-        embedder = cls(model, cache_dir, threads=threads, batch_size=batch_size)
+        embedder = cls(model, cache_dir, threads=threads, batch_size=batch_size, source=source)
         if not embedder.is_exported():
-            source = Path(resolve_model_path(model))
+            source = Path(source) if source is not None else Path(resolve_model_path(model))
             if not source.is_dir():
                 raise UnsupportedModel(f"{model}: not a local model folder")
             _sentence_config(source)
@@ -206,7 +230,7 @@ class OnnxEmbedder:
                 return meta
             log.error("refused the ONNX query encoder at %s: %s; exporting it again from %s",
                       self._folder, damage, self._model)
-        export(self._model, self._folder)
+        export(self._model, self._folder, self._source)
         meta = json.loads((self._folder / META_FILE).read_text(encoding="utf-8"))
         damage = export_integrity.problem(self._folder, meta, CHECKED_FILES)
         if damage is not None:
