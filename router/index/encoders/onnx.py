@@ -32,6 +32,8 @@ import numpy as np
 
 from router.index import export_integrity
 from router.index.encoders.base import normalise, resolve_model_path, set_offline
+from router.index.encoders.model_folder import UnsupportedModel as UnsupportedModel
+from router.index.encoders.model_folder import sentence_config
 
 log = logging.getLogger(__name__)
 
@@ -43,56 +45,10 @@ _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 CHECKED_FILES = (MODEL_FILE, TOKENIZER_FILE)
 
 
-class UnsupportedModel(RuntimeError):
-    """The model cannot be exported (not a Transformer + mean pooling sentence model)."""
-
-
 def export_dir(cache_dir: str | Path, model: str) -> Path:
     """Where the export of ``model`` lives under ``cache_dir``."""
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", model).strip("-") or "model"
     return Path(cache_dir) / slug
-
-
-def _sentence_config(folder: Path) -> dict[str, Any]:
-    """Check the model's module list and return its maximum sequence length and pooling."""
-    modules_file = folder / "modules.json"
-    if not modules_file.is_file():
-        raise UnsupportedModel(f"{folder}: no modules.json (not a local sentence model)")
-    modules = json.loads(modules_file.read_text(encoding="utf-8"))
-    kinds = [m.get("type", "").rsplit(".", 1)[-1] for m in modules]
-    if kinds[:2] != ["Transformer", "Pooling"] or any(k != "Normalize" for k in kinds[2:]):
-        raise UnsupportedModel(f"{folder}: modules {kinds} (need Transformer, Pooling)")
-    pooling_dir = folder / modules[1].get("path", "1_Pooling")
-    pooling = json.loads((pooling_dir / "config.json").read_text(encoding="utf-8"))
-    if not _mean_pooling(pooling):
-        raise UnsupportedModel(f"{folder}: only mean pooling is supported")
-    return {"max_length": _max_length(folder),
-            "dimension": int(pooling.get("word_embedding_dimension")
-                             or pooling["embedding_dimension"])}
-
-
-def _mean_pooling(pooling: dict[str, Any]) -> bool:
-    """Mean pooling alone, in the older (``pooling_mode_mean_tokens``) or the
-    sentence-transformers 6 (``pooling_mode: "mean"``) form of the pooling config."""
-    if "pooling_mode" in pooling:
-        mode = pooling["pooling_mode"]
-        return bool(mode == "mean" or mode == ["mean"])
-    return bool(pooling.get("pooling_mode_mean_tokens")) and not any(
-        v for k, v in pooling.items() if k.startswith("pooling_mode_")
-        and k != "pooling_mode_mean_tokens")
-
-
-def _max_length(folder: Path) -> int:
-    """The model's maximum sequence length: ``sentence_bert_config.json`` (older saves),
-    else the tokenizer's ``model_max_length`` (sentence-transformers 6 saves)."""
-    for name, key in (("sentence_bert_config.json", "max_seq_length"),
-                      ("tokenizer_config.json", "model_max_length")):
-        path = folder / name
-        if path.is_file():
-            value = json.loads(path.read_text(encoding="utf-8")).get(key)
-            if isinstance(value, int) and 0 < value < 1_000_000:
-                return value
-    return 512
 
 
 def export(model: str, target: Path, source: str | Path | None = None) -> Path:
@@ -105,7 +61,7 @@ def export(model: str, target: Path, source: str | Path | None = None) -> Path:
     source = Path(source) if source is not None else Path(resolve_model_path(model))
     if not source.is_dir():
         raise UnsupportedModel(f"{model}: not a local model folder; cannot export offline")
-    meta = {**_sentence_config(source), "format": EXPORT_FORMAT, "model": model}
+    meta = {**sentence_config(source), "format": EXPORT_FORMAT, "model": model}
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.parent / f".tmp-{target.name}-{uuid.uuid4().hex[:8]}"
     tmp.mkdir()
@@ -186,7 +142,7 @@ class OnnxEmbedder:
             source = Path(source) if source is not None else Path(resolve_model_path(model))
             if not source.is_dir():
                 raise UnsupportedModel(f"{model}: not a local model folder")
-            _sentence_config(source)
+            sentence_config(source)
         return embedder
 
     def is_exported(self) -> bool:
@@ -230,7 +186,10 @@ class OnnxEmbedder:
                 return meta
             log.error("refused the ONNX query encoder at %s: %s; exporting it again from %s",
                       self._folder, damage, self._model)
-        export(self._model, self._folder, self._source)
+        if self._source is None:
+            export(self._model, self._folder)
+        else:
+            export(self._model, self._folder, self._source)
         meta = json.loads((self._folder / META_FILE).read_text(encoding="utf-8"))
         damage = export_integrity.problem(self._folder, meta, CHECKED_FILES)
         if damage is not None:
