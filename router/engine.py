@@ -33,6 +33,7 @@ from router.index.encoders.factory import (
 from router.index.layout import IndexInfo, current_version
 from router.index.recovery import load_serving_index
 from router.index.store import IndexSnapshot, load_index
+from router.index.tuned_encoder import is_tuned
 from router.learning.recorder import Recorder
 from router.learning.traffic import traffic_examples
 from router.routing import router as core
@@ -86,9 +87,12 @@ class Engine:
         else:
             with loading_in_background(serving_embedder(index_dir, config.index)) as embedder:
                 snapshot = load_serving_index(index_dir)
-            if snapshot.info.model != embedder.model_id:  # an older version serves instead
-                embedder = switch_query_embedder(snapshot.info.model, index_dir, config.index,
-                                                 snapshot.info.version)
+        if snapshot.info.model != embedder.model_id and (
+                is_tuned(snapshot.info.model) or is_tuned(embedder.model_id)):
+            # An older version serves instead of a damaged current one, built with another
+            # (fine-tuned or base) model: its own query encoder serves with it.
+            embedder = switch_query_embedder(snapshot.info.model, index_dir, config.index,
+                                             snapshot.info.version)
         dense.set_threads(config.index.search_threads)
         return cls(snapshot, config, embedder, index_dir=index_dir)
 

@@ -184,28 +184,40 @@ def _tune(skills: Sequence[Skill], base: Embedder, pairs: Sequence[Pair],
           held: Sequence[Pair], digest: str, root: Path | None, options: Options,
           staging: Path, progress: bool) -> Outcome:
     from router.index.encoders import tuned
-    from router.index.encoders.sentence import SentenceTransformerEmbedder
 
     device = options.device or tuned.default_device()
     bound = options.cpu_seconds if device == "cpu" else None
     trainer = options.trainer or tuned.train
     log.info("fine-tuning %s on %d pairs (%d held-out requests) on %s", base.model_id,
              len(pairs), len({p.query for p in held}), device)
-    done = trainer(base.model_id, pairs, options.settings, device=device, max_seconds=bound,
-                   progress=progress, on_step=_pause_after_first,
-                   threads=options.threads if device == "cpu" else None)
-    model = tuned_id(base.model_id, digest)
+    threads = options.threads if device == "cpu" else None
+    with tuned.torch_threads(threads):  # training and judging: see encoders.tuned
+        done = trainer(base.model_id, pairs, options.settings, device=device,
+                       max_seconds=bound, progress=progress, on_step=_pause_after_first,
+                       threads=threads)
+        record = _record(options, True, "forced by fine_tune_encoder: on", base=base.model_id,
+                         hash=digest, pairs=len(pairs), steps=done.steps,
+                         planned_steps=done.planned_steps, epochs=options.settings.epochs,
+                         stopped_early=done.stopped_early, device=device,
+                         train_seconds=round(done.seconds, 1),
+                         settings=options.settings.to_dict())
+        return _adopt(done, record, skills, base, held, root, staging, progress)
+
+
+def _adopt(done: Trained, record: dict[str, Any], skills: Sequence[Skill], base: Embedder,
+           held: Sequence[Pair], root: Path | None, staging: Path, progress: bool) -> Outcome:
+    """Judge the trained model on the held-out requests (``auto`` adopts a winner only); save
+    an adopted one into ``staging``."""
+    from router.index.encoders import tuned
+    from router.index.encoders.sentence import SentenceTransformerEmbedder
+
+    model = tuned_id(base.model_id, record["hash"])
     candidate = SentenceTransformerEmbedder(model, loaded=done.model)
-    record = _record(options, True, "forced by fine_tune_encoder: on", base=base.model_id,
-                     hash=digest, pairs=len(pairs), steps=done.steps,
-                     planned_steps=done.planned_steps, epochs=options.settings.epochs,
-                     stopped_early=done.stopped_early, device=device,
-                     train_seconds=round(done.seconds, 1), settings=options.settings.to_dict())
     known: dict[str, np.ndarray] = {}
     if held:
         verdict, figures, known = _judge(skills, base, candidate, held, root, progress)
         record["held_out"] = figures
-        if options.mode == "auto":
+        if record["mode"] == "auto":
             record.update(adopted=verdict.adopt, why=verdict.why)
     if not record["adopted"]:
         log.info("fine-tuned encoder not adopted (%s); the base model stays", record["why"])

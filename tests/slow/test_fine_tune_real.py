@@ -141,3 +141,18 @@ def test_a_build_killed_while_tuning_leaves_the_previous_version_current(
     assert not list(out.glob(".tmp-*"))  # killed before anything was written
     assert main(_argv(skills, out, given, "on")) == 0  # the next build tunes and serves
     assert is_tuned(load_index(out).info.model)
+
+
+def test_a_corrupt_tuned_encoder_is_never_served(tmp_path: Path) -> None:
+    skills, given = _catalog(tmp_path)
+    out = tmp_path / "index"
+    assert main(_argv(skills, out, given, "off")) == 0
+    old = current_version(out)
+    assert main(_argv(skills, out, given, "on")) == 0
+    weights = out / VERSIONS / current_version(out) / ENCODER_DIR / "model.safetensors"
+    data = bytearray(weights.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    weights.write_bytes(bytes(data))
+    engine = Engine.open(out, Config())  # start-up serves the newest good version instead
+    assert engine.info().version == old and engine.embedder.model_id == MODEL
+    assert engine.route(RouteQuery(message="please restart the blue thing")).skills

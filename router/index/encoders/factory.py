@@ -15,7 +15,7 @@ from router.index.encoders.base import Embedder
 from router.index.encoders.hashing import HashEmbedder
 from router.index.encoders.sentence import SentenceTransformerEmbedder
 from router.index.recovery import startup_model
-from router.index.tuned_encoder import is_tuned, locate
+from router.index.tuned_encoder import base_of, is_tuned, locate
 
 log = logging.getLogger(__name__)
 
@@ -90,8 +90,22 @@ def load_now(embedder: Embedder) -> None:
 
 def serving_embedder(index_dir: str | Path, config: IndexConfig) -> Embedder:
     """The query embedder ``config`` asks for, for the model the index in ``index_dir`` was
-    built with; not loaded yet (see ``loading_in_background``)."""
-    return query_embedder(startup_model(index_dir), index_dir, backend=config.query_backend,
+    built with; not loaded yet (see ``loading_in_background``). When that is a fine-tuned model
+    no version holds intact, the base model's (the damaged version will not be served; the
+    Engine switches to the model of the version it serves)."""
+    from router.errors import IndexUnavailable
+
+    model = startup_model(index_dir)
+    try:
+        return _configured(model, index_dir, config)
+    except IndexUnavailable as exc:
+        log.error("cannot load the query encoder of %s (%s); starting with %s", model, exc,
+                  base_of(model))
+        return _configured(base_of(model), index_dir, config)
+
+
+def _configured(model: str, index_dir: str | Path, config: IndexConfig) -> Embedder:
+    return query_embedder(model, index_dir, backend=config.query_backend,
                           batch_size=config.batch_size, threads=config.query_threads)
 
 
@@ -125,8 +139,7 @@ def switch_query_embedder(model: str, index_dir: str | Path | None, config: Inde
         raise IndexUnavailable(f"index {version} uses model {model!r}; without an index "
                                "folder its query encoder cannot be loaded")
     try:
-        embedder = query_embedder(model, index_dir, backend=config.query_backend,
-                                  batch_size=config.batch_size, threads=config.query_threads)
+        embedder = _configured(model, index_dir, config)
         load_now(embedder)
     except IndexUnavailable:
         raise

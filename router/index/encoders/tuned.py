@@ -19,7 +19,8 @@ from __future__ import annotations
 import logging
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -110,13 +111,20 @@ def train(base: str, pairs: Sequence[Pair], settings: TrainSettings, *, device: 
           on_step: Callable[[int], None] | None = None, threads: int | None = None) -> Trained:
     """Fine-tune a copy of ``base`` on ``pairs``; ``on_step(n)`` runs after step n. ``threads``
     caps torch's CPU threads while it trains (None: torch's default)."""
+    with torch_threads(threads):
+        return _train(base, pairs, settings, device, max_seconds, progress, on_step)
+
+
+@contextmanager
+def torch_threads(threads: int | None) -> Iterator[None]:
+    """torch's intra-op CPU threads set to ``threads`` inside the block (None: unchanged)."""
     import torch
 
     before = torch.get_num_threads()
     if threads is not None:
         torch.set_num_threads(max(1, threads))
     try:
-        return _train(base, pairs, settings, device, max_seconds, progress, on_step)
+        yield
     finally:
         torch.set_num_threads(before)
 
