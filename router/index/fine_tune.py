@@ -160,14 +160,18 @@ def _reuse(root: Path, digest: str, options: Options, embedder: Embedder) -> Out
     if not isinstance(previous, dict) or previous.get("hash") != digest:
         return None
     record = {**previous, "mode": options.mode, "reused_from": folder.name}
-    if previous.get("adopted"):
+    held = previous.get("held_out")
+    won = isinstance(held, dict) and bool(held.get("won"))
+    if previous.get("adopted") and (options.mode == "on" or won):  # auto: only a winner
         model = tuned_id(str(previous.get("base")), digest)
         if manifest.get("model") != model or encoder_problem(folder) is not None:
             return None
         log.info("encoder fine-tuning unchanged: reusing %s from %s", model, folder.name)
         return Outcome(_tuned_embedder(model, embedder, folder), record, folder / ENCODER_DIR)
-    if options.mode == "auto" and previous.get("held_out"):
-        log.info("encoder fine-tuning unchanged: the base model stays (%s)", previous.get("why"))
+    if options.mode == "auto" and held:
+        record.update(adopted=False, why=f"no clear gain on held-out requests (judged by "
+                                         f"{folder.name}'s build)" if not won else record["why"])
+        log.info("encoder fine-tuning unchanged: the base model stays (%s)", record["why"])
         return Outcome(base_embedder(embedder), record)
     return None
 
@@ -250,7 +254,7 @@ def _judge(skills: Sequence[Skill], base: Embedder, candidate: Embedder,
                                   requests.expected))
     verdict = fte.judge(results[0], results[1])
     figures = {"requests": len(requests.queries), "wins": verdict.wins,
-               "losses": verdict.losses,
+               "losses": verdict.losses, "won": verdict.adopt,
                **{f"{name}_{metric}": round(float(values.mean()), 4)
                   for name, (recall, rr) in zip(("base", "tuned"), results, strict=True)
                   for metric, values in (("recall_at_5", recall), ("mrr_at_10", rr))}}

@@ -118,6 +118,16 @@ def test_a_refusal_is_reused_too(tmp_path: Path) -> None:
     assert len(trainer.calls) == 1 and again["fine_tune"]["adopted"] is False
 
 
+def test_auto_does_not_reuse_a_loser_that_on_forced(tmp_path: Path) -> None:
+    trainer = FakeTrainer("bad")
+    forced = _build(tmp_path, trainer, mode="on")
+    record = forced["fine_tune"]
+    assert record["adopted"] is True and record["held_out"]["won"] is False
+    auto = _build(tmp_path, trainer)
+    assert len(trainer.calls) == 1 and auto["model"] == "fake-base"
+    assert auto["fine_tune"]["adopted"] is False and "no clear gain" in auto["fine_tune"]["why"]
+
+
 def test_a_corrupt_encoder_file_is_refused_on_load(tmp_path: Path) -> None:
     manifest = _build(tmp_path, FakeTrainer("good"))
     folder = tmp_path / VERSIONS / str(manifest["version"])
