@@ -43,7 +43,6 @@ from router.index.tuned_encoder import (
     is_tuned,
     tuned_id,
 )
-from router.index.vectors import embed_skills, previous_vectors, text_key
 from router.skills.checkpoints import checkpoint
 from router.skills.model import Skill
 
@@ -219,7 +218,7 @@ def _adopt(done: Trained, record: dict[str, Any], skills: Sequence[Skill], base:
     candidate = SentenceTransformerEmbedder(model, loaded=done.model)
     known: dict[str, np.ndarray] = {}
     if held:
-        verdict, figures, known = _judge(skills, base, candidate, held, root, progress)
+        verdict, figures, known = fte.compare(skills, base, candidate, held, root, progress)
         record["held_out"] = figures
         if record["mode"] == "auto":
             record.update(adopted=verdict.adopt, why=verdict.why)
@@ -234,40 +233,6 @@ def _adopt(done: Trained, record: dict[str, Any], skills: Sequence[Skill], base:
 def _pause_after_first(step: int) -> None:
     if step == 1:
         checkpoint(PAUSE_POINT)
-
-
-def _judge(skills: Sequence[Skill], base: Embedder, candidate: Embedder,
-           held: Sequence[Pair], root: Path | None, progress: bool,
-           ) -> tuple[fte.Verdict, dict[str, Any], dict[str, np.ndarray]]:
-    """Base vs tuned, dense only, on the held-out requests against the whole catalog; the
-    skill embeddings made (both models) are handed back for the build to reuse; ``root``
-    None takes none from the current version."""
-    positions = {s.name: i for i, s in enumerate(skills)}
-    requests = fte.held_out(held, positions)
-    results = []
-    known: dict[str, np.ndarray] = {}
-    for model in (base, candidate):
-        cache = previous_vectors(root, model.model_id) if root is not None else {}
-        vectors, _ = embed_skills(skills, model, cache, progress)
-        known.update(_keyed(skills, model.model_id, vectors))
-        results.append(fte.scores(vectors, model.encode(list(requests.queries)),
-                                  requests.expected))
-    verdict = fte.judge(results[0], results[1])
-    figures = {"requests": len(requests.queries), "wins": verdict.wins,
-               "losses": verdict.losses, "won": verdict.adopt,
-               **{f"{name}_{metric}": round(float(values.mean()), 4)
-                  for name, (recall, rr) in zip(("base", "tuned"), results, strict=True)
-                  for metric, values in (("recall_at_5", recall), ("mrr_at_10", rr))}}
-    log.info("fine-tuned encoder on %d held-out requests: recall@5 %.3f -> %.3f, MRR@10 "
-             "%.3f -> %.3f", figures["requests"], figures["base_recall_at_5"],
-             figures["tuned_recall_at_5"], figures["base_mrr_at_10"], figures["tuned_mrr_at_10"])
-    return verdict, figures, known
-
-
-def _keyed(skills: Sequence[Skill], model_id: str, vectors: np.ndarray) -> dict[str, np.ndarray]:
-    from router.index.vectors import embedding_text
-
-    return {text_key(model_id, embedding_text(s)): vectors[i] for i, s in enumerate(skills)}
 
 
 def new_staging(root: Path) -> Path:

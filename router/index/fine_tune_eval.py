@@ -1,21 +1,29 @@
-"""The pure half of encoder fine-tuning: the training pairs, the held-out fold, the tuning hash,
-the held-out scores and the adoption rule (numpy only, no model)."""
+"""The judging half of encoder fine-tuning: the training pairs, the held-out fold, the tuning
+hash, the held-out scores and the adoption rule (pure, numpy only), and ``compare``, which embeds
+the catalog and the held-out requests with two encoders to judge them (no torch here: the
+encoders are handed in)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from router.examples import selection
 from router.examples.model import Example, query_key
+from router.index.encoders.base import Embedder
 from router.index.encoders.tuned import Pair
-from router.index.vectors import embedding_text
+from router.index.vectors import embed_skills, embedding_text, previous_vectors, text_key
 from router.skills.model import Skill
+
+log = logging.getLogger(__name__)
 
 FOLDS = 5  # one request in five (by its hashed text) is held out to judge the tuned model
 TOP = 5  # recall@5
@@ -121,3 +129,35 @@ def judge(base: tuple[np.ndarray, np.ndarray], tuned: tuple[np.ndarray, np.ndarr
         return Verdict(True, f"won on {wins} held-out requests, lost on {losses}", wins, losses)
     return Verdict(False, f"no clear gain on held-out requests: won {wins}, lost {losses}",
                    wins, losses)
+
+
+def compare(skills: Sequence[Skill], base: Embedder, candidate: Embedder,
+            held: Sequence[Pair], root: Path | None, progress: bool,
+            ) -> tuple[Verdict, dict[str, Any], dict[str, np.ndarray]]:
+    """Base vs tuned, dense only, on the held-out requests against the whole catalog; the
+    skill embeddings made (both models) are handed back for the build to reuse; ``root``
+    None takes none from the current version."""
+    positions = {s.name: i for i, s in enumerate(skills)}
+    requests = held_out(held, positions)
+    results = []
+    known: dict[str, np.ndarray] = {}
+    for model in (base, candidate):
+        cache = previous_vectors(root, model.model_id) if root is not None else {}
+        vectors, _ = embed_skills(skills, model, cache, progress)
+        known.update(_keyed(skills, model.model_id, vectors))
+        results.append(scores(vectors, model.encode(list(requests.queries)),
+                              requests.expected))
+    verdict = judge(results[0], results[1])
+    figures = {"requests": len(requests.queries), "wins": verdict.wins,
+               "losses": verdict.losses, "won": verdict.adopt,
+               **{f"{name}_{metric}": round(float(values.mean()), 4)
+                  for name, (recall, rr) in zip(("base", "tuned"), results, strict=True)
+                  for metric, values in (("recall_at_5", recall), ("mrr_at_10", rr))}}
+    log.info("fine-tuned encoder on %d held-out requests: recall@5 %.3f -> %.3f, MRR@10 "
+             "%.3f -> %.3f", figures["requests"], figures["base_recall_at_5"],
+             figures["tuned_recall_at_5"], figures["base_mrr_at_10"], figures["tuned_mrr_at_10"])
+    return verdict, figures, known
+
+
+def _keyed(skills: Sequence[Skill], model_id: str, vectors: np.ndarray) -> dict[str, np.ndarray]:
+    return {text_key(model_id, embedding_text(s)): vectors[i] for i, s in enumerate(skills)}
