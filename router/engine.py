@@ -10,12 +10,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-import numpy as np
 
 from router.activation.activator import Activation, Activator, Resource, ResourceList
 from router.activation.sessions import SessionStore, check_session_fields
@@ -24,13 +21,19 @@ from router.errors import IndexUnavailable, InvalidRequest
 from router.examples.sources import files_from_settings
 from router.index import build as pipeline
 from router.index import dense
+from router.index import fine_tune as encoder_tuning
 from router.index.build import ReindexResult, ReindexStats
 from router.index.encoders.base import Embedder
 from router.index.encoders.cache import QueryCache
-from router.index.encoders.factory import loading_in_background, serving_embedder
+from router.index.encoders.factory import (
+    loading_in_background,
+    serving_embedder,
+    switch_query_embedder,
+)
 from router.index.layout import IndexInfo, current_version
 from router.index.recovery import load_serving_index
 from router.index.store import IndexSnapshot, load_index
+from router.index.tuned_encoder import is_tuned
 from router.learning.recorder import Recorder
 from router.learning.traffic import traffic_examples
 from router.routing import router as core
@@ -59,9 +62,10 @@ class Engine:
                 f"index {snapshot.info.version} was built with {snapshot.info.model!r} "
                 f"but the embedder is {embedder.model_id!r}; rebuild the index")
         dense.tune(snapshot.dense, config.index.hnsw_ef_search)
-        self._snapshot = snapshot
+        # The snapshot and the query encoder of its model, swapped together in one assignment
+        # (a version built with a fine-tuned model brings its own encoder).
+        self._served: tuple[IndexSnapshot, Embedder] = (snapshot, embedder)
         self._config = config
-        self._embedder = embedder
         self._fusion = fusion or FusionConfig()
         self._cache = QueryCache()
         self.activator = Activator(self._lookup, lambda: [s.name for s in self.skills()],
@@ -84,12 +88,22 @@ class Engine:
         else:
             with loading_in_background(serving_embedder(index_dir, config.index)) as embedder:
                 snapshot = load_serving_index(index_dir)
+        if snapshot.info.model != embedder.model_id and (
+                is_tuned(snapshot.info.model) or is_tuned(embedder.model_id)):
+            # An older version serves instead of a damaged current one, built with another
+            # (fine-tuned or base) model: its own query encoder serves with it.
+            embedder = switch_query_embedder(snapshot.info.model, index_dir, config.index,
+                                             snapshot.info.version)
         dense.set_threads(config.index.search_threads)
         return cls(snapshot, config, embedder, index_dir=index_dir)
 
     def warm_up(self) -> None:
         """Load the embedding model and touch the index, so the first real turn is fast."""
         self.route(RouteQuery(message="warm up"))
+
+    @property
+    def _snapshot(self) -> IndexSnapshot:
+        return self._served[0]
 
     @property
     def snapshot(self) -> IndexSnapshot:
@@ -101,15 +115,18 @@ class Engine:
 
     @property
     def embedder(self) -> Embedder:
-        return self._embedder
+        return self._served[1]
 
     def swap(self, snapshot: IndexSnapshot) -> None:
-        """Serve ``snapshot`` from now on; routes in flight finish on the old one."""
-        if snapshot.info.model != self._embedder.model_id:
-            raise IndexUnavailable(f"index {snapshot.info.version} uses model "
-                                   f"{snapshot.info.model!r}, not {self._embedder.model_id!r}")
+        """Serve ``snapshot`` from now on; routes in flight finish on the old one. A snapshot
+        of another model (fine-tuned, or back to the base) brings its query encoder, loaded
+        first: IndexUnavailable if it cannot load, and the old snapshot keeps serving."""
+        embedder = self.embedder
+        if snapshot.info.model != embedder.model_id:
+            embedder = switch_query_embedder(snapshot.info.model, self.index_dir,
+                                             self._config.index, snapshot.info.version)
         dense.tune(snapshot.dense, self._config.index.hnsw_ef_search)
-        self._snapshot = snapshot
+        self._served = (snapshot, embedder)
         log.info("now serving index %s (%d skills)", snapshot.info.version,
                  snapshot.info.skill_count)
 
@@ -190,11 +207,12 @@ class Engine:
         recorded = pipeline.recorded_settings(served.info.path)
         discovery = pipeline.discovery_from_settings(recorded, served.info.version)
         outcome = pipeline.build(
-            discovery, self._embedder, index_dir, keep_versions=self._config.index.keep_versions,
+            discovery, self.embedder, index_dir, keep_versions=self._config.index.keep_versions,
             served=pipeline.Served(served.info.version, served.skills, recorded), full=full,
             example_files=files_from_settings(recorded),
             **traffic_examples(index_dir, self._config.feedback),
             tuner=tuner_for(self._config.index),
+            fine_tune=encoder_tuning.options_for(self._config.index),
             before_prune=lambda info: self.swap(load_index(index_dir, info.version)))
         changes = outcome.changes
         if outcome.info is None:
@@ -214,12 +232,9 @@ class Engine:
         check_session_fields(query.session_id, query.active_skills)
         return query
 
-    def _encode(self, texts: Sequence[str]) -> np.ndarray:
-        return self._cache.encode(self._embedder, texts)
-
-    def _vectors(self, query: RouteQuery) -> core.QueryVectors:
-        return core.encode_turn(self._encode, core.retrieval_text(query), query.history,
-                                self._fusion)
+    def _vectors(self, query: RouteQuery, embedder: Embedder) -> core.QueryVectors:
+        return core.encode_turn(lambda texts: self._cache.encode(embedder, texts),
+                                core.retrieval_text(query), query.history, self._fusion)
 
     def route(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:
         query = self.validate(query)
@@ -227,8 +242,8 @@ class Engine:
         if remembered:
             query = replace(query, active_skills=(*query.active_skills,
                                                   *sorted(remembered - set(query.active_skills))))
-        snapshot = self._snapshot
-        vectors = self._vectors(query)
+        snapshot, embedder = self._served
+        vectors = self._vectors(query, embedder)
         return core.route(snapshot, query, vectors, self._config.routing, self._fusion,
                           explain=explain)
 

@@ -8,7 +8,7 @@ import sys
 import time
 from typing import Any
 
-from router.config import load_config
+from router.config import FINE_TUNE_MODES, load_config, replace
 from router.errors import InvalidRequest
 from router.skills.model import Diagnostic
 from router.skills.textsafe import printable
@@ -37,6 +37,11 @@ def register(sub: Any) -> None:
     p.add_argument("--allow-partial-scan", action="store_const", const=True, default=None,
                    help="index what was found when a scan hits a directory cap (default: "
                         "fail; recorded, so a Reindex of this index allows it too)")
+    p.add_argument("--fine-tune-encoder", choices=FINE_TUNE_MODES, default=None,
+                   help="fine-tune a copy of the embedding model on the examples and keep it "
+                        "with the version: auto (enough examples; adopted only if it wins on "
+                        "held-out requests), on (any examples, always adopted), off "
+                        "(default: index.fine_tune_encoder, 'auto')")
     p.set_defaults(handler=cmd_index)
 
 
@@ -44,6 +49,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     from router.cli.skills import discovery_config_from_args
     from router.index import build
     from router.index.encoders.factory import make_embedder, prepare_query_embedder
+    from router.index.fine_tune import options_for
     from router.index.shards import ShardSpec
     from router.learning.traffic import traffic_examples
     from router.routing.tuning import tuner_for
@@ -51,6 +57,9 @@ def cmd_index(args: argparse.Namespace) -> int:
     from router.skills.scan_plan import allow_partial
 
     config = load_config(getattr(args, "config", None))
+    if args.fine_tune_encoder is not None:
+        config = replace(config, index=replace(config.index,
+                                               fine_tune_encoder=args.fine_tune_encoder))
     out = args.out or config.index.index_dir
     spec = ShardSpec.parse(args.shard) if args.shard else None
     progress = sys.stderr.isatty()
@@ -69,7 +78,8 @@ def cmd_index(args: argparse.Namespace) -> int:
     run = build.merge_shards if args.merge else build.build
     outcome = run(discovery, embedder, out, keep_versions=config.index.keep_versions,
                   progress=progress, example_files=args.examples,
-                  **traffic_examples(out, config.feedback), tuner=tuner_for(config.index))
+                  **traffic_examples(out, config.feedback), tuner=tuner_for(config.index),
+                  fine_tune=options_for(config.index))
     info = outcome.info
     if info is None:  # only a build given the served skills may skip writing
         raise InvalidRequest("nothing was built")

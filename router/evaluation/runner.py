@@ -17,6 +17,7 @@ from router.evaluation.metrics import Labelled, Outcome, Scores, score, split_of
 from router.examples.model import Example
 from router.index.build import build
 from router.index.encoders.factory import make_embedder
+from router.index.fine_tune import Options
 from router.routing.model import Reason, RouteQuery
 from router.routing.tuning import tuner_for
 
@@ -56,7 +57,8 @@ def index_for_root(root: str | Path, config: Config, cache_dir: str | Path,
     discovery = DiscoveryConfig(project_dir=None, home_dir=None, bundled_roots=(str(root),))
     embedder = make_embedder(config.index.model, batch_size=config.index.batch_size)
     build(discovery, embedder, target, keep_versions=config.index.keep_versions,
-          progress=progress, extra_examples=examples, tuner=tuner_for(config.index))
+          progress=progress, extra_examples=examples, tuner=tuner_for(config.index),
+          fine_tune=Options(mode=config.index.fine_tune_encoder))
     return target
 
 

@@ -25,6 +25,7 @@ from router.errors import IndexUnavailable, InvalidRequest
 from router.examples.loading import fingerprint
 from router.examples.model import Example
 from router.examples.sources import example_settings, gather
+from router.index import fine_tune as encoder_tuning
 from router.index import shards
 from router.index.digest_store import files_fingerprint
 from router.index.encoders.base import Embedder
@@ -40,6 +41,7 @@ log = logging.getLogger(__name__)
 
 SETTINGS_KEY = "discovery"
 EXAMPLES_FINGERPRINT = "examples_fingerprint"  # settings key: what the examples said
+FINE_TUNE_KEY = "fine_tune_encoder"  # settings key: the fine-tuning mode built with
 FILES_FINGERPRINT = "files_fingerprint"  # settings key: every skill file's digest
 
 
@@ -142,7 +144,8 @@ def build(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path, *,
           progress: bool = False, known: Mapping[str, np.ndarray] | None = None,
           inputs: Mapping[str, Any] | None = None, example_files: Sequence[str] = (),
           extra_examples: Sequence[Example] = (), tuner: Tuner | None = None,
-          before_prune: Callable[[IndexInfo], None] | None = None) -> BuildOutcome:
+          before_prune: Callable[[IndexInfo], None] | None = None,
+          fine_tune: encoder_tuning.Options | None = None) -> BuildOutcome:
     """Discover skills with ``discovery`` and build a new current version under ``out``.
 
     Example requests come from the skill folders (``evals/evals.json``, trigger-eval files),
@@ -160,7 +163,9 @@ def build(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path, *,
     embeddings made elsewhere (see ``merge_shards``). ``before_prune`` runs once the new
     version is current and before old versions are pruned (a server swaps it in there).
     ``tuner`` (``router.routing.tuning.tune``) fits the routing settings to the catalog from
-    its examples; without it the defaults are served.
+    its examples; without it the defaults are served. ``fine_tune`` may fine-tune the encoder
+    on the examples (``router.index.fine_tune``; its mode is an input when the encoder can be
+    tuned).
     """
     found = _discover(discovery)
     examples, problems = gather(found.skills, example_files, extra_examples)
@@ -168,6 +173,8 @@ def build(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path, *,
     inputs = {**(inputs or {}), **example_settings(example_files),
               EXAMPLES_FINGERPRINT: fingerprint(examples),
               FILES_FINGERPRINT: files_fingerprint(found.skills, out)}
+    if fine_tune is not None and encoder_tuning.tunable(embedder):
+        inputs[FINE_TUNE_KEY] = fine_tune.mode
     changes = compare(served.skills if served else (), found.skills)
     damaged = served is not None and _unrepaired(out, served.version)
     if served is not None and not (changes.any or full or damaged
@@ -176,7 +183,7 @@ def build(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path, *,
     info = build_index(found.skills, diagnostics, embedder, out, progress=progress,
                        settings={**discovery_settings(discovery), **inputs},
                        reuse=not (full or damaged), known=known, examples=examples,
-                       tuner=tuner)
+                       tuner=tuner, fine_tune=fine_tune)
     if before_prune is not None:
         before_prune(info)
     prune(out, keep_versions)
@@ -232,7 +239,8 @@ def merge_shards(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path
                  keep_versions: int, progress: bool = False,
                  inputs: Mapping[str, Any] | None = None, example_files: Sequence[str] = (),
                  extra_examples: Sequence[Example] = (),
-                 tuner: Tuner | None = None) -> BuildOutcome:
+                 tuner: Tuner | None = None,
+                 fine_tune: encoder_tuning.Options | None = None) -> BuildOutcome:
     """Assemble the partials of every shard into a normal new version under ``out`` (made
     current by the same atomic switch as any build), then remove the partials. A missing,
     stale or corrupt partial raises IndexUnavailable and leaves the current index as it was."""
@@ -241,6 +249,6 @@ def merge_shards(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path
     known = shards.collect_partials(out, found.skills, print_, embedder.model_id)
     outcome = build(discovery, embedder, out, keep_versions=keep_versions, progress=progress,
                     known=known, inputs=inputs, example_files=example_files,
-                    extra_examples=extra_examples, tuner=tuner)
+                    extra_examples=extra_examples, tuner=tuner, fine_tune=fine_tune)
     shards.clear_partials(out, print_)
     return outcome

@@ -11,6 +11,9 @@ Layout under an index root (default ``index_data/``)::
         lexical/                 the BM25 index (router.index.lexical)
         examples.json, .npy      example requests and gate calibration (router.index.examples)
         digests.json             every skill file's size and sha256 (router.skills.digests)
+        encoder/                 the fine-tuned encoder, when the build adopted one
+                                 (router.index.fine_tune; the manifest model is then
+                                 ``<base>+ft-<hash12>``)
 
 A build writes into ``.tmp-*`` beside ``versions/``, renames it into place, then replaces
 ``CURRENT``; a half-written build is never pointed at. Loading verifies every checksum.
@@ -44,6 +47,7 @@ from router.examples.scoring import ExampleIndex
 from router.examples.settings import TunedSettings
 from router.index import dense, digest_store
 from router.index import examples as stored_examples
+from router.index import fine_tune as encoder_tuning
 from router.index.encoders.base import Embedder
 from router.index.layout import (
     MANIFEST,
@@ -121,7 +125,8 @@ def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
                 settings: dict[str, Any] | None = None, reuse: bool = True,
                 known: Mapping[str, np.ndarray] | None = None,
                 examples: Sequence[Example] = (),
-                tuner: stored_examples.Tuner | None = None) -> IndexInfo:
+                tuner: stored_examples.Tuner | None = None,
+                fine_tune: encoder_tuning.Options | None = None) -> IndexInfo:
     """Embed ``skills`` and write a new version under ``root``; make it current atomically.
 
     ``reuse`` takes the current version's embedding of any unchanged text instead of
@@ -129,12 +134,31 @@ def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
     keyed by ``vectors.text_key``; ``settings`` (e.g. the discovery settings) are kept in the
     manifest; ``examples`` (from every source) are selected, embedded and stored with the
     version, and the relevance gate is calibrated against the catalog (``router.examples``).
+    ``fine_tune`` may replace the encoder with one fine-tuned on the examples, stored in the
+    version (``router.index.fine_tune``); every vector of the version is then that model's.
     """
-    started = time.perf_counter()
     root = Path(root)
     (root / VERSIONS).mkdir(parents=True, exist_ok=True)
+    staging = encoder_tuning.new_staging(root)
+    try:
+        return _build(skills, diagnostics, embedder, root, staging, progress=progress,
+                      settings=settings, reuse=reuse, known=known, examples=examples,
+                      tuner=tuner, fine_tune=fine_tune or encoder_tuning.Options())
+    finally:
+        encoder_tuning.discard(staging)
+
+
+def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder: Embedder,
+           root: Path, staging: Path, *, progress: bool, settings: dict[str, Any] | None,
+           reuse: bool, known: Mapping[str, np.ndarray] | None, examples: Sequence[Example],
+           tuner: stored_examples.Tuner | None, fine_tune: encoder_tuning.Options) -> IndexInfo:
+    started = time.perf_counter()
     ordered = sorted(skills, key=lambda s: s.name)
+    tuning = encoder_tuning.stage(ordered, examples, embedder, root, fine_tune,
+                                  staging=staging, progress=progress, reuse=reuse)
+    embedder = tuning.embedder
     cache = previous_vectors(root, embedder.model_id) if reuse else {}
+    cache.update(tuning.known)
     cache.update(known or {})
     vectors, reused = embed_skills(ordered, embedder, cache, progress)
     documents = [skill_document(s.name, s.description) for s in ordered]
@@ -151,13 +175,14 @@ def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
         _write_files(tmp, ordered, diagnostics, vectors, lexical)
         stored_examples.write(tmp, learned)
         digest_store.record(tmp, root, ordered, reuse=reuse)
+        encoder_tuning.place(tuning, staging, tmp)
         manifest = {
             "format_version": FORMAT_VERSION, "version": version,
             "model": embedder.model_id, "dimension": int(embedder.dimension),
             "skill_count": len(ordered), "built_at": stamp,
             "content_hashes": {s.name: s.content_hash for s in ordered},
             "libraries": _library_versions(), "settings": settings or {},
-            **learned.manifest(),
+            **learned.manifest(), encoder_tuning.RECORD: tuning.record,
             "files": checksums(tmp),
         }
         _write_json(tmp / MANIFEST, manifest)

@@ -16,6 +16,8 @@ metrics. Exported (all prefixed ``skill_router_``):
   ``skill_not_used_total`` (each ``{skill}``): Feedback outcomes (seed 003's execution success
   and task completion; hit rate is activated / routed)
 - ``index_info{version,model}``, ``index_skills``: the snapshot being served
+- ``index_build_timestamp_seconds``: when the served index was built (unix seconds; its age is
+  ``time() - ...``; 0 when the manifest's ``built_at`` cannot be read)
 - ``reindex_runs_total``, ``reindex_failures_total``, ``reindex_last_duration_seconds``,
   ``index_load_failures_total`` (new versions on disk that were refused)
 """
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import grpc
@@ -48,6 +51,17 @@ _OUTCOME_COUNTERS: dict[int, str] = {pb.FEEDBACK_OUTCOME_SUCCESS: "succeeded",
                      pb.FEEDBACK_OUTCOME_NOT_USED: "not_used"}
 
 
+def build_timestamp(built_at: str) -> float:
+    """Unix seconds of an index manifest's ISO ``built_at`` (naive = UTC); 0.0 if unreadable."""
+    try:
+        stamp = datetime.fromisoformat(built_at)
+    except ValueError:
+        return 0.0
+    if stamp.tzinfo is None:
+        stamp = stamp.replace(tzinfo=UTC)
+    return stamp.timestamp()
+
+
 def short_method(method: str) -> str:
     """``/router.v1.SkillRouter/Route`` -> ``Route``; ``/grpc.health.v1.Health/Check`` ->
     ``grpc.health.v1.Health/Check``."""
@@ -70,6 +84,9 @@ class EngineCollector(Collector):
         yield index
         yield GaugeMetricFamily(f"{PREFIX}_index_skills", "Skills in the served index",
                                 value=info.skill_count)
+        yield GaugeMetricFamily(f"{PREFIX}_index_build_timestamp_seconds", "When the served "
+                                "index was built, in unix seconds",
+                                value=build_timestamp(info.built_at))
         yield CounterMetricFamily(f"{PREFIX}_reindex_runs", "Reindex requests completed or "
                                   "failed", value=stats.runs)
         yield CounterMetricFamily(f"{PREFIX}_reindex_failures", "Reindex requests that failed",

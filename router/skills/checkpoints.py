@@ -7,7 +7,8 @@ untouched); the test suite uses it to kill a build at an observed point instead 
 with a timer. Unset (the default), a checkpoint costs one environment lookup.
 
 Points, in build order: ``starting`` (``skill-router index`` before discovery),
-``discovering`` (a root's folders are listed, its skills not yet read), ``writing`` (the new
+``discovering`` (a root's folders are listed, its skills not yet read), ``fine-tuning`` (the
+first step of encoder fine-tuning is done, ``router.index.fine_tune``), ``writing`` (the new
 version's files are in its temporary folder, not yet renamed into place) and ``renaming`` (the
 version is in place, ``CURRENT`` not yet switched to it).
 """
@@ -19,7 +20,7 @@ import sys
 import threading
 
 PAUSE_ENV = "SKILL_ROUTER_BUILD_PAUSE_AT"
-POINTS = ("starting", "discovering", "writing", "renaming")
+POINTS = ("starting", "discovering", "fine-tuning", "writing", "renaming")
 
 
 def checkpoint(point: str) -> None:

@@ -15,6 +15,7 @@ from router.index.encoders.base import Embedder
 from router.index.encoders.hashing import HashEmbedder
 from router.index.encoders.sentence import SentenceTransformerEmbedder
 from router.index.recovery import startup_model
+from router.index.tuned_encoder import base_of, is_tuned, locate
 
 log = logging.getLogger(__name__)
 
@@ -29,13 +30,14 @@ def default_cache_dir() -> Path:
 
 def make_embedder(model: str, *, batch_size: int = 64, progress: bool = False,
                   backend: str = "torch", cache_dir: str | Path | None = None,
-                  threads: int = 1) -> Embedder:
+                  threads: int = 1, source: str | Path | None = None) -> Embedder:
     """``hash`` / ``hash-N`` gives the test embedder; anything else is sentence-transformers.
 
     ``backend="onnx"`` runs the same model (same ``model_id``, same vectors) through
     onnxruntime, exported once into ``cache_dir`` (``router.index.encoders.onnx``) with
     ``threads`` intra-op threads; a model that cannot be exported, or a missing onnxruntime,
-    falls back to sentence-transformers with a warning.
+    falls back to sentence-transformers with a warning. ``source`` is the model's folder
+    when ``model`` is an id (a fine-tuned model of an index version).
     """
     if model == "hash" or model.startswith("hash-"):
         dim = int(model.split("-", 1)[1]) if "-" in model else 256
@@ -43,21 +45,23 @@ def make_embedder(model: str, *, batch_size: int = 64, progress: bool = False,
     if backend not in BACKENDS:
         raise ValueError(f"unknown embedding backend {backend!r}; use one of {BACKENDS}")
     if backend == "onnx":
-        onnx = _onnx_embedder(model, batch_size, cache_dir or default_cache_dir(), threads)
+        onnx = _onnx_embedder(model, batch_size, cache_dir or default_cache_dir(), threads,
+                              source)
         if onnx is not None:
             return onnx
-    return SentenceTransformerEmbedder(model, batch_size=batch_size, progress=progress)
+    return SentenceTransformerEmbedder(model, batch_size=batch_size, progress=progress,
+                                       path=str(source) if source is not None else None)
 
 
 def _onnx_embedder(model: str, batch_size: int, cache_dir: str | Path,
-                   threads: int) -> Embedder | None:
+                   threads: int, source: str | Path | None) -> Embedder | None:
     from router.index.encoders import onnx as onnx_embed
 
     try:
         import onnxruntime  # noqa: F401
 
         return onnx_embed.OnnxEmbedder.checked(model, cache_dir, threads=threads,
-                                               batch_size=batch_size)
+                                               batch_size=batch_size, source=source)
     except (ImportError, onnx_embed.UnsupportedModel) as exc:
         log.warning("ONNX encoder unavailable for %s (%s); using sentence-transformers",
                     model, exc)
@@ -67,9 +71,12 @@ def _onnx_embedder(model: str, batch_size: int, cache_dir: str | Path,
 def query_embedder(model: str, index_dir: str | Path, *, backend: str = "onnx",
                    batch_size: int = 64, threads: int = 1) -> Embedder:
     """The embedder a server uses for queries against the index in ``index_dir`` (an ONNX
-    export is cached in ``<index_dir>/.onnx``)."""
+    export is cached in ``<index_dir>/.onnx``). A fine-tuned model is loaded from the
+    ``encoder/`` of a version that holds it, verified against its manifest's checksums first
+    (IndexCorrupt when no version holds an intact copy)."""
+    source = locate(index_dir, model) if is_tuned(model) else None
     return make_embedder(model, batch_size=batch_size, backend=backend,
-                         cache_dir=Path(index_dir) / ".onnx", threads=threads)
+                         cache_dir=Path(index_dir) / ".onnx", threads=threads, source=source)
 
 
 def load_now(embedder: Embedder) -> None:
@@ -83,8 +90,22 @@ def load_now(embedder: Embedder) -> None:
 
 def serving_embedder(index_dir: str | Path, config: IndexConfig) -> Embedder:
     """The query embedder ``config`` asks for, for the model the index in ``index_dir`` was
-    built with; not loaded yet (see ``loading_in_background``)."""
-    return query_embedder(startup_model(index_dir), index_dir, backend=config.query_backend,
+    built with; not loaded yet (see ``loading_in_background``). When that is a fine-tuned model
+    no version holds intact, the base model's (the damaged version will not be served; the
+    Engine switches to the model of the version it serves)."""
+    from router.errors import IndexUnavailable
+
+    model = startup_model(index_dir)
+    try:
+        return _configured(model, index_dir, config)
+    except IndexUnavailable as exc:
+        log.error("cannot load the query encoder of %s (%s); starting with %s", model, exc,
+                  base_of(model))
+        return _configured(base_of(model), index_dir, config)
+
+
+def _configured(model: str, index_dir: str | Path, config: IndexConfig) -> Embedder:
+    return query_embedder(model, index_dir, backend=config.query_backend,
                           batch_size=config.batch_size, threads=config.query_threads)
 
 
@@ -105,3 +126,25 @@ def prepare_query_embedder(model: str, index_dir: str | Path, *, backend: str = 
     embedder = query_embedder(model, index_dir, backend=backend)
     if hasattr(embedder, "prepare"):
         load_now(embedder)
+
+
+def switch_query_embedder(model: str, index_dir: str | Path | None, config: IndexConfig,
+                          version: str) -> Embedder:
+    """The query encoder of ``model``, loaded now, for serving a version (``version``) built
+    with another model than the one being served; IndexUnavailable when it cannot load (the
+    server then keeps serving what it served)."""
+    from router.errors import IndexUnavailable
+
+    if index_dir is None:
+        raise IndexUnavailable(f"index {version} uses model {model!r}; without an index "
+                               "folder its query encoder cannot be loaded")
+    try:
+        embedder = _configured(model, index_dir, config)
+        load_now(embedder)
+    except IndexUnavailable:
+        raise
+    except (OSError, RuntimeError, ValueError, ImportError) as exc:
+        raise IndexUnavailable(f"index {version} uses model {model!r}, whose query encoder "
+                               f"cannot be loaded: {exc}") from exc
+    log.info("query encoder switched to %s for index %s", model, version)
+    return embedder

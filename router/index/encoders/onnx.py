@@ -32,6 +32,8 @@ import numpy as np
 
 from router.index import export_integrity
 from router.index.encoders.base import normalise, resolve_model_path, set_offline
+from router.index.encoders.model_folder import UnsupportedModel as UnsupportedModel
+from router.index.encoders.model_folder import sentence_config
 
 log = logging.getLogger(__name__)
 
@@ -43,46 +45,23 @@ _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 CHECKED_FILES = (MODEL_FILE, TOKENIZER_FILE)
 
 
-class UnsupportedModel(RuntimeError):
-    """The model cannot be exported (not a Transformer + mean pooling sentence model)."""
-
-
 def export_dir(cache_dir: str | Path, model: str) -> Path:
     """Where the export of ``model`` lives under ``cache_dir``."""
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", model).strip("-") or "model"
     return Path(cache_dir) / slug
 
 
-def _sentence_config(folder: Path) -> dict[str, Any]:
-    """Check the model's module list and return its maximum sequence length and pooling."""
-    modules_file = folder / "modules.json"
-    if not modules_file.is_file():
-        raise UnsupportedModel(f"{folder}: no modules.json (not a local sentence model)")
-    modules = json.loads(modules_file.read_text(encoding="utf-8"))
-    kinds = [m.get("type", "").rsplit(".", 1)[-1] for m in modules]
-    if kinds[:2] != ["Transformer", "Pooling"] or any(k != "Normalize" for k in kinds[2:]):
-        raise UnsupportedModel(f"{folder}: modules {kinds} (need Transformer, Pooling)")
-    pooling_dir = folder / modules[1].get("path", "1_Pooling")
-    pooling = json.loads((pooling_dir / "config.json").read_text(encoding="utf-8"))
-    if not pooling.get("pooling_mode_mean_tokens") or any(
-            v for k, v in pooling.items() if k.startswith("pooling_mode_") and
-            k != "pooling_mode_mean_tokens"):
-        raise UnsupportedModel(f"{folder}: only mean pooling is supported")
-    st_config = json.loads((folder / "sentence_bert_config.json").read_text(encoding="utf-8"))
-    return {"max_length": int(st_config.get("max_seq_length", 512)),
-            "dimension": int(pooling["word_embedding_dimension"])}
-
-
-def export(model: str, target: Path) -> Path:
-    """Export ``model`` (name or local folder) to ``target``, atomically; returns ``target``.
+def export(model: str, target: Path, source: str | Path | None = None) -> Path:
+    """Export ``model`` (name or local folder; its weights at ``source`` when ``model`` is an
+    id, e.g. a fine-tuned model's) to ``target``, atomically; returns ``target``.
 
     Needs torch and transformers (build-time only). Loads local files only.
     """
     set_offline()
-    source = Path(resolve_model_path(model))
+    source = Path(source) if source is not None else Path(resolve_model_path(model))
     if not source.is_dir():
         raise UnsupportedModel(f"{model}: not a local model folder; cannot export offline")
-    meta = {**_sentence_config(source), "format": EXPORT_FORMAT, "model": model}
+    meta = {**sentence_config(source), "format": EXPORT_FORMAT, "model": model}
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.parent / f".tmp-{target.name}-{uuid.uuid4().hex[:8]}"
     tmp.mkdir()
@@ -144,8 +123,9 @@ class OnnxEmbedder:
     """
 
     def __init__(self, model: str, cache_dir: str | Path, *, threads: int = 1,
-                 batch_size: int = 64) -> None:
+                 batch_size: int = 64, source: str | Path | None = None) -> None:
         self._model = model
+        self._source = source  # the model's folder when ``model`` is an id, not a name/path
         self._folder = export_dir(cache_dir, model)
         self._threads = threads
         self._batch_size = max(1, batch_size)
@@ -154,15 +134,15 @@ class OnnxEmbedder:
 
     @classmethod
     def checked(cls, model: str, cache_dir: str | Path, *, threads: int = 1,
-                batch_size: int = 64) -> OnnxEmbedder:
+                batch_size: int = 64, source: str | Path | None = None) -> OnnxEmbedder:
         """An embedder for ``model``, or UnsupportedModel now (not on the first encode) if it
         is neither exported yet nor exportable."""
-        embedder = cls(model, cache_dir, threads=threads, batch_size=batch_size)
+        embedder = cls(model, cache_dir, threads=threads, batch_size=batch_size, source=source)
         if not embedder.is_exported():
-            source = Path(resolve_model_path(model))
+            source = Path(source) if source is not None else Path(resolve_model_path(model))
             if not source.is_dir():
                 raise UnsupportedModel(f"{model}: not a local model folder")
-            _sentence_config(source)
+            sentence_config(source)
         return embedder
 
     def is_exported(self) -> bool:
@@ -206,7 +186,10 @@ class OnnxEmbedder:
                 return meta
             log.error("refused the ONNX query encoder at %s: %s; exporting it again from %s",
                       self._folder, damage, self._model)
-        export(self._model, self._folder)
+        if self._source is None:
+            export(self._model, self._folder)
+        else:
+            export(self._model, self._folder, self._source)
         meta = json.loads((self._folder / META_FILE).read_text(encoding="utf-8"))
         damage = export_integrity.problem(self._folder, meta, CHECKED_FILES)
         if damage is not None:

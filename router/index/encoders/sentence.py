@@ -20,11 +20,13 @@ class SentenceTransformerEmbedder:
     """sentence-transformers on torch. Loads the model lazily, thread-safe."""
 
     def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 64,
-                 progress: bool = False) -> None:
+                 progress: bool = False, *, path: str | None = None,
+                 loaded: Any = None) -> None:
         self._model_name = model
+        self._path = path  # where the weights are, when ``model`` is an id, not a name/path
         self._batch_size = batch_size
         self._progress = progress
-        self._model: Any = None
+        self._model: Any = loaded  # an already loaded SentenceTransformer (a tuned model)
         self._lock = threading.Lock()
 
     @property
@@ -40,7 +42,7 @@ class SentenceTransformerEmbedder:
 
                 hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
 
-                path = resolve_model_path(self._model_name)
+                path = self._path or resolve_model_path(self._model_name)
                 log.info("loading embedding model %s from %s", self._model_name, path)
                 self._model = SentenceTransformer(path, device="cpu")
             return self._model

@@ -1,0 +1,208 @@
+"""Contrastive fine-tuning of a sentence-transformers model on (request -> skill document) pairs.
+
+The loss is sentence-transformers' ``MultipleNegativesRankingLoss``: every other document of a
+batch is a negative for a request (in-batch negatives), so a batch never holds two pairs of one
+skill (``batches``: sentence-transformers' "no duplicates" sampling, done here so the training
+needs neither ``datasets`` nor ``accelerate``). The loop is seeded (order, dropout) and so
+deterministic on a CPU; AdamW with a linear warm-up over the first tenth of the steps, then a
+linear decay, as sentence-transformers' ``fit`` does. Training texts are truncated to
+``max_seq_length`` tokens (the saved model keeps the base model's length).
+
+On a CPU it runs on ``threads`` torch threads: on a small shared machine one thread measured
+3-8x faster per step than two (two threads contending with other work spin and stall).
+It stops at ``max_seconds`` of wall-clock time (None: no bound, e.g. on a GPU), after the step
+that crossed it, and says so. torch loads only when a model is trained.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from router.index.encoders.base import resolve_model_path, set_offline
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    """Hyper-parameters (all in the tuning hash)."""
+
+    batch_size: int = 32
+    learning_rate: float = 3e-5
+    epochs: int = 1
+    max_seq_length: int = 128
+    warmup_fraction: float = 0.1
+    seed: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"batch_size": self.batch_size, "learning_rate": self.learning_rate,
+                "epochs": self.epochs, "max_seq_length": self.max_seq_length,
+                "warmup_fraction": self.warmup_fraction, "seed": self.seed,
+                "loss": "MultipleNegativesRankingLoss"}
+
+
+@dataclass(frozen=True)
+class Pair:
+    query: str
+    document: str
+    skill: str  # a batch holds at most one pair per skill
+
+
+@dataclass(frozen=True)
+class Trained:
+    model: Any  # the tuned SentenceTransformer, in eval mode
+    steps: int
+    planned_steps: int
+    pairs_seen: int
+    seconds: float
+    stopped_early: bool  # the time bound ended it before the planned steps
+
+
+def batches(pairs: Sequence[Pair], batch_size: int, epochs: int,
+            seed: int) -> list[list[int]]:
+    """Pair indices per step: each epoch shuffled (seeded), filled greedily so a batch holds
+    one pair per skill (a pair that would repeat one waits for the next batch)."""
+    rng = random.Random(seed)
+    plan: list[list[int]] = []
+    for _ in range(max(1, epochs)):
+        waiting = list(range(len(pairs)))
+        rng.shuffle(waiting)
+        while waiting:
+            batch: list[int] = []
+            seen: set[str] = set()
+            rest: list[int] = []
+            for i in waiting:
+                if len(batch) < batch_size and pairs[i].skill not in seen:
+                    batch.append(i)
+                    seen.add(pairs[i].skill)
+                else:
+                    rest.append(i)
+            if len(batch) > 1:  # a batch of one has no negative to learn from
+                plan.append(batch)
+            waiting = rest if len(batch) > 1 else []
+    return plan
+
+
+def default_device() -> str:
+    """``cuda`` when torch sees a GPU, else ``cpu``."""
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def load_base(model: str, device: str) -> Any:
+    """A fresh copy of ``model`` (name or folder) to train, from local files only."""
+    set_offline()
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+    return SentenceTransformer(resolve_model_path(model), device=device)
+
+
+def train(base: str, pairs: Sequence[Pair], settings: TrainSettings, *, device: str,
+          max_seconds: float | None = None, progress: bool = False,
+          on_step: Callable[[int], None] | None = None, threads: int | None = None) -> Trained:
+    """Fine-tune a copy of ``base`` on ``pairs``; ``on_step(n)`` runs after step n. ``threads``
+    caps torch's CPU threads while it trains (None: torch's default)."""
+    with torch_threads(threads):
+        return _train(base, pairs, settings, device, max_seconds, progress, on_step)
+
+
+@contextmanager
+def torch_threads(threads: int | None) -> Iterator[None]:
+    """torch's intra-op CPU threads set to ``threads`` inside the block (None: unchanged)."""
+    import torch
+
+    before = torch.get_num_threads()
+    if threads is not None:
+        torch.set_num_threads(max(1, threads))
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def _train(base: str, pairs: Sequence[Pair], settings: TrainSettings, device: str,
+           max_seconds: float | None, progress: bool,
+           on_step: Callable[[int], None] | None) -> Trained:
+    import torch
+    from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
+
+    started = time.perf_counter()
+    torch.manual_seed(settings.seed)
+    model = load_base(base, device)
+    full_length = model.max_seq_length
+    model.max_seq_length = min(full_length, settings.max_seq_length)
+    loss = MultipleNegativesRankingLoss(model)
+    plan = batches(pairs, settings.batch_size, settings.epochs, settings.seed)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate)
+    warmup = max(1, int(len(plan) * settings.warmup_fraction))
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: min(
+        (s + 1) / warmup, max(0.0, (len(plan) - s) / max(1, len(plan) - warmup))))
+    bar = _bar(len(plan), progress)
+    steps = seen = 0
+    stopped = False
+    model.train()
+    try:
+        for batch in plan:
+            if max_seconds is not None and time.perf_counter() - started > max_seconds:
+                stopped = True
+                break
+            _step(model, loss, optimizer, schedule, [pairs[i] for i in batch], device)
+            steps, seen = steps + 1, seen + len(batch)
+            if bar is not None:
+                bar.update(1)
+            if on_step is not None:
+                on_step(steps)
+    finally:
+        if bar is not None:
+            bar.close()
+    model.eval()
+    model.max_seq_length = full_length
+    seconds = time.perf_counter() - started
+    if stopped:
+        log.warning("encoder fine-tuning stopped by its time bound (%.0fs) after %d of %d steps",
+                    max_seconds, steps, len(plan))
+    return Trained(model, steps, len(plan), seen, seconds, stopped)
+
+
+def _step(model: Any, loss: Any, optimizer: Any, schedule: Any, batch: Sequence[Pair],
+          device: str) -> None:
+    import torch
+
+    features = []
+    for texts in ([p.query for p in batch], [p.document for p in batch]):
+        encoded = _tokenizer(model)(texts)
+        features.append({k: v.to(device) if isinstance(v, torch.Tensor) else v
+                         for k, v in encoded.items()})
+    value = loss(features, None)
+    value.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    optimizer.step()
+    schedule.step()
+    optimizer.zero_grad()
+
+
+def _tokenizer(model: Any) -> Any:
+    """``preprocess`` (sentence-transformers 6), ``tokenize`` before it."""
+    return getattr(model, "preprocess", None) or model.tokenize
+
+
+def _bar(total: int, progress: bool) -> Any:
+    if not progress:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="step", desc="fine-tuning encoder")
+
+
+def save(model: Any, folder: str) -> None:
+    """Write ``model`` as a local sentence-transformers folder (no model card: reproducible)."""
+    model.save(folder, create_model_card=False)

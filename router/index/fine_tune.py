@@ -1,0 +1,255 @@
+"""Encoder fine-tuning per catalog: a build stage that may replace the base embedding model
+with a copy fine-tuned on the catalog's example requests (named so, to keep it apart from the
+routing settings fit of ``router.routing.tuning``).
+
+``index.fine_tune_encoder`` (``--fine-tune-encoder``): ``off`` never tunes; ``auto`` (the
+default) tunes when the examples hold at least ``MIN_REQUESTS`` distinct positive requests and
+adopts the tuned model only when it wins on the held-out requests (``fine_tune_eval.judge``);
+``on`` tunes whenever there is any positive example and adopts the result whatever the
+held-out figures say (they are still measured and recorded when there is a held-out fold).
+
+Training pairs are (request -> skill document) from the positive example rows; one request in
+five (by hashed text) is held out, the rest train (at most ``MAX_PAIRS``), and the model trained
+without the held-out fold is the one adopted: the catalog embedded to judge it is then the
+build's, so adoption costs no second training and no second embedding. On a CPU training stops
+at ``CPU_SECONDS`` (a GPU has no bound). A Reindex whose tuning hash equals the current
+version's reuses that version's ``encoder/`` (or its refusal) without training again.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from router.config import FINE_TUNE_MODES, IndexConfig
+from router.errors import IndexUnavailable, InvalidRequest
+from router.examples.model import Example, query_key
+from router.index import fine_tune_eval as fte
+from router.index.encoders.base import Embedder
+from router.index.encoders.tuned import Pair, Trained, TrainSettings
+from router.index.layout import VERSIONS, current_version, read_manifest
+from router.index.tuned_encoder import (
+    ENCODER_DIR,
+    base_of,
+    encoder_problem,
+    is_tuned,
+    tuned_id,
+)
+from router.skills.checkpoints import checkpoint
+from router.skills.model import Skill
+
+log = logging.getLogger(__name__)
+
+MODES = FINE_TUNE_MODES
+MIN_REQUESTS = 100  # distinct positive requests before ``auto`` tunes
+MAX_PAIRS = 2000  # training pairs at most (a hash-ordered sample beyond)
+CPU_SECONDS = 300.0  # training's wall-clock bound on a CPU
+RECORD = "fine_tune"  # the manifest key
+PAUSE_POINT = "fine-tuning"  # checkpoint after the first training step (kill tests)
+
+Trainer = Callable[..., Trained]
+
+
+def check_mode(mode: str) -> str:
+    if mode not in MODES:
+        raise InvalidRequest(f"fine_tune_encoder must be one of {', '.join(MODES)}, "
+                             f"not {mode!r}")
+    return mode
+
+
+@dataclass(frozen=True)
+class Options:
+    """How a build fine-tunes its encoder. ``device`` None: CUDA when torch sees one;
+    ``threads``: torch's CPU threads while training (half the cores: see ``tuned``)."""
+
+    mode: str = "off"
+    device: str | None = None
+    cpu_seconds: float | None = CPU_SECONDS
+    min_requests: int = MIN_REQUESTS
+    max_pairs: int = MAX_PAIRS
+    settings: TrainSettings = field(default_factory=TrainSettings)
+    threads: int = field(default_factory=lambda: max(1, (os.cpu_count() or 2) // 2))
+    trainer: Trainer | None = None  # default: router.index.encoders.tuned.train
+
+    def __post_init__(self) -> None:
+        check_mode(self.mode)
+
+
+def options_for(config: IndexConfig, device: str | None = None) -> Options:
+    """The fine-tuning a build does under ``config`` (``index.fine_tune_encoder``)."""
+    return Options(mode=config.fine_tune_encoder, device=device)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The embedder the build uses, its manifest record, the encoder folder to store (None:
+    the base model) and skill embeddings made on the way (``vectors.text_key`` keyed)."""
+
+    embedder: Embedder
+    record: dict[str, Any] | None = None
+    source: Path | None = None
+    known: Mapping[str, np.ndarray] = field(default_factory=dict)
+
+
+def tunable(embedder: Embedder) -> bool:
+    """A sentence-transformers model (on torch or its ONNX export); not the hash embedder."""
+    from router.index.encoders.onnx import OnnxEmbedder
+    from router.index.encoders.sentence import SentenceTransformerEmbedder
+
+    return isinstance(embedder, SentenceTransformerEmbedder | OnnxEmbedder)
+
+
+def base_embedder(embedder: Embedder) -> Embedder:
+    """``embedder`` when it is a base model, else its base model on sentence-transformers."""
+    if not is_tuned(embedder.model_id):
+        return embedder
+    from router.index.encoders.sentence import SentenceTransformerEmbedder
+
+    return SentenceTransformerEmbedder(base_of(embedder.model_id))
+
+
+def stage(skills: Sequence[Skill], examples: Sequence[Example], embedder: Embedder,
+          root: Path, options: Options, *, staging: Path, progress: bool = False,
+          reuse: bool = True) -> Outcome:
+    """Decide, reuse or train; a tuned model adopted is saved into ``staging``. ``reuse``
+    False: no embedding is taken from the current version (a full or repairing build)."""
+    if options.mode == "off" or not tunable(embedder):
+        why = "off" if options.mode == "off" else f"{embedder.model_id} cannot be fine-tuned"
+        record = None if options.mode == "off" else _record(options, False, why)
+        return Outcome(base_embedder(embedder) if tunable(embedder) else embedder, record)
+    base = base_embedder(embedder)
+    pairs = fte.training_pairs(skills, examples)
+    requests = len({query_key(p.query) for p in pairs})
+    if not pairs or (options.mode == "auto" and requests < options.min_requests):
+        why = (f"{requests} distinct example requests; auto tunes from {options.min_requests}"
+               if pairs else "no example requests")
+        return Outcome(base, _record(options, False, why, base=base.model_id))
+    train_pairs, held = fte.split(pairs, options.max_pairs)
+    if not train_pairs or not held:  # too few to hold any out ("on" only): train on all
+        train_pairs, held = pairs[: options.max_pairs], []
+    digest = fte.tuning_hash(base.model_id, train_pairs, held, options.settings.to_dict())
+    reused = _reuse(root, digest, options, embedder)
+    if reused is not None:
+        return reused
+    return _tune(skills, base, train_pairs, held, digest, root if reuse else None, options,
+                 staging, progress)
+
+
+def _record(options: Options, adopted: bool, why: str, **more: Any) -> dict[str, Any]:
+    return {"mode": options.mode, "adopted": adopted, "why": why, **more}
+
+
+def _reuse(root: Path, digest: str, options: Options, embedder: Embedder) -> Outcome | None:
+    """The current version's tuning when its hash is ``digest``: its encoder when adopted,
+    its refusal under ``auto``; None when it must be done again."""
+    try:
+        folder = root / VERSIONS / current_version(root)
+        manifest = read_manifest(folder)
+    except (IndexUnavailable, OSError, ValueError):
+        return None
+    previous = manifest.get(RECORD)
+    if not isinstance(previous, dict) or previous.get("hash") != digest:
+        return None
+    record = {**previous, "mode": options.mode, "reused_from": folder.name}
+    held = previous.get("held_out")
+    won = isinstance(held, dict) and bool(held.get("won"))
+    if previous.get("adopted") and (options.mode == "on" or won):  # auto: only a winner
+        model = tuned_id(str(previous.get("base")), digest)
+        if manifest.get("model") != model or encoder_problem(folder) is not None:
+            return None
+        log.info("encoder fine-tuning unchanged: reusing %s from %s", model, folder.name)
+        return Outcome(_tuned_embedder(model, embedder, folder), record, folder / ENCODER_DIR)
+    if options.mode == "auto" and held:
+        record.update(adopted=False, why=f"no clear gain on held-out requests (judged by "
+                                         f"{folder.name}'s build)" if not won else record["why"])
+        log.info("encoder fine-tuning unchanged: the base model stays (%s)", record["why"])
+        return Outcome(base_embedder(embedder), record)
+    return None
+
+
+def _tuned_embedder(model: str, embedder: Embedder, folder: Path) -> Embedder:
+    if embedder.model_id == model:
+        return embedder
+    from router.index.encoders.sentence import SentenceTransformerEmbedder
+
+    return SentenceTransformerEmbedder(model, path=str(folder / ENCODER_DIR))
+
+
+def _tune(skills: Sequence[Skill], base: Embedder, pairs: Sequence[Pair],
+          held: Sequence[Pair], digest: str, root: Path | None, options: Options,
+          staging: Path, progress: bool) -> Outcome:
+    from router.index.encoders import tuned
+
+    device = options.device or tuned.default_device()
+    bound = options.cpu_seconds if device == "cpu" else None
+    trainer = options.trainer or tuned.train
+    log.info("fine-tuning %s on %d pairs (%d held-out requests) on %s", base.model_id,
+             len(pairs), len({p.query for p in held}), device)
+    threads = options.threads if device == "cpu" else None
+    with tuned.torch_threads(threads):  # training and judging: see encoders.tuned
+        done = trainer(base.model_id, pairs, options.settings, device=device,
+                       max_seconds=bound, progress=progress, on_step=_pause_after_first,
+                       threads=threads)
+        record = _record(options, True, "forced by fine_tune_encoder: on", base=base.model_id,
+                         hash=digest, pairs=len(pairs), steps=done.steps,
+                         planned_steps=done.planned_steps, epochs=options.settings.epochs,
+                         stopped_early=done.stopped_early, device=device,
+                         train_seconds=round(done.seconds, 1),
+                         settings=options.settings.to_dict())
+        return _adopt(done, record, skills, base, held, root, staging, progress)
+
+
+def _adopt(done: Trained, record: dict[str, Any], skills: Sequence[Skill], base: Embedder,
+           held: Sequence[Pair], root: Path | None, staging: Path, progress: bool) -> Outcome:
+    """Judge the trained model on the held-out requests (``auto`` adopts a winner only); save
+    an adopted one into ``staging``."""
+    from router.index.encoders import tuned
+    from router.index.encoders.sentence import SentenceTransformerEmbedder
+
+    model = tuned_id(base.model_id, record["hash"])
+    candidate = SentenceTransformerEmbedder(model, loaded=done.model)
+    known: dict[str, np.ndarray] = {}
+    if held:
+        verdict, figures, known = fte.compare(skills, base, candidate, held, root, progress)
+        record["held_out"] = figures
+        if record["mode"] == "auto":
+            record.update(adopted=verdict.adopt, why=verdict.why)
+    if not record["adopted"]:
+        log.info("fine-tuned encoder not adopted (%s); the base model stays", record["why"])
+        return Outcome(base, record, None, known)
+    tuned.save(done.model, str(staging))
+    log.info("adopted the fine-tuned encoder %s (%s)", model, record["why"])
+    return Outcome(candidate, record, staging, known)
+
+
+def _pause_after_first(step: int) -> None:
+    if step == 1:
+        checkpoint(PAUSE_POINT)
+
+
+def new_staging(root: Path) -> Path:
+    """A fresh ``.tmp-*`` folder for a tuned model (removed by retention if abandoned)."""
+    return root / f".tmp-encoder-{uuid.uuid4().hex[:8]}"
+
+
+def place(outcome: Outcome, staging: Path, folder: Path) -> None:
+    """Put the adopted encoder (trained into ``staging``, or reused) into version ``folder``."""
+    if outcome.source is None:
+        return
+    target = folder / ENCODER_DIR
+    if outcome.source == staging:
+        staging.rename(target)
+    else:
+        shutil.copytree(outcome.source, target)
+
+
+def discard(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)

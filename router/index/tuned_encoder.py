@@ -1,0 +1,90 @@
+"""Where a version's fine-tuned encoder lives and how it is named (light: no torch).
+
+A version whose encoder was fine-tuned on its catalog's examples (``router.index.fine_tune``)
+holds the tuned sentence-transformers model in ``encoder/`` (checksummed by the manifest like
+every other file), and its manifest ``model`` is ``<base>+ft-<hash12>``: the base model and the
+first 12 hex digits of the tuning hash, so vectors of two different models are never mixed
+(embedding reuse is keyed by model id) and the ONNX export of a tuned model never shares a cache
+folder with the base model's.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from router.errors import IndexCorrupt, IndexUnavailable
+from router.index.layout import VERSIONS, current_version, read_manifest, sha256_file
+
+log = logging.getLogger(__name__)
+
+ENCODER_DIR = "encoder"
+MARK = "+ft-"
+HASH_CHARS = 12
+
+
+def tuned_id(base: str, tuning_hash: str) -> str:
+    """The model id of ``base`` fine-tuned with the tuning whose hash is ``tuning_hash``."""
+    return f"{base}{MARK}{tuning_hash[:HASH_CHARS]}"
+
+
+def is_tuned(model_id: str) -> bool:
+    return MARK in model_id
+
+
+def base_of(model_id: str) -> str:
+    """The base model of a tuned id (any other id is its own base)."""
+    return model_id.split(MARK, 1)[0]
+
+
+def encoder_problem(folder: Path) -> str | None:
+    """Why version folder ``folder``'s ``encoder/`` cannot be trusted (a file missing, added or
+    not matching the manifest's SHA-256), or None when it verifies."""
+    try:
+        expected = read_manifest(folder).get("files")
+    except (OSError, ValueError) as exc:
+        return f"cannot read the manifest of {folder}: {exc}"
+    if not isinstance(expected, dict):
+        return f"{folder}: the manifest lists no file checksums"
+    prefix = ENCODER_DIR + "/"
+    wanted = {k: v for k, v in expected.items() if str(k).startswith(prefix)}
+    encoder = folder / ENCODER_DIR
+    if not wanted or not encoder.is_dir():
+        return f"{folder}: no {ENCODER_DIR}/ folder listed in its manifest"
+    found = {p.relative_to(folder).as_posix(): p for p in encoder.rglob("*") if p.is_file()}
+    bad = sorted(set(found) ^ set(wanted))
+    bad += sorted(n for n in set(found) & set(wanted) if sha256_file(found[n]) != wanted[n])
+    return f"{folder}: checksum mismatch in {', '.join(bad)}" if bad else None
+
+
+def _candidates(root: Path) -> list[str]:
+    folder = root / VERSIONS
+    names = sorted((p.name for p in folder.iterdir() if p.is_dir()
+                    and not p.name.startswith(".")), reverse=True) if folder.is_dir() else []
+    try:
+        current = current_version(root)
+    except IndexUnavailable:  # no usable CURRENT: no preference
+        return names
+    return [current, *(n for n in names if n != current)] if current in names else names
+
+
+def locate(root: str | Path, model_id: str) -> Path:
+    """The verified ``encoder/`` folder of tuned model ``model_id`` under index root ``root``
+    (the current version's first, then the newest that holds it). Raises IndexCorrupt when no
+    version holds an intact copy."""
+    root = Path(root)
+    problems = []
+    for version in _candidates(root):
+        folder = root / VERSIONS / version
+        try:
+            if read_manifest(folder).get("model") != model_id:
+                continue
+        except (OSError, ValueError):
+            continue
+        problem = encoder_problem(folder)
+        if problem is None:
+            return folder / ENCODER_DIR
+        log.error("refused the fine-tuned encoder of %s: %s", version, problem)
+        problems.append(problem)
+    detail = "; ".join(problems) if problems else "no version holds it"
+    raise IndexCorrupt(f"no intact fine-tuned encoder {model_id!r} under {root}: {detail}")
