@@ -41,7 +41,6 @@ from router.routing.fusion import FusionConfig
 from router.routing.model import Reason, RouteQuery, RouteResult
 from router.routing.request import checked_query
 from router.routing.tuning import tuner_for
-from router.skills.digests import SkillDigests
 from router.skills.model import Diagnostic, Skill
 
 if TYPE_CHECKING:
@@ -69,7 +68,7 @@ class Engine:
         self._fusion = fusion or FusionConfig()
         self._cache = QueryCache()
         self.activator = Activator(self._lookup, lambda: [s.name for s in self.skills()],
-                                   SessionStore(), recorded=self.recorded_files)
+                                   SessionStore(), digests=lambda: self._snapshot.digests)
         self.index_dir = Path(index_dir) if index_dir is not None else None
         # Learning from traffic: what was shown, then activated (router.learning).
         self.recorder = Recorder(self.index_dir, config.feedback)
@@ -286,14 +285,6 @@ class Engine:
         snapshot = self._snapshot
         pos = snapshot.position(name)
         return snapshot.skills[pos] if pos is not None else None
-
-    def recorded_files(self, name: str) -> SkillDigests | None:
-        """The files and digests the build recorded for ``name`` (none recorded: an empty
-        record); None when the served index predates digests (``router.skills.digests``)."""
-        recorded = self._snapshot.digests
-        if recorded is None:
-            return None
-        return recorded.get(name) or SkillDigests((), complete=False)
 
     def explain(self, query: RouteQuery) -> RouteResult:
         return self.route(query, explain=True)

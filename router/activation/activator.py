@@ -24,7 +24,7 @@ from __future__ import annotations
 import difflib
 import logging
 import os
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -93,9 +93,10 @@ class Activator:
                  sessions: SessionStore | None = None, *,
                  resource_list_cap: int = RESOURCE_LIST_CAP,
                  resource_max_bytes: int = RESOURCE_MAX_BYTES,
-                 recorded: Callable[[str], SkillDigests | None] | None = None) -> None:
+                 digests: Callable[[], Mapping[str, SkillDigests] | None] | None = None
+                 ) -> None:
         self._lookup = lookup
-        self._recorded = recorded or (lambda _name: None)
+        self._digests = digests or (lambda: None)
         self._names = names
         self.sessions = sessions if sessions is not None else SessionStore()
         self._list_cap = resource_list_cap
@@ -176,6 +177,9 @@ class Activator:
         listing = scan_resources(skill.base_dir, self._list_cap)
         return ResourceList(skill.name, self._servable(skill.name, listing.files),
                             listing.truncated, skill.base_dir)
+
+    def _recorded(self, name: str) -> SkillDigests | None:
+        return digests.recorded_for(self._digests(), name)
 
     def _servable(self, name: str, files: tuple[str, ...]) -> tuple[str, ...]:
         """``files`` the index recorded (only those are served); all of them when it has no

@@ -16,6 +16,13 @@ from router.skills.model import Skill
 
 log = logging.getLogger(__name__)
 
+__all__ = ["SkillDigests", "files_fingerprint", "load", "previous_digests", "record"]
+
+
+def load(folder: Path) -> dict[str, SkillDigests] | None:
+    """The digests recorded in a version folder (None: it predates them)."""
+    return digests.load(folder)
+
 
 def previous_digests(root: Path) -> dict[str, SkillDigests]:
     """The current version's digests under index root ``root`` (empty when none)."""

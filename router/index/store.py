@@ -10,7 +10,6 @@ Layout under an index root (default ``index_data/``)::
         dense.faiss              FAISS inner-product index over vectors.npy
         lexical/                 the BM25 index (router.index.lexical)
         examples.json, .npy      example requests and gate calibration (router.index.examples)
-        digests.json             every skill file's size and sha256 (router.skills.digests)
         encoder/                 the fine-tuned encoder, when the build adopted one
                                  (router.index.fine_tune; the manifest model is then
                                  ``<base>+ft-<hash12>``)
@@ -61,7 +60,6 @@ from router.index.layout import (
 )
 from router.index.lexical import LexicalIndex, skill_document
 from router.index.vectors import catalog_centroid, embed_skills, previous_vectors
-from router.skills import digests as file_digests
 from router.skills.checkpoints import checkpoint
 from router.skills.model import Diagnostic, Level, Skill
 
@@ -85,8 +83,7 @@ class IndexSnapshot:
     off_topic: np.ndarray | None = None  # vectors of the requests it was calibrated on
     tuning: TunedSettings | None = None  # routing settings fitted to the catalog's examples
     lexical_examples: LexicalIndex | None = None  # BM25 with examples' text, if tuning chose it
-    # per-file digests by skill name (router.skills.digests); None: built before they existed
-    digests: Mapping[str, file_digests.SkillDigests] | None = None
+    digests: Mapping[str, digest_store.SkillDigests] | None = None  # None: from before them
 
     # Derived once per snapshot (cached_property writes the instance dict, which a frozen
     # dataclass allows); a snapshot never changes, so neither do these.
@@ -248,7 +245,7 @@ def load_index(root: str | Path, version: str | None = None, *,
         stored = stored_examples.load(folder, manifest, {s.name: i for i, s in enumerate(skills)},
                                       vectors)
         examples = stored.examples
-        recorded = file_digests.load(folder)
+        recorded = digest_store.load(folder)
         calibration = Calibration.from_dict(manifest.get("gate"))
         info = replace(info_from_manifest(manifest, version, folder),
                        example_count=len(examples) if examples else 0,
@@ -262,9 +259,8 @@ def load_index(root: str | Path, version: str | None = None, *,
         raise IndexCorrupt(f"{folder}: {len(skills)} skills but {vectors.shape[0]} vectors")
     return IndexSnapshot(info=info, skills=skills, diagnostics=diagnostics, vectors=vectors,
                          dense=index, lexical=lexical, examples=examples,
-                         calibration=calibration, off_topic=stored.off_topic,
-                         tuning=stored.tuning, lexical_examples=stored.lexical,
-                         digests=recorded)
+                         calibration=calibration, off_topic=stored.off_topic, digests=recorded,
+                         tuning=stored.tuning, lexical_examples=stored.lexical)
 
 
 def _read_records(path: Path) -> tuple[tuple[Skill, ...], tuple[Diagnostic, ...]]:

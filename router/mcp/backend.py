@@ -18,6 +18,7 @@ from router.index import dense
 from router.mcp.entries import SkillEntry, entry_of
 from router.mcp.sessions import SessionState
 from router.routing.model import RouteQuery
+from router.skills.digests import recorded_for
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,7 @@ class EngineBackend:
 
     def skill_entries(self) -> tuple[SkillEntry, ...]:
         """Every enabled skill with its recorded files (the Skills extension's source)."""
-        return tuple(entry_of(s, self.engine.recorded_files(s.name))
+        return tuple(entry_of(s, recorded_for(self.engine.snapshot.digests, s.name))
                      for s in self.engine.skills() if s.enabled)
 
     def close(self) -> None:

@@ -32,7 +32,7 @@ from router.service.codec import (
     validation_to_proto,
 )
 from router.service.feedback_codec import outcome_from_proto
-from router.skills.digests import SkillDigests
+from router.skills.digests import SkillDigests, recorded_for
 from router.skills.limits import truncate_description
 from router.skills.model import Diagnostic, Level, Scope, Skill, SkillKind
 from router.v1 import router_pb2 as pb
@@ -200,10 +200,11 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
     def ListSkills(self, request: pb.ListSkillsRequest,
                    context: grpc.ServicerContext) -> pb.ListSkillsResponse:
         def run() -> pb.ListSkillsResponse:
+            snapshot = self._engine.snapshot  # one version for the skills and their files
             return pb.ListSkillsResponse(
-                skills=[add_files(skill_to_proto(s), s, self._engine.recorded_files(s.name))
+                skills=[add_files(skill_to_proto(s), s, recorded_for(snapshot.digests, s.name))
                         if request.include_files else skill_to_proto(s)
-                        for s in self._engine.skills()],
+                        for s in snapshot.skills],
                 diagnostics=[diagnostic_to_proto(d) for d in self._engine.diagnostics()],
                 index_version=self._engine.info().version,
             )

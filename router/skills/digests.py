@@ -82,6 +82,15 @@ class SkillDigests:
         return cls(files, bool(data.get("complete", True)))
 
 
+def recorded_for(snapshot_digests: Mapping[str, SkillDigests] | None,
+                 name: str) -> SkillDigests | None:
+    """What the build recorded for skill ``name`` (nothing recorded: an empty, incomplete
+    record, so every file is refused); None when the index predates digests (unchecked)."""
+    if snapshot_digests is None:
+        return None
+    return snapshot_digests.get(name) or SkillDigests((), complete=False)
+
+
 def sha256_digest(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
