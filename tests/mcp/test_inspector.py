@@ -1,7 +1,8 @@
 """The MCP Inspector CLI (npm @modelcontextprotocol/inspector, pinned) as a conformance suite for
-the door over the demo catalog, on stdio and streamable HTTP: ``skills/list --verify
---require-digests`` and ``skills/get --verify --require-digests`` pass for every skill,
-``tools/list --strict`` is clean, and a file changed after the build fails verification.
+the door over the demo catalog, on stdio and streamable HTTP (and through the gRPC proxy):
+``skills/list --verify --require-digests`` and ``skills/get --verify --require-digests`` pass for
+every skill, ``tools/list --strict`` is clean, and a file changed after the build fails
+verification.
 
 Skipped, with the reason, unless ``node`` is on PATH and the Inspector is installed under
 ``.inspector/`` (``make inspector-test`` installs it there and runs this file)."""
@@ -18,8 +19,9 @@ from typing import Any
 import pytest
 
 from tests.support import REPO
-from tests.support.indexes import cli_index
+from tests.support.indexes import cli_index, open_engine
 from tests.support.mcp_doors import door_command, door_env, http_door
+from tests.support.servers import start_server
 
 INSPECTOR_VERSION = "2.12.0"
 CLI = REPO / ".inspector/node_modules/@modelcontextprotocol/inspector/clients/cli/build/index.js"
@@ -142,3 +144,14 @@ def test_a_file_changed_after_the_build_fails_verification(tmp_path: Path) -> No
                       "skill://pdf-extract/SKILL.md", "--verify", "--require-digests")
     _all_verified(again, 1)
 
+
+
+def test_skills_list_verifies_through_the_proxy(demo_index: Path) -> None:
+    server = start_server(open_engine(demo_index))
+    try:
+        run = inspector(door_command("--target", f"127.0.0.1:{server.port}"),
+                        "--method", "skills/list", "--verify", "--require-digests")
+    finally:
+        server.stop(0)
+    _all_verified(run)
+    assert len(reports(run)) >= 40
