@@ -5,9 +5,11 @@ in the foreground for ``skill-router ops``."""
 from __future__ import annotations
 
 import logging
+import signal
 import socket
 import threading
 from collections.abc import Sequence
+from types import FrameType
 
 import uvicorn
 
@@ -69,11 +71,24 @@ class ConsoleServer:
         return self
 
     def run(self) -> None:
-        """Serve in this thread until SIGTERM or SIGINT."""
+        """Serve until SIGTERM or SIGINT (main thread), then stop gracefully."""
+        stop = threading.Event()
+
+        def on_signal(signum: int, frame: FrameType | None) -> None:
+            log.info("received %s", signal.Signals(signum).name)
+            stop.set()
+
+        previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM,
+                                                                     signal.SIGINT)}
         try:
-            self._server.run(sockets=[self._socket])
+            self.start()
+            while not stop.wait(timeout=1.0):
+                if self._thread is not None and not self._thread.is_alive():
+                    break  # uvicorn ended on its own (it logged why)
         finally:
-            self.close()
+            self.stop()
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
 
     def stop(self, timeout: float = 5.0) -> None:
         """Ask uvicorn to stop, wait for its thread, close the socket and the client."""
