@@ -4,6 +4,7 @@ its own accepted tokens), and both refusing to start open beyond loopback."""
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 
@@ -58,8 +59,6 @@ def test_ops_against_a_replica_with_accepted_tokens(grpc_server: RouterServer) -
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    import os
-
     return subprocess.run(cli_argv(*args), cwd=REPO, capture_output=True, text=True,
                           timeout=60, env={**os.environ, **(env or {})})
 
