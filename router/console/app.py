@@ -22,10 +22,11 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from router.client import SkillRouterClient
 from router.console import views
-from router.console.auth import COOKIE, ConsoleAccess
+from router.console.auth import COOKIE, ConsoleAccess, host_allowed
 
 log = logging.getLogger(__name__)
 
@@ -174,8 +175,31 @@ async def read_form(request: Request) -> dict[str, str]:
     return {key: values[0] for key, values in parsed.items()}
 
 
-def console_app(console: Console) -> Starlette:
-    """The ASGI app serving ``console``'s pages."""
+class HostCheck:
+    """ASGI middleware: 421 for an HTTP request whose Host the console does not answer."""
+
+    def __init__(self, app: ASGIApp, access: ConsoleAccess, bound: str) -> None:
+        self.app, self.access, self.bound = app, access, bound
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            host = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
+            if not host_allowed(self.access, host, self.bound):
+                body = b"misdirected request: this console answers loopback Host names only"
+                await send({"type": "http.response.start", "status": 421,
+                            "headers": [(b"content-type", b"text/plain"),
+                                        (b"content-length", str(len(body)).encode())]})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+
+def console_app(console: Console, bound: str = "127.0.0.1") -> ASGIApp:
+    """The ASGI app serving ``console``'s pages, on address ``bound``."""
+    return HostCheck(pages(console), console.access, bound)
+
+
+def pages(console: Console) -> Starlette:
     g = console.guarded
     return Starlette(routes=[
         Route("/", g(console.skills_page)),

@@ -8,6 +8,9 @@
 - **CSRF.** Every POST form carries a hidden ``csrf`` field: an HMAC, under the same secret,
   of the caller's session (the cookie value, the header token's HMAC, or "anonymous" on a
   console without tokens). A POST whose field is missing or wrong is answered 403.
+- **Host.** A console without tokens answers only requests naming a loopback host (or the
+  address it listens on) in ``Host``, else 421: a page that rebinds its own name to 127.0.0.1
+  (DNS rebinding) cannot read the open console. A gated console answers any Host.
 - **The bind rule**, as the MCP door's but with no opt-out: beyond loopback without tokens
   the console refuses to start.
 Pure: no HTTP framework, so it tests without a server.
@@ -72,6 +75,22 @@ class ConsoleAccess:
     def csrf_ok(self, session: str, presented: str) -> bool:
         return hmac.compare_digest(self.csrf_for(session).encode("ascii"),
                                    presented.encode("ascii", "replace"))
+
+
+def host_name(header: str) -> str:
+    """The host of a ``Host`` header without its port, lower case; IPv6 without brackets."""
+    value = header.strip().lower()
+    if value.startswith("["):
+        return value[1:].split("]", 1)[0]
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+def host_allowed(access: ConsoleAccess, header: str, bound: str) -> bool:
+    """Whether a request naming ``header`` as its Host may be answered (see the module)."""
+    if access.gated:
+        return True
+    name = host_name(header)
+    return is_loopback(name) or (bool(name) and name == bound.strip("[]").lower())
 
 
 def console_access(host: str, tokens: Sequence[bytes]) -> ConsoleAccess:

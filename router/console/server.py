@@ -51,7 +51,7 @@ class ConsoleServer:
         self._socket = _bind(host, port)
         self.host = host
         self.port: int = self._socket.getsockname()[1]
-        config = uvicorn.Config(console_app(self.console), log_level="warning",
+        config = uvicorn.Config(console_app(self.console, host), log_level="warning",
                                 access_log=False, lifespan="off")
         self._server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None

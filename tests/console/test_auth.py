@@ -98,3 +98,17 @@ def test_bind_rule_refuses_an_open_console_beyond_loopback(host: str) -> None:
 @pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "::1", "[::1]"])
 def test_loopback_console_may_be_open(host: str) -> None:
     assert not console_access(host, ()).gated
+
+
+def test_open_console_answers_loopback_host_names_only(console: str) -> None:
+    port = console.rsplit(":", 1)[1]
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}", "[::1]"):
+        assert httpx2.get(f"{console}/skills", headers={"Host": host}).status_code == 200
+    rebound = httpx2.get(f"{console}/skills", headers={"Host": f"evil.example:{port}"})
+    assert rebound.status_code == 421 and PDF_SKILL not in rebound.text
+
+
+def test_gated_console_answers_any_host_with_a_token(gated_console: str) -> None:
+    answer = httpx2.get(f"{gated_console}/skills", timeout=30.0,
+                        headers={"Host": "router.internal", **bearer(TOKENS[0])})
+    assert answer.status_code == 200
