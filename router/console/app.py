@@ -37,6 +37,9 @@ HEADERS = {"Content-Security-Policy": "default-src 'none'; style-src 'self' 'uns
                                       "frame-ancestors 'none'; base-uri 'none'",
            "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
            "X-Frame-Options": "DENY", "Cache-Control": "no-store"}
+# gRPC status -> the console's HTTP status (others: 502, the router failed)
+STATUS = {grpc.StatusCode.INVALID_ARGUMENT: 400, grpc.StatusCode.NOT_FOUND: 404,
+          grpc.StatusCode.RESOURCE_EXHAUSTED: 413}
 Handler = Callable[[Request, str], Awaitable[Response]]
 
 
@@ -91,9 +94,11 @@ class Console:
             try:
                 return await handler(request, session)
             except grpc.RpcError as exc:
-                code = exc.code().name if exc.code() else "UNKNOWN"  # type: ignore[union-attr]
-                return self.render("error.html", 502, session, title="The router answered "
-                                   f"{code}", message=str(exc.details()))  # type: ignore[union-attr]
+                code = exc.code() if isinstance(exc, grpc.Call) else grpc.StatusCode.UNKNOWN
+                details = exc.details() if isinstance(exc, grpc.Call) else str(exc)
+                return self.render("error.html", STATUS.get(code, 502), session,
+                                   title=f"The router answered {code.name}",
+                                   message=details or "")
 
         return endpoint
 
@@ -168,9 +173,11 @@ async def read_form(request: Request) -> dict[str, str]:
     if not request.headers.get("content-type", "").startswith(
             "application/x-www-form-urlencoded"):
         return {}
-    body = await request.body()
-    if len(body) > MAX_FORM_BYTES:
-        return {}
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_FORM_BYTES:
+            return {}  # read no further
     parsed = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True)
     return {key: values[0] for key, values in parsed.items()}
 

@@ -93,3 +93,24 @@ def test_reindex_needs_the_form_token(console: str) -> None:
     done = httpx2.post(url, data={"csrf": csrf(page)}, timeout=120.0)
     assert done.status_code == 200
     assert re.search(r'id="notice">index \S+ (swapped in|not swapped): \d+ added', done.text)
+
+
+def test_a_request_the_router_refuses_is_a_clear_400(console: str) -> None:
+    answer = get(f"{console}/route", message="   ")
+    assert answer.status_code == 400
+    assert "INVALID_ARGUMENT" in answer.text and 'id="candidates"' not in answer.text
+
+
+def test_the_router_down_is_a_502_page() -> None:
+    from router.console.server import ConsoleServer
+    from router.credentials import CallerAuth
+    from tests.support.ports import free_port
+
+    down = ConsoleServer(f"127.0.0.1:{free_port()}", CallerAuth(), "127.0.0.1", 0, (),
+                         timeout=1.0).start()
+    try:
+        answer = get(f"{down.url}/skills")
+        assert answer.status_code == 502  # UNAVAILABLE, or the deadline spent on retries
+        assert re.search(r"The router answered (UNAVAILABLE|DEADLINE_EXCEEDED)", answer.text)
+    finally:
+        down.stop()
