@@ -140,6 +140,18 @@ class McpConfig:
 
 
 @dataclass(frozen=True)
+class OpsConfig:
+    """The ops web console (router.console): inside ``serve`` on ``port`` (0 = off) beside the
+    gRPC API, with the server's own tokens; ``skill-router ops`` accepts its callers' tokens
+    from ``accept_token_file`` / ``accept_token_env``. Beyond loopback it needs tokens."""
+
+    port: int = 0  # serve: the console's port; 0 = no console
+    host: str = "127.0.0.1"  # serve: the console's address
+    accept_token_file: str = ""  # `ops`: accepted bearer tokens, one per line
+    accept_token_env: str = ""  # `ops`: variable holding comma-separated accepted tokens
+
+
+@dataclass(frozen=True)
 class Config:
     discovery: DiscoveryConfig = field(default_factory=DiscoveryConfig)
     routing: RoutingConfig = field(default_factory=RoutingConfig)
@@ -147,6 +159,7 @@ class Config:
     server: ServerConfig = field(default_factory=ServerConfig)
     feedback: FeedbackConfig = field(default_factory=FeedbackConfig)
     mcp: McpConfig = field(default_factory=McpConfig)
+    ops: OpsConfig = field(default_factory=OpsConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -207,7 +220,7 @@ def load_config(path: str | Path | None = None, env: Mapping[str, str] | None = 
         data = loaded
     sections = {"discovery": DiscoveryConfig, "routing": RoutingConfig,
                 "index": IndexConfig, "server": ServerConfig, "feedback": FeedbackConfig,
-                "mcp": McpConfig}
+                "mcp": McpConfig, "ops": OpsConfig}
     unknown = set(data) - set(sections)
     if unknown:
         raise InvalidRequest(f"config: unknown sections {sorted(unknown)}")
@@ -224,6 +237,7 @@ __all__ = [
     "FeedbackConfig",
     "IndexConfig",
     "McpConfig",
+    "OpsConfig",
     "RoutingConfig",
     "ServerConfig",
     "load_config",

@@ -21,6 +21,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "router.cli.ops",  # reindex, config
     "router.cli.learning",  # stats, examples
     "router.mcp.cli",  # mcp
+    "router.cli.console",  # ops (the web console)
 )
 
 

@@ -49,6 +49,8 @@ def _register_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
                    help="log lines as text or one JSON object each (default: server.log_format)")
     p.add_argument("--poll-seconds", type=float, help="check the index folder for a new "
                    "version this often, 0 = never (default: server.index_poll_seconds, 2)")
+    p.add_argument("--ops-port", type=int, help="serve the ops web console on this port, "
+                   "0 = off (default: ops.port, 0; see router.console)")
     add_server_auth_args(p)
     p.set_defaults(handler=cmd_serve)
 
@@ -82,6 +84,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     config = _config(args)
     server_config = _server_config(args, config)
     check_open_bind(server_config)  # before the model and the index load
+    from router.console.embedded import EmbeddedConsole
+
+    console = EmbeddedConsole(server_config, config.ops, args.ops_port)
     use_format(server_config.log_format)
     if args.verbose == 0:
         logging.getLogger().setLevel(logging.INFO)  # a server's log is its access log
@@ -101,8 +106,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"skill-router listening on {where.address} (index {info.version}, "
               f"{info.skill_count} skills); health: grpc.health.v1 on {where.address}, "
               f"metrics: {metrics}, reflection: on", flush=True)
+        console.start(where.address)
+        if console.url:
+            print(f"ops console: {console.url}/route", flush=True)
 
-    serve(engine, server_config, ready=ready)
+    try:
+        serve(engine, server_config, ready=ready)
+    finally:
+        console.stop()
     return 0
 
 

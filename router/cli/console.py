@@ -1,0 +1,58 @@
+"""``skill-router ops``: the ops web console, standalone, against any replica's gRPC API.
+
+``--target`` and the caller flags (``--tls``, ``--ca-file``, ``--cert-file``, ``--key-file``,
+``--token-file`` / ``SKILL_ROUTER_TOKEN``) say how the console reaches the service;
+``--accept-token-file`` / ``--accept-token-env`` (``ops.accept_token_file``,
+``ops.accept_token_env``) are the tokens its own browser callers must present. Beyond loopback
+it refuses to start without them (see ``router.console.auth``).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from router.cli.caller import add_caller_args, caller_auth_from_args
+from router.config import load_config
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add the ``ops`` subcommand."""
+    p = sub.add_parser("ops", help="serve the ops web console for a running server",
+                       description="Server-rendered pages for debugging routing: /route, "
+                                   "/skills, /skills/NAME, /index. Talks to the router only "
+                                   "through its gRPC API.")
+    p.add_argument("--target", default="127.0.0.1:50051", metavar="HOST:PORT",
+                   help="the router's gRPC address (default: 127.0.0.1:50051)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    p.add_argument("--port", type=int, default=8080, help="port to listen on, 0 = any (8080)")
+    p.add_argument("--timeout", type=float, default=10.0,
+                   help="seconds per gRPC call (default: 10; Reindex waits up to 600)")
+    add_caller_args(p)
+    group = p.add_argument_group("the console's own callers")
+    group.add_argument("--accept-token-file", metavar="FILE",
+                       help="accepted bearer tokens, one per line (ops.accept_token_file)")
+    group.add_argument("--accept-token-env", metavar="VAR",
+                       help="environment variable holding comma-separated accepted tokens "
+                            "(ops.accept_token_env)")
+    p.set_defaults(handler=cmd_ops)
+
+
+def cmd_ops(args: argparse.Namespace) -> int:
+    from router.bearer import read_tokens
+    from router.console.server import ConsoleServer
+    from router.errors import InvalidRequest
+
+    ops = load_config(getattr(args, "config", None)).ops
+    tokens = read_tokens(args.accept_token_file or ops.accept_token_file,
+                         args.accept_token_env or ops.accept_token_env,
+                         env_setting="ops.accept_token_env")
+    try:
+        auth = caller_auth_from_args(args)
+    except ValueError as exc:
+        raise InvalidRequest(str(exc)) from exc
+    console = ConsoleServer(args.target, auth, args.host, args.port, tokens,
+                            timeout=args.timeout)
+    print(f"ops console: {console.url}/route (router {args.target}"
+          f"{', tokens required' if tokens else ''})", flush=True)
+    console.run()
+    return 0

@@ -1,0 +1,220 @@
+"""The ops console's Starlette app: server-rendered pages over the gRPC API (a
+``SkillRouterClient``), Jinja2 templates with autoescaping, no JavaScript.
+
+Pages: ``/route`` (GET: a link can be pasted into a ticket), ``/`` and ``/skills``,
+``/skills/NAME``, ``/index`` with ``POST /index/reindex``; ``/login`` and ``/logout``. Every
+response forbids scripts (Content-Security-Policy), sniffing and referrers; see
+``router.console.auth`` for tokens and CSRF.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs
+
+import grpc
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from router.client import SkillRouterClient
+from router.console import views
+from router.console.auth import COOKIE, ConsoleAccess, host_allowed
+
+log = logging.getLogger(__name__)
+
+TEMPLATES = Path(__file__).parent / "templates"
+MAX_FORM_BYTES = 64 * 1024
+HEADERS = {"Content-Security-Policy": "default-src 'none'; style-src 'self' 'unsafe-inline'; "
+                                      "img-src 'self' data:; form-action 'self'; "
+                                      "frame-ancestors 'none'; base-uri 'none'",
+           "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
+           "X-Frame-Options": "DENY", "Cache-Control": "no-store"}
+# gRPC status -> the console's HTTP status (others: 502, the router failed)
+STATUS = {grpc.StatusCode.INVALID_ARGUMENT: 400, grpc.StatusCode.NOT_FOUND: 404,
+          grpc.StatusCode.RESOURCE_EXHAUSTED: 413}
+Handler = Callable[[Request, str], Awaitable[Response]]
+
+
+def environment() -> Environment:
+    """Jinja2 with autoescaping on for every template (all are HTML)."""
+    return Environment(loader=FileSystemLoader(TEMPLATES),
+                       autoescape=select_autoescape(default=True, default_for_string=True),
+                       trim_blocks=True, lstrip_blocks=True)
+
+
+class Console:
+    """The pages, over one gRPC client; ``reindex_timeout`` bounds a Reindex call."""
+
+    def __init__(self, client: SkillRouterClient, access: ConsoleAccess, *,
+                 target: str = "", reindex_timeout: float = 600.0) -> None:
+        self.client = client
+        self.access = access
+        self.target = target or client.target
+        self.reindex_timeout = reindex_timeout
+        self.env = environment()
+
+    # --- plumbing -----------------------------------------------------------------------------
+
+    def render(self, name: str, status: int = 200, session: str = "", **data: Any) -> Response:
+        csrf = self.access.csrf_for(session) if session else ""
+        body = self.env.get_template(name).render(
+            target=self.target, gated=self.access.gated, signed_in=bool(session), csrf=csrf,
+            **data)
+        return HTMLResponse(body, status_code=status, headers=HEADERS)
+
+    def login_page(self, status: int = 401, error: str = "") -> Response:
+        response = self.render("login.html", status=status, error=error)
+        response.headers["WWW-Authenticate"] = 'Bearer realm="skill-router-ops"'
+        return response
+
+    def guarded(self, handler: Handler, *, post: bool = False) -> Callable[[Request],
+                                                                           Awaitable[Response]]:
+        """``handler`` for callers with a session; the login form (401) for others; a POST
+        also needs the session's CSRF token (403 without)."""
+
+        async def endpoint(request: Request) -> Response:
+            session = self.access.session(request.headers, request.cookies)
+            if session is None:
+                return self.login_page()
+            if post:
+                form = await read_form(request)
+                if not self.access.csrf_ok(session, form.get("csrf", "")):
+                    return self.render("error.html", 403, session,
+                                       title="Forbidden", message="missing or stale form token "
+                                       "(CSRF): reload the page and submit again")
+                request.state.form = form
+            try:
+                return await handler(request, session)
+            except grpc.RpcError as exc:
+                code = exc.code() if isinstance(exc, grpc.Call) else grpc.StatusCode.UNKNOWN
+                details = exc.details() if isinstance(exc, grpc.Call) else str(exc)
+                return self.render("error.html", STATUS.get(code, 502), session,
+                                   title=f"The router answered {code.name}",
+                                   message=details or "")
+
+        return endpoint
+
+    async def call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        return await run_in_threadpool(fn, *args, **kwargs)
+
+    # --- pages --------------------------------------------------------------------------------
+
+    async def route_page(self, request: Request, session: str) -> Response:
+        form = views.RouteForm.parse(request.query_params)
+        result = None
+        if form.message:
+            answer = await self.call(self.client.explain, form.message, history=form.history,
+                                     top_k=form.top_k, active_skills=form.active)
+            result = views.explain_view(answer)
+        return self.render("route.html", session=session, form=form, result=result,
+                           page="route")
+
+    async def skills_page(self, request: Request, session: str) -> Response:
+        params = request.query_params
+        listing = await self.call(self.client.list_skills)
+        data = views.skills_view(listing, params.get("q", ""), params.get("flag", ""),
+                                 params.get("sort", "name"))
+        return self.render("skills.html", session=session, page="skills", **data)
+
+    async def skill_page(self, request: Request, session: str) -> Response:
+        name = request.path_params["name"]
+        listing = await self.call(self.client.list_skills)
+        found = [s for s in listing.skills if s.name == name]
+        if not found:
+            return self.render("error.html", 404, session, title="No such skill",
+                               message=f"the index {listing.index_version} has no skill {name!r}")
+        files = await self.call(self.client.list_resources, name)
+        return self.render("skill.html", session=session, page="skills",
+                           skill=views.skill_row(found[0]), files=list(files.resources),
+                           truncated=files.resources_truncated, skill_dir=files.skill_dir)
+
+    async def index_page(self, request: Request, session: str, notice: str = "") -> Response:
+        info = await self.call(self.client.index_info)
+        listing = await self.call(self.client.list_skills)
+        return self.render("index.html", session=session, page="index", notice=notice,
+                           **views.index_view(info, listing))
+
+    async def reindex(self, request: Request, session: str) -> Response:
+        full = request.state.form.get("full") == "1"
+        done = await self.call(self.client.reindex, full=full, timeout=self.reindex_timeout)
+        return await self.index_page(request, session, notice=views.reindex_summary(done))
+
+    async def login(self, request: Request) -> Response:
+        if request.method == "GET":
+            session = self.access.session(request.headers, request.cookies)
+            if session is not None:
+                return RedirectResponse("/route", status_code=303, headers=HEADERS)
+            return self.login_page(status=200)
+        cookie = self.access.login((await read_form(request)).get("token", ""))
+        if cookie is None:
+            return self.login_page(error="that token is not accepted")
+        response = RedirectResponse("/route", status_code=303, headers=HEADERS)
+        response.set_cookie(COOKIE, cookie, httponly=True, samesite="strict", path="/",
+                            secure=request.url.scheme == "https")
+        return response
+
+    async def logout(self, request: Request, session: str) -> Response:
+        response = RedirectResponse("/login", status_code=303, headers=HEADERS)
+        response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
+        return response
+
+
+async def read_form(request: Request) -> dict[str, str]:
+    """An urlencoded form body (first value of each field); empty when too large or another
+    type."""
+    if not request.headers.get("content-type", "").startswith(
+            "application/x-www-form-urlencoded"):
+        return {}
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_FORM_BYTES:
+            return {}  # read no further
+    parsed = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True)
+    return {key: values[0] for key, values in parsed.items()}
+
+
+class HostCheck:
+    """ASGI middleware: 421 for an HTTP request whose Host the console does not answer."""
+
+    def __init__(self, app: ASGIApp, access: ConsoleAccess, bound: str) -> None:
+        self.app, self.access, self.bound = app, access, bound
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            host = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
+            if not host_allowed(self.access, host, self.bound):
+                body = b"misdirected request: this console answers loopback Host names only"
+                await send({"type": "http.response.start", "status": 421,
+                            "headers": [(b"content-type", b"text/plain"),
+                                        (b"content-length", str(len(body)).encode())]})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+
+def console_app(console: Console, bound: str = "127.0.0.1") -> ASGIApp:
+    """The ASGI app serving ``console``'s pages, on address ``bound``."""
+    return HostCheck(pages(console), console.access, bound)
+
+
+def pages(console: Console) -> Starlette:
+    g = console.guarded
+    return Starlette(routes=[
+        Route("/", g(console.skills_page)),
+        Route("/route", g(console.route_page)),
+        Route("/skills", g(console.skills_page)),
+        Route("/skills/{name:path}", g(console.skill_page)),
+        Route("/index", g(console.index_page)),
+        Route("/index/reindex", g(console.reindex, post=True), methods=["POST"]),
+        Route("/login", console.login, methods=["GET", "POST"]),
+        Route("/logout", g(console.logout, post=True), methods=["POST"]),
+    ])

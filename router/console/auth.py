@@ -1,0 +1,103 @@
+"""Who may use the ops console, and CSRF tokens for its forms.
+
+- **Tokens.** With accepted tokens every page needs one: ``Authorization: Bearer <token>`` or
+  the session cookie the login form sets (``POST /login``). The cookie holds an HMAC of the
+  token under a secret made when the console starts, never the token itself; it is HttpOnly,
+  SameSite=Strict and Path=/. Without a valid one a caller gets the login form (401) and
+  nothing else. Tokens are compared in constant time (``router.bearer.accepts``).
+- **CSRF.** Every POST form carries a hidden ``csrf`` field: an HMAC, under the same secret,
+  of the caller's session (the cookie value, the header token's HMAC, or "anonymous" on a
+  console without tokens). A POST whose field is missing or wrong is answered 403.
+- **Host.** A console without tokens answers only requests naming a loopback host (or the
+  address it listens on) in ``Host``, else 421: a page that rebinds its own name to 127.0.0.1
+  (DNS rebinding) cannot read the open console. A gated console answers any Host.
+- **The bind rule**, as the MCP door's but with no opt-out: beyond loopback without tokens
+  the console refuses to start.
+Pure: no HTTP framework, so it tests without a server.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from router.bearer import accepts, bearer_token, is_loopback
+from router.errors import InvalidRequest
+
+COOKIE = "skill_router_ops"
+ANONYMOUS = "anonymous"
+GIVE = "--accept-token-file FILE or --accept-token-env VAR (ops.accept_token_file, " \
+       "ops.accept_token_env); inside serve: the server's own tokens"
+
+
+def _mac(secret: bytes, purpose: str, value: bytes) -> str:
+    return hmac.new(secret, purpose.encode("ascii") + b"\0" + value, hashlib.sha256).hexdigest()
+
+
+@dataclass(frozen=True)
+class ConsoleAccess:
+    """The accepted tokens (() = an open, loopback-only console) and this process's secret."""
+
+    tokens: tuple[bytes, ...] = ()
+    secret: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
+
+    @property
+    def gated(self) -> bool:
+        return bool(self.tokens)
+
+    def cookie_for(self, token: bytes) -> str:
+        """The session cookie value for an accepted ``token``."""
+        return _mac(self.secret, "session", token)
+
+    def session(self, headers: Mapping[str, str], cookies: Mapping[str, str]) -> str | None:
+        """The caller's session id, or None when the console has tokens and the caller
+        presents no accepted one (header or cookie)."""
+        if not self.gated:
+            return ANONYMOUS
+        presented = bearer_token(headers.get("authorization"))
+        if presented is not None:
+            return self.cookie_for(presented) if accepts(self.tokens, presented) else None
+        cookie = cookies.get(COOKIE, "").encode("ascii", "replace")
+        known = [self.cookie_for(token).encode("ascii") for token in self.tokens]
+        return cookie.decode("ascii") if cookie and accepts(known, cookie) else None
+
+    def login(self, presented: str) -> str | None:
+        """The cookie value for a token typed into the login form, None if not accepted."""
+        token = presented.strip().encode("utf-8")
+        return self.cookie_for(token) if token and accepts(self.tokens, token) else None
+
+    def csrf_for(self, session: str) -> str:
+        return _mac(self.secret, "csrf", session.encode("ascii", "replace"))
+
+    def csrf_ok(self, session: str, presented: str) -> bool:
+        return hmac.compare_digest(self.csrf_for(session).encode("ascii"),
+                                   presented.encode("ascii", "replace"))
+
+
+def host_name(header: str) -> str:
+    """The host of a ``Host`` header without its port, lower case; IPv6 without brackets."""
+    value = header.strip().lower()
+    if value.startswith("["):
+        return value[1:].split("]", 1)[0]
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+def host_allowed(access: ConsoleAccess, header: str, bound: str) -> bool:
+    """Whether a request naming ``header`` as its Host may be answered (see the module)."""
+    if access.gated:
+        return True
+    name = host_name(header)
+    return is_loopback(name) or (bool(name) and name == bound.strip("[]").lower())
+
+
+def console_access(host: str, tokens: Sequence[bytes]) -> ConsoleAccess:
+    """Apply the bind rule for a console on ``host``: InvalidRequest when it would listen
+    beyond loopback with no accepted token."""
+    if not tokens and not is_loopback(host):
+        raise InvalidRequest(f"refusing to serve the ops console on {host or 'all interfaces'} "
+                             f"with no caller authentication: give accepted tokens with {GIVE}, "
+                             "or listen on 127.0.0.1")
+    return ConsoleAccess(tuple(tokens))

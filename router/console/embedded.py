@@ -1,0 +1,70 @@
+"""The console inside ``serve`` (``--ops-port`` / ``ops.port``): a client of the server's own
+gRPC port on loopback, presenting the server's first accepted token, and accepting the
+server's tokens from its browser callers. Checked before the model loads (bind rule, TLS);
+started once the gRPC server listens; stopped when it stops."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from router.bearer import is_loopback, read_tokens
+from router.config import OpsConfig, ServerConfig
+from router.console.auth import console_access
+from router.credentials import CallerAuth
+from router.errors import InvalidRequest
+
+if TYPE_CHECKING:
+    from router.console.server import ConsoleServer
+
+log = logging.getLogger(__name__)
+ALL_INTERFACES = frozenset({"", "0.0.0.0", "::", "[::]"})
+
+
+def loopback_target(address: str) -> str:
+    """Where the console reaches a server listening on ``address`` (``host:port``): loopback
+    when it listens there or on every interface, its own address otherwise."""
+    host, _, port = address.rpartition(":")
+    if host in ALL_INTERFACES or is_loopback(host):
+        return f"[::1]:{port}" if host.strip("[]") == "::1" else f"127.0.0.1:{port}"
+    return address
+
+
+class EmbeddedConsole:
+    """The console ``serve`` runs, or nothing when ``port`` is 0."""
+
+    def __init__(self, server: ServerConfig, ops: OpsConfig, port: int | None) -> None:
+        self.port = ops.port if port is None else port
+        self.host = ops.host
+        self._server: ConsoleServer | None = None
+        if self.port < 0:
+            raise InvalidRequest("--ops-port must be 0 (off) or a port number")
+        if not self.port:
+            self.tokens: tuple[bytes, ...] = ()
+            return
+        if server.tls_cert_file or server.tls_client_ca_file:
+            raise InvalidRequest("the ops console inside serve speaks plaintext gRPC to the "
+                                 "server; with TLS on, run `skill-router ops --target` with "
+                                 "the TLS flags instead of --ops-port")
+        self.tokens = read_tokens(server.auth_token_file, server.auth_token_env,
+                                  env_setting="server.auth_token_env")
+        console_access(self.host, self.tokens)  # the bind rule, before anything loads
+
+    @property
+    def url(self) -> str | None:
+        return self._server.url if self._server is not None else None
+
+    def start(self, address: str) -> None:
+        """Serve the console for the gRPC server listening on ``address``."""
+        if not self.port:
+            return
+        from router.console.server import ConsoleServer
+
+        token = self.tokens[0].decode("utf-8") if self.tokens else ""
+        self._server = ConsoleServer(loopback_target(address), CallerAuth(token=token),
+                                     self.host, self.port, self.tokens).start()
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.stop()
+            self._server = None

@@ -1,0 +1,102 @@
+"""Running the console: uvicorn on a socket bound before it starts (port 0 picks a free one,
+and connections queue from the moment ``start`` returns), on its own thread inside ``serve`` or
+in the foreground for ``skill-router ops``."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import socket
+import threading
+from collections.abc import Sequence
+from types import FrameType
+
+import uvicorn
+
+from router.client import SkillRouterClient
+from router.console.app import Console, console_app
+from router.console.auth import console_access
+from router.credentials import CallerAuth
+
+log = logging.getLogger(__name__)
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host.strip("[]"), port))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+class ConsoleServer:
+    """The console for the router at ``target`` (reached with ``auth``), listening on
+    ``host:port`` and accepting ``tokens`` from its own callers. Raises InvalidRequest (bind
+    rule) or OSError (port busy) at construction; ``start`` serves on a thread."""
+
+    def __init__(self, target: str, auth: CallerAuth, host: str, port: int,
+                 tokens: Sequence[bytes], *, timeout: float = 10.0,
+                 reindex_timeout: float = 600.0) -> None:
+        access = console_access(host, tokens)
+        self.client = SkillRouterClient(target, timeout=timeout, ca_file=auth.ca_file,
+                                        cert_file=auth.cert_file, key_file=auth.key_file,
+                                        token=auth.token, tls=auth.tls)
+        self.console = Console(self.client, access, target=target,
+                               reindex_timeout=reindex_timeout)
+        self._socket = _bind(host, port)
+        self.host = host
+        self.port: int = self._socket.getsockname()[1]
+        config = uvicorn.Config(console_app(self.console, host), log_level="warning",
+                                access_log=False, lifespan="off")
+        self._server = uvicorn.Server(config)
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host.strip('[]')}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    def start(self) -> ConsoleServer:
+        """Serve on a daemon thread; the socket already listens, so callers may connect."""
+        self._thread = threading.Thread(target=self._server.run,
+                                        kwargs={"sockets": [self._socket]},
+                                        name="ops-console", daemon=True)
+        self._thread.start()
+        log.info("ops console on %s (router %s)", self.url, self.client.target)
+        return self
+
+    def run(self) -> None:
+        """Serve until SIGTERM or SIGINT (main thread), then stop gracefully."""
+        stop = threading.Event()
+
+        def on_signal(signum: int, frame: FrameType | None) -> None:
+            log.info("received %s", signal.Signals(signum).name)
+            stop.set()
+
+        previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM,
+                                                                     signal.SIGINT)}
+        try:
+            self.start()
+            while not stop.wait(timeout=1.0):
+                if self._thread is not None and not self._thread.is_alive():
+                    break  # uvicorn ended on its own (it logged why)
+        finally:
+            self.stop()
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Ask uvicorn to stop, wait for its thread, close the socket and the client."""
+        self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout)
+        self.close()
+
+    def close(self) -> None:
+        self._socket.close()
+        self.client.close()

@@ -1,0 +1,116 @@
+"""The open console's pages through a real console on a real port, in front of a real gRPC
+server: the route page's candidates and bars, escaping of hostile skill text, the skills list's
+filters, a skill's page, the index page and its CSRF-protected Reindex, and the headers that
+forbid scripts."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import httpx2
+
+from tests.console.conftest import HOSTILE, HOSTILE_TEXT, PDF_SKILL
+
+RAW = ("<script>alert(1)</script>", "<img src=x onerror=alert(1)>")
+
+
+def get(url: str, **params: str) -> httpx2.Response:
+    return httpx2.get(url, params=params, timeout=30.0)
+
+
+def rows(page: str) -> list[str]:
+    """The data-skill of every row of a table on ``page``, in order."""
+    return re.findall(r'<tr[^>]* data-skill="([^"]+)"', page)
+
+
+def csrf(page: str) -> str:
+    found = re.search(r'name="csrf" value="([0-9a-f]+)"', page)
+    assert found, "the page has no CSRF field"
+    return found.group(1)
+
+
+def test_route_page_ranks_the_right_skill_with_scores_and_bars(console: str) -> None:
+    answer = get(f"{console}/route", message="merge two PDF files into one PDF", top_k="3")
+    assert answer.status_code == 200
+    page = answer.text
+    assert rows(page)[0] == PDF_SKILL
+    first = page.split(f'data-skill="{PDF_SKILL}"', 1)[1].split("</tr>", 1)[0]
+    assert "kept" in first
+    scores = [float(s) for s in re.findall(r'<td class="num">(-?\d+\.\d{4})</td>', first)]
+    assert len(scores) == 3 and scores[0] > 0  # dense, lexical, fused
+    widths = [float(w) for w in re.findall(r'class="fused" style="width: ([\d.]+)%"', page)]
+    assert widths[0] == 100.0 and all(w <= 100.0 for w in widths)
+    assert 'id="settings"' in page and "gate" in page
+    assert f'href="/skills/{PDF_SKILL}"' in page.split('id="shown"', 1)[1].split("</p>", 1)[0]
+
+
+def test_route_page_without_a_message_is_the_form_only(console: str) -> None:
+    page = get(f"{console}/route").text
+    assert 'id="route-form"' in page and 'id="candidates"' not in page
+
+
+def test_hostile_description_renders_as_text_everywhere(console: str) -> None:
+    pages = [get(f"{console}/skills").text, get(f"{console}/skills/{HOSTILE}").text,
+             get(f"{console}/route", message=HOSTILE_TEXT).text]
+    for page in pages:
+        for raw in RAW:
+            assert raw not in page
+        assert html.escape(RAW[0], quote=True) in page
+    assert html.escape(HOSTILE_TEXT) in pages[1]
+
+
+def test_every_page_forbids_scripts(console: str) -> None:
+    for path in ("/", "/route", "/skills", "/index", "/skills/nope"):
+        answer = get(f"{console}{path}")
+        policy = answer.headers["content-security-policy"]
+        assert "default-src 'none'" in policy and "script-src" not in policy
+        assert answer.headers["x-content-type-options"] == "nosniff"
+        assert answer.headers["referrer-policy"] == "no-referrer"
+        assert "<script" not in answer.text
+
+
+def test_skills_list_filters_and_sorts(console: str) -> None:
+    everyone = rows(get(f"{console}/skills").text)
+    assert sorted(everyone) == everyone and PDF_SKILL in everyone and HOSTILE in everyone
+    assert rows(get(f"{console}/skills", q="docker").text) == ["docker-ops"]
+    assert rows(get(f"{console}/skills", flag="deprecated").text) == []
+    assert rows(get(f"{console}/", flag="not_deprecated").text) == everyone
+
+
+def test_skill_page_lists_its_files_and_unknown_is_404(console: str) -> None:
+    page = get(f"{console}/skills/{PDF_SKILL}").text
+    assert "reference.md" in page.split('id="files"', 1)[1]
+    assert get(f"{console}/skills/no-such-skill").status_code == 404
+
+
+def test_reindex_needs_the_form_token(console: str) -> None:
+    page = get(f"{console}/index").text
+    assert "version" in page and 'id="reindex"' in page
+    url = f"{console}/index/reindex"
+    assert httpx2.post(url, data={"full": "1"}, timeout=30.0).status_code == 403
+    assert httpx2.post(url, data={"csrf": "0" * 64}, timeout=30.0).status_code == 403
+    done = httpx2.post(url, data={"csrf": csrf(page)}, timeout=120.0)
+    assert done.status_code == 200
+    assert re.search(r'id="notice">index \S+ (swapped in|not swapped): \d+ added', done.text)
+
+
+def test_a_request_the_router_refuses_is_a_clear_400(console: str) -> None:
+    answer = get(f"{console}/route", message="   ")
+    assert answer.status_code == 400
+    assert "INVALID_ARGUMENT" in answer.text and 'id="candidates"' not in answer.text
+
+
+def test_the_router_down_is_a_502_page() -> None:
+    from router.console.server import ConsoleServer
+    from router.credentials import CallerAuth
+    from tests.support.ports import free_port
+
+    down = ConsoleServer(f"127.0.0.1:{free_port()}", CallerAuth(), "127.0.0.1", 0, (),
+                         timeout=1.0).start()
+    try:
+        answer = get(f"{down.url}/skills")
+        assert answer.status_code == 502  # UNAVAILABLE, or the deadline spent on retries
+        assert re.search(r"The router answered (UNAVAILABLE|DEADLINE_EXCEEDED)", answer.text)
+    finally:
+        down.stop()
