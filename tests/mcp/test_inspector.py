@@ -1,8 +1,9 @@
 """The MCP Inspector CLI (npm @modelcontextprotocol/inspector, pinned) as a conformance suite for
 the door over the demo catalog, on stdio and streamable HTTP (and through the gRPC proxy):
 ``skills/list --verify --require-digests`` and ``skills/get --verify --require-digests`` pass for
-every skill, ``tools/list --strict`` is clean, and a file changed after the build fails
-verification.
+every skill, ``tools/list --strict`` is clean, a file changed after the build fails
+verification, and the HTTP door with an accepted token refuses the Inspector without it and
+holds its 10 s ``--load`` run at concurrency 10 with no error.
 
 Skipped, with the reason, unless ``node`` is on PATH and the Inspector is installed under
 ``.inspector/`` (``make inspector-test`` installs it there and runs this file)."""
@@ -155,3 +156,46 @@ def test_skills_list_verifies_through_the_proxy(demo_index: Path) -> None:
         server.stop(0)
     _all_verified(run)
     assert len(reports(run)) >= 40
+
+
+DOOR_TOKEN = "inspector-door-token-0123456789"
+
+
+@pytest.fixture(scope="module")
+def guarded_door(demo_index: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The HTTP door on 0.0.0.0 accepting one bearer token (from a file)."""
+    from tests.support.mcp_doors import running_door
+
+    tokens = tmp_path_factory.mktemp("door-tokens") / "tokens"
+    tokens.write_text(DOOR_TOKEN + "\n", encoding="utf-8")
+    with running_door(["--index", str(demo_index), "--accept-token-file", str(tokens)],
+                      host="0.0.0.0") as door:
+        yield door.url
+
+
+@pytest.mark.parametrize("header", [[], ["--header", "Authorization: Bearer wrong-token"]],
+                         ids=["missing", "wrong"])
+def test_the_guarded_door_refuses_the_inspector_without_its_token(
+        guarded_door: str, header: list[str]) -> None:
+    run = inspector([guarded_door], *header, "--method", "tools/list")
+    assert run.returncode != 0
+    assert '"tools"' not in run.stdout
+    # The door answers 401 with a Bearer challenge; the Inspector then asks for credentials.
+    assert '"auth_required"' in run.stdout + run.stderr
+
+
+def test_the_guarded_door_holds_a_ten_second_load_with_its_token(guarded_door: str) -> None:
+    auth = ["--header", f"Authorization: Bearer {DOOR_TOKEN}"]
+    listed = inspector([guarded_door], *auth, "--method", "skills/list", "--verify",
+                       "--require-digests")
+    _all_verified(listed)
+    run = inspector([guarded_door], *auth, "--method", "tools/call", "--tool-name",
+                    "search_skills", "--tool-arg", "query=extract the tables from a PDF",
+                    "--load", "--load-duration", "10", "--load-concurrency", "10")
+    out = run.stdout + run.stderr
+    assert run.returncode == 0, out[-3000:]
+    summary = json.loads(run.stdout[run.stdout.rindex("\n{") + 1:] if "\n{" in run.stdout
+                         else run.stdout)  # the summary: the last, indented JSON object
+    assert summary["tool"] == "search_skills" and summary["concurrency"] == 10
+    assert summary["requests"] > 0 and summary["ok"] == summary["requests"]
+    assert summary["errors"] == summary["toolErrors"] == 0, summary["errorMessages"]
