@@ -75,7 +75,7 @@ DEV_SET ?= ../shared/data/sealtools
 
 # Quality on the public dev set (if present beside the repo) and on our regression set. Each run
 # prints two naive baselines (centroid, max-sim; same examples) after the product's table:
-# README "Routing quality". EVAL_ARGS=--no-naive leaves them out.
+# docs/routing-quality.md. EVAL_ARGS=--no-naive leaves them out.
 EVAL_ARGS ?=
 EVAL = $(CLI) eval $(EVAL_ARGS)
 

@@ -7,7 +7,7 @@ again as N shard processes started together plus a merge, each into a fresh inde
 embedding is reused), and prints both wall times, the rates, each shard's own rate and the 1M-skill
 shard phase projected for P pods at the slowest measured per-shard rate (embedding is linear in
 skills). The merge re-embeds nothing; at 1M skills its cost is the HNSW, BM25 and checksum
-work of any build of that size, measured apart (README, "Speed and scale").
+work of any build of that size, measured apart (docs/performance.md).
 """
 
 from __future__ import annotations

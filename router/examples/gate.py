@@ -25,7 +25,7 @@ tests stricter as far as those allow (``fit_to_catalog``).
 Best cosine alone cannot tell the two apart where descriptions are short: on Seal-Tools the 0.9
 quantile is a cosine of 0.50 and would refuse 12% of its real requests, 0.3% with the
 nearest-request test (300 test requests, whole message). On the bundled catalog the two
-distributions overlap as well (see README "Routing quality"). The fixed
+distributions overlap as well (see docs/routing-quality.md). The fixed
 ``FusionConfig.min_dense`` stays a floor under which every turn is refused, and is the whole
 gate for an index built without calibration.
 """
@@ -43,14 +43,14 @@ import numpy as np
 # offtopic.txt: paraphrases of them were removed) as the most off-topic requests refused with
 # no on-topic request lost: quantile 0.9 with margin 0.3 refuses 93.5% of train off-topic
 # requests (0.839 with the fixed gate) at the fixed gate's R@5; margin 0.1 refuses as many but
-# empties 2.4% of on-topic train requests (1.2% at 0.3). Validation: README "Routing quality".
+# empties 2.4% of on-topic train requests (1.2% at 0.3). Validation: docs/routing-quality.md.
 QUANTILE = 0.9  # share of off-topic requests the gate is set above
 MARGIN = 0.3  # how much closer to an off-topic request than to any skill a refused turn is
 # The two-retriever test: the strictest quantiles of a grid (0.5 / 0.7 / 0.9 each) that empty
 # no more regression-set requests (both sets looked at whole): on the bundled catalog it
 # refuses, alone, 2/3 of the off-topic requests (the fixed floor had refused most of those);
 # on the dev set it refuses 68% of held-out bundled requests (12.5% before) and empties 3 more
-# of its 1,354 real requests. See README "Routing quality".
+# of its 1,354 real requests. See docs/routing-quality.md.
 DENSE_LOW = 0.7
 LEXICAL_QUANTILE = 0.9
 # With example requests the catalog's own on-topic requests are known, so a build tries

@@ -8,7 +8,7 @@ is lost where examples do not help. A should-not-trigger example closer to the t
 skill's positive evidence pushes it down by the margin (``score - (neg - score)``). Explain
 names the skill's closest positive example when the example view gave its score.
 
-Chosen by measurement (README "Routing quality"; examples: the 700 labelled Seal-Tools
+Chosen by measurement (docs/routing-quality.md; examples: the 700 labelled Seal-Tools
 dev-split requests, scored on the 1,354 test requests; and the regression set's train split as
 examples, scored on its validation split). Recall@5 / MRR@10 on the requests whose skills all
 have examples, validation: Seal-Tools zero-shot 0.960 / 0.938, the example view 0.981 / 0.969,

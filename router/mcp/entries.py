@@ -9,7 +9,7 @@ Which skills the extension serves (``skills/get`` answers) and lists (``skills/l
   recorded files complete (within 512 files and 16 MiB: see ``router.skills.digests``);
 - listed: served, not deprecated, and model-invocable, as routing shows skills; a deprecated or
   ``disable-model-invocation`` skill stays reachable by ``skills/get`` (both remain activatable
-  by name, as the README says), a disabled one does not.
+  by name, as docs/mcp.md says), a disabled one does not.
 """
 
 from __future__ import annotations

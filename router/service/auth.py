@@ -129,7 +129,7 @@ def warn_if_open(config: ServerConfig) -> None:
     if not authenticates(config):
         log.warning("serving on %s with no caller authentication (server.allow_unauthenticated"
                     "): anyone who reaches this port can call it; keep an authenticating proxy "
-                    "in front (see README, Operations)", config.host)
+                    "in front (see docs/operations.md)", config.host)
     elif token and not config.tls_cert_file:
         log.warning("bearer tokens travel in plaintext on %s: set server.tls_cert_file and "
                     "server.tls_key_file", config.host)
