@@ -184,6 +184,36 @@ class SkillRouterClient:
             pb.ReindexRequest(full=full), timeout=timeout or self.timeout)
         return response
 
+    def skill_stats(self, min_routed: int = 0) -> pb.SkillStatsResponse:
+        """Traffic counters per skill (routed, shown, activated, outcomes, hit rate) and the
+        skills routed at least ``min_routed`` times (0: the server's default, 10) and never
+        activated."""
+        response: pb.SkillStatsResponse = self._stub.SkillStats(
+            pb.SkillStatsRequest(min_routed=min_routed), timeout=self.timeout)
+        return response
+
+    def list_examples(self, skill: str = "", older_than_days: float | None = None,
+                      limit: int = 0) -> pb.ListExamplesResponse:
+        """The examples recorded from traffic (``skill``'s only when given; only those older
+        than ``older_than_days`` when given), at most ``limit`` (0: the server's default)."""
+        request = pb.ListExamplesRequest(skill=skill, limit=limit)
+        if older_than_days is not None:
+            request.older_than_days = older_than_days
+        response: pb.ListExamplesResponse = self._stub.ListExamples(request,
+                                                                    timeout=self.timeout)
+        return response
+
+    def purge_examples(self, skill: str = "",
+                       older_than_days: float | None = None) -> pb.PurgeExamplesResponse:
+        """Forget ``skill``'s recorded examples (every skill's when empty), or only those
+        older than ``older_than_days``; at least one must be given (INVALID_ARGUMENT)."""
+        request = pb.PurgeExamplesRequest(skill=skill)
+        if older_than_days is not None:
+            request.older_than_days = older_than_days
+        response: pb.PurgeExamplesResponse = self._stub.PurgeExamples(request,
+                                                                      timeout=self.timeout)
+        return response
+
     def health(self) -> bool:
         """True when the server reports SERVING for the SkillRouter service."""
         request = health_pb2.HealthCheckRequest(service=SERVICE_NAME)

@@ -32,6 +32,13 @@ from router.service.codec import (
     validation_to_proto,
 )
 from router.service.feedback_codec import outcome_from_proto
+from router.service.learning_codec import (
+    days_from_proto,
+    examples_to_proto,
+    limit_from_proto,
+    purge_to_proto,
+    stats_to_proto,
+)
 from router.skills.digests import SkillDigests, recorded_for
 from router.skills.limits import truncate_description
 from router.skills.model import Diagnostic, Level, Scope, Skill, SkillKind
@@ -260,6 +267,26 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
         """A skill's bundled files without activating it (no session is touched)."""
         return _guarded(context, "ListResources", lambda: resource_list_to_proto(
             self._engine.list_resources(request.name)))
+
+    def SkillStats(self, request: pb.SkillStatsRequest,
+                   context: grpc.ServicerContext) -> pb.SkillStatsResponse:
+        """Traffic counters per skill; see ``router.learning.review``."""
+        return _guarded(context, "SkillStats", lambda: stats_to_proto(
+            self._engine.learning_stats(request.min_routed), self._engine.recorder.enabled))
+
+    def ListExamples(self, request: pb.ListExamplesRequest,
+                     context: grpc.ServicerContext) -> pb.ListExamplesResponse:
+        def run() -> pb.ListExamplesResponse:
+            limit = limit_from_proto(request.limit)
+            found = self._engine.recorded_examples(request.skill, days_from_proto(request))
+            return examples_to_proto(found, limit, self._engine.recorder.enabled)
+
+        return _guarded(context, "ListExamples", run)
+
+    def PurgeExamples(self, request: pb.PurgeExamplesRequest,
+                      context: grpc.ServicerContext) -> pb.PurgeExamplesResponse:
+        return _guarded(context, "PurgeExamples", lambda: purge_to_proto(
+            self._engine.purge_examples(request.skill, days_from_proto(request))))
 
 
 def _guarded(context: grpc.ServicerContext, method: str, call: Callable[[], T]) -> T:

@@ -400,3 +400,95 @@ class ListResourcesResponse(_message.Message):
     resources_truncated: bool
     skill_dir: str
     def __init__(self, resources: _Optional[_Iterable[str]] = ..., resources_truncated: _Optional[bool] = ..., skill_dir: _Optional[str] = ...) -> None: ...
+
+class SkillStatsRequest(_message.Message):
+    __slots__ = ("min_routed",)
+    MIN_ROUTED_FIELD_NUMBER: _ClassVar[int]
+    min_routed: int
+    def __init__(self, min_routed: _Optional[int] = ...) -> None: ...
+
+class SkillCounters(_message.Message):
+    __slots__ = ("skill", "routed", "shown", "activated", "succeeded", "failed", "wrong", "not_used", "hit_rate")
+    SKILL_FIELD_NUMBER: _ClassVar[int]
+    ROUTED_FIELD_NUMBER: _ClassVar[int]
+    SHOWN_FIELD_NUMBER: _ClassVar[int]
+    ACTIVATED_FIELD_NUMBER: _ClassVar[int]
+    SUCCEEDED_FIELD_NUMBER: _ClassVar[int]
+    FAILED_FIELD_NUMBER: _ClassVar[int]
+    WRONG_FIELD_NUMBER: _ClassVar[int]
+    NOT_USED_FIELD_NUMBER: _ClassVar[int]
+    HIT_RATE_FIELD_NUMBER: _ClassVar[int]
+    skill: str
+    routed: int
+    shown: int
+    activated: int
+    succeeded: int
+    failed: int
+    wrong: int
+    not_used: int
+    hit_rate: float
+    def __init__(self, skill: _Optional[str] = ..., routed: _Optional[int] = ..., shown: _Optional[int] = ..., activated: _Optional[int] = ..., succeeded: _Optional[int] = ..., failed: _Optional[int] = ..., wrong: _Optional[int] = ..., not_used: _Optional[int] = ..., hit_rate: _Optional[float] = ...) -> None: ...
+
+class SkillStatsResponse(_message.Message):
+    __slots__ = ("skills", "never_activated", "min_routed", "feedback_enabled")
+    SKILLS_FIELD_NUMBER: _ClassVar[int]
+    NEVER_ACTIVATED_FIELD_NUMBER: _ClassVar[int]
+    MIN_ROUTED_FIELD_NUMBER: _ClassVar[int]
+    FEEDBACK_ENABLED_FIELD_NUMBER: _ClassVar[int]
+    skills: _containers.RepeatedCompositeFieldContainer[SkillCounters]
+    never_activated: _containers.RepeatedScalarFieldContainer[str]
+    min_routed: int
+    feedback_enabled: bool
+    def __init__(self, skills: _Optional[_Iterable[_Union[SkillCounters, _Mapping]]] = ..., never_activated: _Optional[_Iterable[str]] = ..., min_routed: _Optional[int] = ..., feedback_enabled: _Optional[bool] = ...) -> None: ...
+
+class ListExamplesRequest(_message.Message):
+    __slots__ = ("skill", "older_than_days", "limit")
+    SKILL_FIELD_NUMBER: _ClassVar[int]
+    OLDER_THAN_DAYS_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    skill: str
+    older_than_days: float
+    limit: int
+    def __init__(self, skill: _Optional[str] = ..., older_than_days: _Optional[float] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class RecordedExample(_message.Message):
+    __slots__ = ("skill", "positive", "query", "session_id", "recorded_at", "learned")
+    SKILL_FIELD_NUMBER: _ClassVar[int]
+    POSITIVE_FIELD_NUMBER: _ClassVar[int]
+    QUERY_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    RECORDED_AT_FIELD_NUMBER: _ClassVar[int]
+    LEARNED_FIELD_NUMBER: _ClassVar[int]
+    skill: str
+    positive: bool
+    query: str
+    session_id: str
+    recorded_at: float
+    learned: bool
+    def __init__(self, skill: _Optional[str] = ..., positive: _Optional[bool] = ..., query: _Optional[str] = ..., session_id: _Optional[str] = ..., recorded_at: _Optional[float] = ..., learned: _Optional[bool] = ...) -> None: ...
+
+class ListExamplesResponse(_message.Message):
+    __slots__ = ("examples", "total", "feedback_enabled")
+    EXAMPLES_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    FEEDBACK_ENABLED_FIELD_NUMBER: _ClassVar[int]
+    examples: _containers.RepeatedCompositeFieldContainer[RecordedExample]
+    total: int
+    feedback_enabled: bool
+    def __init__(self, examples: _Optional[_Iterable[_Union[RecordedExample, _Mapping]]] = ..., total: _Optional[int] = ..., feedback_enabled: _Optional[bool] = ...) -> None: ...
+
+class PurgeExamplesRequest(_message.Message):
+    __slots__ = ("skill", "older_than_days")
+    SKILL_FIELD_NUMBER: _ClassVar[int]
+    OLDER_THAN_DAYS_FIELD_NUMBER: _ClassVar[int]
+    skill: str
+    older_than_days: float
+    def __init__(self, skill: _Optional[str] = ..., older_than_days: _Optional[float] = ...) -> None: ...
+
+class PurgeExamplesResponse(_message.Message):
+    __slots__ = ("purged", "compacted")
+    PURGED_FIELD_NUMBER: _ClassVar[int]
+    COMPACTED_FIELD_NUMBER: _ClassVar[int]
+    purged: int
+    compacted: bool
+    def __init__(self, purged: _Optional[int] = ..., compacted: _Optional[bool] = ...) -> None: ...

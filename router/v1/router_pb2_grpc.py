@@ -86,6 +86,21 @@ class SkillRouterStub:
                 request_serializer=router_dot_v1_dot_router__pb2.ListResourcesRequest.SerializeToString,
                 response_deserializer=router_dot_v1_dot_router__pb2.ListResourcesResponse.FromString,
                 _registered_method=True)
+        self.SkillStats = channel.unary_unary(
+                '/router.v1.SkillRouter/SkillStats',
+                request_serializer=router_dot_v1_dot_router__pb2.SkillStatsRequest.SerializeToString,
+                response_deserializer=router_dot_v1_dot_router__pb2.SkillStatsResponse.FromString,
+                _registered_method=True)
+        self.ListExamples = channel.unary_unary(
+                '/router.v1.SkillRouter/ListExamples',
+                request_serializer=router_dot_v1_dot_router__pb2.ListExamplesRequest.SerializeToString,
+                response_deserializer=router_dot_v1_dot_router__pb2.ListExamplesResponse.FromString,
+                _registered_method=True)
+        self.PurgeExamples = channel.unary_unary(
+                '/router.v1.SkillRouter/PurgeExamples',
+                request_serializer=router_dot_v1_dot_router__pb2.PurgeExamplesRequest.SerializeToString,
+                response_deserializer=router_dot_v1_dot_router__pb2.PurgeExamplesResponse.FromString,
+                _registered_method=True)
 
 
 class SkillRouterServicer:
@@ -164,6 +179,30 @@ class SkillRouterServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SkillStats(self, request, context):
+        """Per-skill traffic counters from the feedback store (routed, shown, activated, outcomes,
+        hit rate) and the skills routed often but never activated: `skill-router stats`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListExamples(self, request, context):
+        """The examples recorded from traffic (positive and negative), each marked whether it counts
+        as a learned example under the poisoning limits: `skill-router examples list`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PurgeExamples(self, request, context):
+        """Forgets a skill's recorded examples, or old ones, on every replica sharing the store:
+        `skill-router examples purge`. A write: callers authenticate as for Reindex.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SkillRouterServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -216,6 +255,21 @@ def add_SkillRouterServicer_to_server(servicer, server):
                     servicer.ListResources,
                     request_deserializer=router_dot_v1_dot_router__pb2.ListResourcesRequest.FromString,
                     response_serializer=router_dot_v1_dot_router__pb2.ListResourcesResponse.SerializeToString,
+            ),
+            'SkillStats': grpc.unary_unary_rpc_method_handler(
+                    servicer.SkillStats,
+                    request_deserializer=router_dot_v1_dot_router__pb2.SkillStatsRequest.FromString,
+                    response_serializer=router_dot_v1_dot_router__pb2.SkillStatsResponse.SerializeToString,
+            ),
+            'ListExamples': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListExamples,
+                    request_deserializer=router_dot_v1_dot_router__pb2.ListExamplesRequest.FromString,
+                    response_serializer=router_dot_v1_dot_router__pb2.ListExamplesResponse.SerializeToString,
+            ),
+            'PurgeExamples': grpc.unary_unary_rpc_method_handler(
+                    servicer.PurgeExamples,
+                    request_deserializer=router_dot_v1_dot_router__pb2.PurgeExamplesRequest.FromString,
+                    response_serializer=router_dot_v1_dot_router__pb2.PurgeExamplesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -490,6 +544,87 @@ class SkillRouter:
             '/router.v1.SkillRouter/ListResources',
             router_dot_v1_dot_router__pb2.ListResourcesRequest.SerializeToString,
             router_dot_v1_dot_router__pb2.ListResourcesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SkillStats(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/router.v1.SkillRouter/SkillStats',
+            router_dot_v1_dot_router__pb2.SkillStatsRequest.SerializeToString,
+            router_dot_v1_dot_router__pb2.SkillStatsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListExamples(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/router.v1.SkillRouter/ListExamples',
+            router_dot_v1_dot_router__pb2.ListExamplesRequest.SerializeToString,
+            router_dot_v1_dot_router__pb2.ListExamplesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PurgeExamples(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/router.v1.SkillRouter/PurgeExamples',
+            router_dot_v1_dot_router__pb2.PurgeExamplesRequest.SerializeToString,
+            router_dot_v1_dot_router__pb2.PurgeExamplesResponse.FromString,
             options,
             channel_credentials,
             insecure,

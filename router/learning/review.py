@@ -1,0 +1,131 @@
+"""What an operator sees and does with the feedback store: the per-skill counters, the
+recorded examples (each marked whether it counts now), and purges. Shared by the CLI
+(``skill-router stats | examples``) and the gRPC API (SkillStats, ListExamples, PurgeExamples),
+so both report the same figures.
+
+``stats_report`` and ``recorded_examples`` are pure (rows in); ``purge`` writes one purge row
+to its own segment and compacts, as ``examples purge`` always did.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from router.config import FeedbackConfig
+from router.errors import InvalidRequest
+from router.examples.model import query_key
+from router.learning.policy import select_examples, visible
+from router.learning.rows import ACTIVATE, DAY_SECONDS, PURGE, Row
+from router.learning.stats import SkillStats, never_activated, skill_stats
+from router.learning.store import SegmentWriter, compact, feedback_dir, read_rows
+
+DEFAULT_MIN_ROUTED = 10
+
+
+@dataclass(frozen=True)
+class StatsReport:
+    """Every skill's counters (by name) and the ones never activated (most routed first)."""
+
+    skills: list[SkillStats]
+    never_activated: list[SkillStats]
+    min_routed: int
+
+
+@dataclass(frozen=True)
+class RecordedExample:
+    """One example row: ``positive`` (activated) or not (reported wrong); ``learned`` when it
+    counts now under the poisoning limits (``router.learning.policy``)."""
+
+    skill: str
+    positive: bool
+    query: str
+    session: str
+    ts: float
+    learned: bool
+
+
+@dataclass(frozen=True)
+class PurgeResult:
+    purged: int  # recorded examples hidden
+    compacted: bool  # a compaction ran now
+
+
+def hit_rate(stats: SkillStats) -> float:
+    """activated / routed; 0 when never routed."""
+    return stats.activated / stats.routed if stats.routed else 0.0
+
+
+def check_min_routed(min_routed: int | None) -> int:
+    """The threshold to use (None or 0: the default); InvalidRequest when negative."""
+    if not min_routed:
+        return DEFAULT_MIN_ROUTED
+    if min_routed < 0:
+        raise InvalidRequest(f"min_routed must be 0 (the default, {DEFAULT_MIN_ROUTED}) or more; "
+                             f"got {min_routed}")
+    return min_routed
+
+
+def check_days(older_than_days: float | None) -> float | None:
+    """``older_than_days`` if usable (None: any age); InvalidRequest when negative or not a
+    finite number."""
+    if older_than_days is not None and not (math.isfinite(older_than_days)
+                                            and older_than_days >= 0):
+        raise InvalidRequest(f"older_than_days must be 0 or more days; got {older_than_days}")
+    return older_than_days
+
+
+def stats_report(rows: Iterable[Row], policy: FeedbackConfig, now: float,
+                 min_routed: int | None = None) -> StatsReport:
+    threshold = check_min_routed(min_routed)
+    stats = skill_stats(rows, policy, now)
+    return StatsReport(stats, never_activated(stats, threshold), threshold)
+
+
+def _matching(rows: Iterable[Row], policy: FeedbackConfig, now: float, skill: str,
+              older_than_days: float | None) -> list[Row]:
+    """The visible example rows of ``skill`` (every skill when empty), older than
+    ``older_than_days`` when given, by skill then age."""
+    found = [r for r in visible(rows, policy, now) if r.is_example]
+    if skill:
+        found = [r for r in found if r.skill == skill]
+    if older_than_days is not None:
+        found = [r for r in found if r.ts < now - older_than_days * DAY_SECONDS]
+    return sorted(found, key=lambda r: (r.skill, r.ts))
+
+
+def recorded_examples(rows: Iterable[Row], policy: FeedbackConfig, now: float, skill: str = "",
+                      older_than_days: float | None = None) -> list[RecordedExample]:
+    """The recorded examples (see ``_matching``), each marked whether it counts now."""
+    rows = list(rows)
+    learned: set[tuple[bool, str, str]] = set()
+    for example in select_examples(rows, policy, now):
+        key = query_key(example.query)
+        learned.update((True, name, key) for name in example.skills)
+        learned.update((False, name, key) for name in example.negatives)
+    out = []
+    for row in _matching(rows, policy, now, skill, check_days(older_than_days)):
+        positive = row.kind == ACTIVATE
+        out.append(RecordedExample(row.skill, positive, row.query, row.session, row.ts,
+                                   (positive, row.skill, query_key(row.query)) in learned))
+    return out
+
+
+def purge(index_dir: str | Path, policy: FeedbackConfig, now: float, skill: str = "",
+          older_than_days: float | None = None) -> PurgeResult:
+    """Hide ``skill``'s example rows (every skill's when empty), or those older than
+    ``older_than_days``, on every replica at once; compact now when no other process is.
+    InvalidRequest when neither is given."""
+    if not skill and older_than_days is None:
+        raise InvalidRequest("say what to purge: a skill and/or older_than_days")
+    days = check_days(older_than_days)
+    hidden = len(_matching(read_rows(index_dir), policy, now, skill, days))
+    writer = SegmentWriter(feedback_dir(index_dir))
+    try:
+        writer.append([Row(kind=PURGE, ts=now, skill=skill,
+                           before=now - (days or 0.0) * DAY_SECONDS)])
+    finally:
+        writer.close()
+    return PurgeResult(hidden, compact(index_dir, policy, now))
