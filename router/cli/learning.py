@@ -16,7 +16,7 @@ from dataclasses import asdict
 
 from router.cli.guard import EXIT_USAGE
 from router.config import Config, load_config
-from router.learning.rows import DAY_SECONDS, PURGE, Row
+from router.learning.rows import DAY_SECONDS
 from router.skills.textsafe import printable
 
 
@@ -58,12 +58,12 @@ def _setup(args: argparse.Namespace) -> tuple[Config, str]:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from router.learning.stats import never_activated, skill_stats
+    from router.learning.review import stats_report
     from router.learning.store import read_rows
 
     config, index_dir = _setup(args)
-    stats = skill_stats(read_rows(index_dir), config.feedback, time.time())
-    rewrite = never_activated(stats, args.min_routed)
+    report = stats_report(read_rows(index_dir), config.feedback, time.time(), args.min_routed)
+    stats, rewrite = report.skills, report.never_activated
     if args.json:
         print(json.dumps({"skills": [asdict(s) for s in stats],
                           "never_activated": [s.skill for s in rewrite]}, indent=2))
@@ -74,45 +74,36 @@ def cmd_stats(args: argparse.Namespace) -> int:
     for s in stats:
         print(f"{s.skill:<{width}}  " + "  ".join(f"{getattr(s, c):>9}" for c in columns))
     if rewrite:
-        print(f"\nrouted >= {args.min_routed} times, never activated (rewrite their "
+        print(f"\nrouted >= {report.min_routed} times, never activated (rewrite their "
               "descriptions):")
         for s in rewrite:
             print(f"  {s.skill} (routed {s.routed})")
     return 0
 
 
-def _listed(rows: list[Row], args: argparse.Namespace, config: Config) -> list[Row]:
-    from router.learning.policy import visible
-
-    now = time.time()
-    found = [r for r in visible(rows, config.feedback, now) if r.is_example]
-    if args.skill:
-        found = [r for r in found if r.skill == args.skill]
-    if args.older_than is not None:
-        found = [r for r in found if r.ts < now - args.older_than * DAY_SECONDS]
-    return sorted(found, key=lambda r: (r.skill, r.ts))
-
-
 def cmd_examples_list(args: argparse.Namespace) -> int:
+    from router.learning.review import recorded_examples
     from router.learning.store import read_rows
 
     config, index_dir = _setup(args)
     now = time.time()
-    for row in _listed(read_rows(index_dir), args, config):
-        label = "positive" if row.kind == "activate" else "negative"
-        age = (now - row.ts) / DAY_SECONDS
+    for example in recorded_examples(read_rows(index_dir), config.feedback, now,
+                                     args.skill or "", args.older_than):
+        label = "positive" if example.positive else "negative"
+        age = (now - example.ts) / DAY_SECONDS
         if args.json:
-            print(json.dumps({"skill": row.skill, "label": label, "query": row.query,
-                              "session": row.session, "age_days": round(age, 2)},
-                             ensure_ascii=False))
+            print(json.dumps({"skill": example.skill, "label": label, "query": example.query,
+                              "session": example.session, "age_days": round(age, 2),
+                              "learned": example.learned}, ensure_ascii=False))
         else:
-            print(f"{row.skill}\t{label}\t{age:.1f}d\t{printable(row.session)}\t"
-                  f"{printable(row.query)}")  # user text: no control character reaches a terminal
+            # user text: no control character reaches a terminal
+            print(f"{example.skill}\t{label}\t{age:.1f}d\t{printable(example.session)}\t"
+                  f"{printable(example.query)}")
     return 0
 
 
 def cmd_examples_purge(args: argparse.Namespace) -> int:
-    from router.learning.store import SegmentWriter, compact, feedback_dir, read_rows
+    from router.learning.review import purge
 
     if not args.skill and args.older_than is None:
         print("error: say what to purge: --skill NAME and/or --older-than DAYS", file=sys.stderr)
@@ -121,13 +112,7 @@ def cmd_examples_purge(args: argparse.Namespace) -> int:
         print("error: --older-than must be 0 or more days", file=sys.stderr)
         return EXIT_USAGE
     config, index_dir = _setup(args)
-    hidden = len(_listed(read_rows(index_dir), args, config))
-    now = time.time()
-    before = now - (args.older_than or 0.0) * DAY_SECONDS
-    writer = SegmentWriter(feedback_dir(index_dir))
-    writer.append([Row(kind=PURGE, ts=now, skill=args.skill or "", before=before)])
-    writer.close()
-    compacted = compact(index_dir, config.feedback, now)
-    print(f"purged {hidden} examples" + ("" if compacted else
+    done = purge(index_dir, config.feedback, time.time(), args.skill or "", args.older_than)
+    print(f"purged {done.purged} examples" + ("" if done.compacted else
           " (hidden now; removed from disk at the next compaction)"))
     return 0

@@ -59,11 +59,11 @@ def hit_rate(stats: SkillStats) -> float:
 
 
 def check_min_routed(min_routed: int | None) -> int:
-    """The threshold to use (None or 0: the default); InvalidRequest when negative."""
-    if not min_routed:
+    """The threshold to use (None: the default); InvalidRequest when negative."""
+    if min_routed is None:
         return DEFAULT_MIN_ROUTED
     if min_routed < 0:
-        raise InvalidRequest(f"min_routed must be 0 (the default, {DEFAULT_MIN_ROUTED}) or more; "
+        raise InvalidRequest(f"min_routed must be 0 or more (default {DEFAULT_MIN_ROUTED}); "
                              f"got {min_routed}")
     return min_routed
 

@@ -19,6 +19,11 @@ def days_from_proto(request: pb.ListExamplesRequest | pb.PurgeExamplesRequest) -
     return request.older_than_days if request.HasField("older_than_days") else None
 
 
+def min_routed_from_proto(min_routed: int) -> int | None:
+    """0 (unset) means the server's default."""
+    return min_routed or None
+
+
 def limit_from_proto(limit: int) -> int:
     """The list cap (0: the default); InvalidRequest when negative."""
     if limit < 0:

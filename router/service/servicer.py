@@ -36,6 +36,7 @@ from router.service.learning_codec import (
     days_from_proto,
     examples_to_proto,
     limit_from_proto,
+    min_routed_from_proto,
     purge_to_proto,
     stats_to_proto,
 )
@@ -272,7 +273,8 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
                    context: grpc.ServicerContext) -> pb.SkillStatsResponse:
         """Traffic counters per skill; see ``router.learning.review``."""
         return _guarded(context, "SkillStats", lambda: stats_to_proto(
-            self._engine.learning_stats(request.min_routed), self._engine.recorder.enabled))
+            self._engine.learning_stats(min_routed_from_proto(request.min_routed)),
+            self._engine.recorder.enabled))
 
     def ListExamples(self, request: pb.ListExamplesRequest,
                      context: grpc.ServicerContext) -> pb.ListExamplesResponse:
