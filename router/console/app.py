@@ -1,8 +1,9 @@
 """The ops console's Starlette app: server-rendered pages over the gRPC API (a
 ``SkillRouterClient``), Jinja2 templates with autoescaping, no JavaScript.
 
-Pages: ``/route`` (GET: a link can be pasted into a ticket), ``/`` and ``/skills``,
-``/skills/NAME``, ``/index`` with ``POST /index/reindex``; ``/login`` and ``/logout``. Every
+Pages: ``/route`` (GET: a link can be pasted into a ticket), ``/`` and ``/skills`` (with
+traffic counters), ``/skills/NAME`` (with its learned examples) and ``POST /skills/NAME/purge``
+(confirm, then purge), ``/index`` with ``POST /index/reindex``; ``/login`` and ``/logout``. Every
 response forbids scripts (Content-Security-Policy), sniffing and referrers; see
 ``router.console.auth`` for tokens and CSRF.
 """
@@ -10,6 +11,7 @@ response forbids scripts (Content-Security-Policy), sniffing and referrers; see
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -25,7 +27,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from router.client import SkillRouterClient
-from router.console import views
+from router.console import learning_views, views
 from router.console.auth import COOKIE, ConsoleAccess, host_allowed
 
 log = logging.getLogger(__name__)
@@ -117,14 +119,27 @@ class Console:
         return self.render("route.html", session=session, form=form, result=result,
                            page="route")
 
+    async def learning(self, fn: Callable[..., Any], *args: Any) -> tuple[Any, str]:
+        """A learning call's answer, or None and why not (a router without the learning
+        calls, or without a feedback store, still serves the other pages)."""
+        try:
+            return await self.call(fn, *args), ""
+        except grpc.RpcError as exc:
+            if not isinstance(exc, grpc.Call):
+                raise
+            return None, f"{exc.code().name}: {exc.details() or ''}"
+
     async def skills_page(self, request: Request, session: str) -> Response:
         params = request.query_params
         listing = await self.call(self.client.list_skills)
+        stats, problem = await self.learning(self.client.skill_stats,
+                                             learning_views.parse_min_routed(params))
         data = views.skills_view(listing, params.get("q", ""), params.get("flag", ""),
-                                 params.get("sort", "name"))
-        return self.render("skills.html", session=session, page="skills", **data)
+                                 params.get("sort", "name"), learning_views.counter_rows(stats))
+        return self.render("skills.html", session=session, page="skills", stats=stats,
+                           stats_problem=problem, **data)
 
-    async def skill_page(self, request: Request, session: str) -> Response:
+    async def skill_page(self, request: Request, session: str, notice: str = "") -> Response:
         name = request.path_params["name"]
         listing = await self.call(self.client.list_skills)
         found = [s for s in listing.skills if s.name == name]
@@ -132,9 +147,32 @@ class Console:
             return self.render("error.html", 404, session, title="No such skill",
                                message=f"the index {listing.index_version} has no skill {name!r}")
         files = await self.call(self.client.list_resources, name)
-        return self.render("skill.html", session=session, page="skills",
+        stats, problem = await self.learning(self.client.skill_stats)
+        examples, _ = await self.learning(self.client.list_examples, name)
+        counters = learning_views.counter_rows(stats).get(name, learning_views.no_counters())
+        return self.render("skill.html", session=session, page="skills", notice=notice,
                            skill=views.skill_row(found[0]), files=list(files.resources),
-                           truncated=files.resources_truncated, skill_dir=files.skill_dir)
+                           truncated=files.resources_truncated, skill_dir=files.skill_dir,
+                           stats=stats, stats_problem=problem, counters=counters,
+                           examples=examples, example_rows=learning_views.example_rows(
+                               examples, time.time()) if examples is not None else [])
+
+    async def purge(self, request: Request, session: str) -> Response:
+        """POST /skills/NAME/purge: first the confirmation page (how many would go), then,
+        with ``confirm=1``, the purge and the skill's page with the result."""
+        name, form = request.path_params["name"], request.state.form
+        try:
+            days = learning_views.parse_days(form.get("older_than", ""))
+        except ValueError as exc:
+            return self.render("error.html", 400, session, title="Cannot purge",
+                               message=str(exc))
+        if form.get("confirm") != "1":
+            found = await self.call(self.client.list_examples, name, days, 1)
+            return self.render("purge.html", session=session, page="skills", skill_name=name,
+                               count=found.total, older_than=form.get("older_than", "").strip())
+        done = await self.call(self.client.purge_examples, name, days)
+        return await self.skill_page(request, session,
+                                     notice=learning_views.purge_summary(name, done))
 
     async def index_page(self, request: Request, session: str, notice: str = "") -> Response:
         info = await self.call(self.client.index_info)
@@ -212,6 +250,7 @@ def pages(console: Console) -> Starlette:
         Route("/", g(console.skills_page)),
         Route("/route", g(console.route_page)),
         Route("/skills", g(console.skills_page)),
+        Route("/skills/{name}/purge", g(console.purge, post=True), methods=["POST"]),
         Route("/skills/{name:path}", g(console.skill_page)),
         Route("/index", g(console.index_page)),
         Route("/index/reindex", g(console.reindex, post=True), methods=["POST"]),

@@ -4,16 +4,18 @@ the templates (which escape every value). Pure: no HTTP, no gRPC calls."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from router.console.learning_views import NEVER, NUMERIC_SORTS, no_counters
 from router.v1 import router_pb2 as pb
 
 MAX_HISTORY = 20
 MAX_TOP_K = 200
-SORTS = ("name", "scope", "kind", "status")
+SORTS = ("name", "scope", "kind", "status", *NUMERIC_SORTS)
 FLAGS = ("enabled", "deprecated", "always_on", "model_invocable", "user_invocable")
+FILTERS = (*FLAGS, NEVER)  # the flags, and the skills routed often but never activated
 
 
 @dataclass(frozen=True)
@@ -88,22 +90,30 @@ def skill_row(skill: pb.SkillInfo) -> dict[str, Any]:
             "status": _status(skill), **{flag: getattr(skill, flag) for flag in FLAGS}}
 
 
-def skills_view(listing: pb.ListSkillsResponse, query: str, flag: str,
-                sort: str) -> dict[str, Any]:
-    """The /skills page: rows filtered by ``query`` (name or description, case-insensitive)
-    and ``flag`` (one of FLAGS, or "not_<flag>"), sorted by ``sort`` (one of SORTS)."""
-    rows = [skill_row(s) for s in listing.skills]
+def _sort_key(key: str) -> Callable[[dict[str, Any]], tuple[Any, str]]:
+    if key in NUMERIC_SORTS:
+        return lambda r: (-float(r[key]), r["name"])
+    return lambda r: (str(r[key]), r["name"])
+
+
+def skills_view(listing: pb.ListSkillsResponse, query: str, flag: str, sort: str,
+                counters: Mapping[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The /skills page: rows with their traffic ``counters`` (``learning_views.counter_rows``)
+    filtered by ``query`` (name or description, case-insensitive) and ``flag`` (one of FILTERS,
+    or "not_<flag>"), sorted by ``sort`` (one of SORTS; counters largest first)."""
+    counters = counters or {}
+    rows = [{**skill_row(s), **counters.get(s.name, no_counters())} for s in listing.skills]
     needle = query.strip().lower()
     if needle:
         rows = [r for r in rows if needle in r["name"].lower()
                 or needle in r["description"].lower()]
     wanted = flag.removeprefix("not_")
-    if wanted in FLAGS:
+    if wanted in FILTERS:
         rows = [r for r in rows if bool(r[wanted]) != flag.startswith("not_")]
     key = sort if sort in SORTS else "name"
-    rows.sort(key=lambda r: (str(r[key]), r["name"]))
+    rows.sort(key=_sort_key(key))
     return {"skills": rows, "total": len(listing.skills), "query": query, "flag": flag,
-            "sort": key, "sorts": SORTS, "flags": FLAGS,
+            "sort": key, "sorts": SORTS, "flags": FILTERS,
             "diagnostics": diagnostic_rows(listing.diagnostics),
             "index_version": listing.index_version}
 
