@@ -167,3 +167,27 @@ def test_a_router_recording_nothing_is_said_on_the_pages(tmp_path: Path) -> None
     finally:
         console.stop()
         server.stop(0)
+
+
+def test_a_gated_console_asks_for_a_token_and_the_form_token(tmp_path: Path) -> None:
+    server = start_server(open_engine(make_index(tmp_path)))
+    target = f"127.0.0.1:{server.port}"
+    console = ConsoleServer(target, CallerAuth(), "127.0.0.1", 0, (b"ops-token",)).start()
+    bearer = {"authorization": "Bearer ops-token"}
+    url = f"{console.url}/skills/skill-0/purge"
+    try:
+        with SkillRouterClient(target, timeout=10.0) as client:
+            pdf = teach(client, ("a", "b"), PDF)
+            assert pdf == "skill-0"
+            assert get(f"{console.url}/skills/{pdf}").status_code == 401
+            assert post(url, confirm="1").status_code == 401
+            page = httpx2.get(f"{console.url}/skills/{pdf}", headers=bearer, timeout=30.0).text
+            no_form_token = httpx2.post(url, data={"confirm": "1"}, headers=bearer, timeout=30.0)
+            assert no_form_token.status_code == 403
+            done = httpx2.post(url, data={"confirm": "1", "csrf": csrf(page)}, headers=bearer,
+                               timeout=30.0)
+            assert done.status_code == 200 and "purged 2 examples" in done.text
+            assert client.list_examples(skill=pdf).total == 0
+    finally:
+        console.stop()
+        server.stop(0)

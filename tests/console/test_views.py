@@ -1,8 +1,11 @@
-"""The console's pure parts: the /route query string, bar widths, filters and fitted settings."""
+"""The console's pure parts: the /route query string, bar widths, filters, fitted settings,
+traffic counters, recorded examples and the purge form's fields."""
 
 from __future__ import annotations
 
-from router.console import views
+import pytest
+
+from router.console import learning_views, views
 from router.v1 import router_pb2 as pb
 
 
@@ -54,3 +57,48 @@ def test_tuning_json_as_pairs() -> None:
         ("dense_weight", "0.7"), ("example_mode", "view")]
     assert views.tuning("not json") == [("raw", "not json")]
     assert views.tuning("[1]") == [("raw", "[1]")]
+
+
+def stats() -> pb.SkillStatsResponse:
+    return pb.SkillStatsResponse(skills=[
+        pb.SkillCounters(skill="alpha", routed=4, shown=5, activated=1, hit_rate=0.25),
+        pb.SkillCounters(skill="zeta", routed=12, shown=12, activated=0, hit_rate=0.0),
+        pb.SkillCounters(skill="gone", routed=1, shown=1, activated=1, hit_rate=1.0)],
+        never_activated=["zeta"], min_routed=10)
+
+
+def test_counters_join_the_skills_sort_largest_first_and_filter_the_never_activated() -> None:
+    counters = learning_views.counter_rows(stats())
+    data = views.skills_view(listing(), "", "", "shown", counters)
+    assert [(r["name"], r["shown"], r["hit_rate_text"]) for r in data["skills"]] == [
+        ("zeta", 12, "0.0%"), ("alpha", 5, "25.0%"), ("mid", 0, "-")]  # "gone": not indexed
+    assert [r["name"] for r in views.skills_view(listing(), "", "", "hit_rate",
+                                                 counters)["skills"]] == ["alpha", "mid", "zeta"]
+    never = views.skills_view(listing(), "", "never_activated", "name", counters)
+    assert [r["name"] for r in never["skills"]] == ["zeta"]
+    assert len(views.skills_view(listing(), "", "not_never_activated", "name",
+                                 counters)["skills"]) == 2
+    assert views.skills_view(listing(), "", "never_activated", "name")["skills"] == []
+    assert learning_views.counter_rows(None) == {}
+
+
+def test_purge_age_and_min_routed_fields() -> None:
+    assert learning_views.parse_days("  ") is None
+    assert learning_views.parse_days(" 30 ") == 30.0 and learning_views.parse_days("0") == 0.0
+    for bad in ("soon", "-1", "inf", "nan"):
+        with pytest.raises(ValueError, match="days"):
+            learning_views.parse_days(bad)
+    assert learning_views.parse_min_routed({"min_routed": "3"}) == 3
+    assert learning_views.parse_min_routed({"min_routed": "x"}) == 0
+    assert learning_views.parse_min_routed({"min_routed": "-4"}) == 0
+    assert learning_views.parse_min_routed({}) == 0
+
+
+def test_examples_newest_first_with_their_age() -> None:
+    listing_ = pb.ListExamplesResponse(examples=[
+        pb.RecordedExample(skill="a", positive=True, query="old", recorded_at=0.0, learned=True),
+        pb.RecordedExample(skill="a", positive=False, query="new",
+                           recorded_at=learning_views.DAY_SECONDS)])
+    rows = learning_views.example_rows(listing_, 2 * learning_views.DAY_SECONDS)
+    assert [(r["query"], r["label"], r["age_days"], r["learned"]) for r in rows] == [
+        ("new", "negative", 1.0, False), ("old", "positive", 2.0, True)]
