@@ -4,6 +4,8 @@
 succeeded, ...) and the skills routed often but never activated: their descriptions need a
 rewrite. ``examples list`` shows the recorded examples; ``examples purge`` hides a skill's or
 old ones at once (on every replica) and removes them from disk at the next compaction.
+Each reads the store under ``--index``, or asks a running server with ``--target`` (its
+SkillStats, ListExamples and PurgeExamples RPCs: ``router.cli.learning_remote``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import asdict
 
 from router.cli.guard import EXIT_USAGE
 from router.config import Config, load_config
+from router.errors import InvalidRequest
 from router.learning.rows import DAY_SECONDS
 from router.skills.textsafe import printable
 
@@ -23,7 +26,8 @@ from router.skills.textsafe import printable
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add the ``stats`` and ``examples`` subcommands."""
     p = sub.add_parser("stats", help="per-skill traffic counters and the skills never activated",
-                       description="Reads the feedback store under the index folder.")
+                       description="Reads the feedback store under the index folder, or "
+                                   "asks a running server with --target.")
     _index_arg(p)
     p.add_argument("--min-routed", type=int, default=10, metavar="N",
                    help="list skills routed at least N times and never activated (default 10)")
@@ -47,7 +51,18 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _index_arg(p: argparse.ArgumentParser) -> None:
+    from router.cli.learning_remote import add_target_args
+
     p.add_argument("--index", help="index folder (default: index.index_dir)")
+    add_target_args(p)
+
+
+def _remote(args: argparse.Namespace) -> bool:
+    """True with ``--target`` (the store is read through that server's RPCs)."""
+    if args.target and args.index:
+        raise InvalidRequest("give --index (read the store here) or --target (ask a server), "
+                             "not both")
+    return bool(args.target)
 
 
 
@@ -61,8 +76,14 @@ def cmd_stats(args: argparse.Namespace) -> int:
     from router.learning.review import stats_report
     from router.learning.store import read_rows
 
-    config, index_dir = _setup(args)
-    report = stats_report(read_rows(index_dir), config.feedback, time.time(), args.min_routed)
+    if _remote(args):
+        from router.cli import learning_remote
+
+        report = learning_remote.stats(args)
+    else:
+        config, index_dir = _setup(args)
+        report = stats_report(read_rows(index_dir), config.feedback, time.time(),
+                              args.min_routed)
     stats, rewrite = report.skills, report.never_activated
     if args.json:
         print(json.dumps({"skills": [asdict(s) for s in stats],
@@ -85,10 +106,19 @@ def cmd_examples_list(args: argparse.Namespace) -> int:
     from router.learning.review import recorded_examples
     from router.learning.store import read_rows
 
-    config, index_dir = _setup(args)
     now = time.time()
-    for example in recorded_examples(read_rows(index_dir), config.feedback, now,
-                                     args.skill or "", args.older_than):
+    if _remote(args):
+        from router.cli import learning_remote
+
+        found, total = learning_remote.examples(args)
+        if total > len(found):
+            print(f"({len(found)} of {total} examples listed: the server's limit)",
+                  file=sys.stderr)
+    else:
+        config, index_dir = _setup(args)
+        found = recorded_examples(read_rows(index_dir), config.feedback, now,
+                                  args.skill or "", args.older_than)
+    for example in found:
         label = "positive" if example.positive else "negative"
         age = (now - example.ts) / DAY_SECONDS
         if args.json:
@@ -111,8 +141,14 @@ def cmd_examples_purge(args: argparse.Namespace) -> int:
     if args.older_than is not None and args.older_than < 0:
         print("error: --older-than must be 0 or more days", file=sys.stderr)
         return EXIT_USAGE
-    config, index_dir = _setup(args)
-    done = purge(index_dir, config.feedback, time.time(), args.skill or "", args.older_than)
+    if _remote(args):
+        from router.cli import learning_remote
+
+        done = learning_remote.purge(args)
+    else:
+        config, index_dir = _setup(args)
+        done = purge(index_dir, config.feedback, time.time(), args.skill or "",
+                     args.older_than)
     print(f"purged {done.purged} examples" + ("" if done.compacted else
           " (hidden now; removed from disk at the next compaction)"))
     return 0

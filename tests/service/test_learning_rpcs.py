@@ -160,3 +160,39 @@ def test_the_messages_carry_every_counter() -> None:
     fields = {f.name for f in pb.SkillCounters.DESCRIPTOR.fields}
     assert {"routed", "shown", "activated", "succeeded", "failed", "wrong", "not_used",
             "hit_rate"} <= fields
+
+
+def test_the_cli_asks_a_running_server_with_target(
+        client: SkillRouterClient, running: RouterServer, index: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    pdf = teach(client, ["a", "b"], PDF)
+    target = ["--target", f"127.0.0.1:{running.port}"]
+    assert main(["stats", "--index", str(index), "--min-routed", "1", "--json"]) == 0
+    local = capsys.readouterr().out
+    assert main(["stats", *target, "--min-routed", "1", "--json"]) == 0
+    assert capsys.readouterr().out == local
+    assert main(["examples", "list", *target, "--skill", pdf]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert len(listed) == 2 and all(line.startswith(f"{pdf}\tpositive") for line in listed)
+    assert main(["examples", "purge", *target, "--skill", pdf]) == 0
+    assert "purged 2 examples" in capsys.readouterr().out
+    assert client.list_examples(skill=pdf).total == 0
+    assert main(["examples", "purge", *target, "--older-than", "-1"]) == 2
+    assert main(["examples", "list", *target, "--index", str(index)]) == 2
+    assert "not both" in capsys.readouterr().err
+
+
+def test_the_cli_purge_with_target_needs_the_servers_token(index: Path, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str],
+                                                           ) -> None:
+    tokens = tmp_path / "tokens"
+    tokens.write_text(TOKEN + "\n")
+    server = start_server(open_engine(index), auth_token_file=str(tokens))
+    target = ["--target", f"127.0.0.1:{server.port}"]
+    try:
+        assert main(["examples", "purge", *target, "--skill", "skill-0"]) == 1
+        assert "UNAUTHENTICATED" in capsys.readouterr().err
+        assert main(["examples", "purge", *target, "--skill", "skill-0",
+                     "--token-file", str(tokens)]) == 0
+    finally:
+        server.stop(0)
