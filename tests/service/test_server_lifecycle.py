@@ -89,7 +89,7 @@ def test_reflection_lists_services(channel: grpc.Channel) -> None:
     methods = {m.name for m in proto.service[0].method}
     assert methods == {"Route", "ListSkills", "GetIndexInfo", "Explain", "Activate",
                        "ReadResource", "ValidateArguments", "Reindex", "Feedback",
-                       "ListResources"}
+                       "ListResources", "SkillStats", "ListExamples", "PurgeExamples"}
 
 
 def test_create_server_binds_a_free_port(engine: Engine) -> None:
