@@ -34,9 +34,8 @@ from router.index.layout import IndexInfo, current_version
 from router.index.recovery import load_serving_index
 from router.index.store import IndexSnapshot, load_index
 from router.index.tuned_encoder import is_tuned
-from router.learning import review
 from router.learning.recorder import Recorder
-from router.learning.store import read_rows
+from router.learning.review import Review
 from router.learning.traffic import traffic_examples
 from router.routing import router as core
 from router.routing.fusion import FusionConfig
@@ -49,8 +48,6 @@ if TYPE_CHECKING:
     from router.activation.arguments import ValidationResult
 
 log = logging.getLogger(__name__)
-
-
 
 
 class Engine:
@@ -74,6 +71,8 @@ class Engine:
         self.index_dir = Path(index_dir) if index_dir is not None else None
         # Learning from traffic: what was shown, then activated (router.learning).
         self.recorder = Recorder(self.index_dir, config.feedback)
+        # What operators see of it (SkillStats, ListExamples, PurgeExamples): the same store.
+        self.review = Review(self.index_dir, config.feedback, self.recorder.enabled)
         # Held while the served index is rebuilt or reloaded, so those never interleave.
         self._index_lock = threading.Lock()
         self._stats_lock = threading.Lock()  # guards _stats, which metrics read at any time
@@ -273,29 +272,6 @@ class Engine:
         check_session_fields(session_id, ())
         self.activator.find(skill)  # NotFound (close names suggested) for an unknown skill
         return self.recorder.on_feedback(skill, session_id, outcome, route_id)
-
-    def _store(self) -> Path:
-        if self.index_dir is None:
-            raise InvalidRequest("this server was started without an index folder; it keeps "
-                                 "no feedback store")
-        return self.index_dir
-
-    def learning_stats(self, min_routed: int | None = None) -> review.StatsReport:
-        """Per-skill traffic counters (``skill-router stats``)."""
-        return review.stats_report(read_rows(self._store()), self._config.feedback, time.time(),
-                                   min_routed)
-
-    def recorded_examples(self, skill: str = "", older_than_days: float | None = None,
-                          ) -> list[review.RecordedExample]:
-        """The examples recorded from traffic (``skill-router examples list``)."""
-        return review.recorded_examples(read_rows(self._store()), self._config.feedback,
-                                        time.time(), skill, older_than_days)
-
-    def purge_examples(self, skill: str = "",
-                       older_than_days: float | None = None) -> review.PurgeResult:
-        """Forget recorded examples (``skill-router examples purge``)."""
-        return review.purge(self._store(), self._config.feedback, time.time(), skill,
-                            older_than_days)
 
     def read_resource(self, name: str, path: str) -> Resource:
         return self.activator.read_resource(name, path)

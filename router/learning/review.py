@@ -10,6 +10,7 @@ to its own segment and compacts, as ``examples purge`` always did.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -129,3 +130,31 @@ def purge(index_dir: str | Path, policy: FeedbackConfig, now: float, skill: str 
     finally:
         writer.close()
     return PurgeResult(hidden, compact(index_dir, policy, now))
+
+
+class Review:
+    """The store under ``index_dir`` as an Engine reports it (None: a server without an index
+    folder, which keeps no store); ``enabled``: whether traffic is being recorded."""
+
+    def __init__(self, index_dir: Path | None, policy: FeedbackConfig, enabled: bool) -> None:
+        self.index_dir, self.policy, self.enabled = index_dir, policy, enabled
+
+    def _store(self) -> Path:
+        if self.index_dir is None:
+            raise InvalidRequest("this server was started without an index folder; it keeps "
+                                 "no feedback store")
+        return self.index_dir
+
+    def stats(self, min_routed: int | None = None) -> StatsReport:
+        """``skill-router stats``."""
+        return stats_report(read_rows(self._store()), self.policy, time.time(), min_routed)
+
+    def examples(self, skill: str = "",
+                 older_than_days: float | None = None) -> list[RecordedExample]:
+        """``skill-router examples list``."""
+        return recorded_examples(read_rows(self._store()), self.policy, time.time(), skill,
+                                 older_than_days)
+
+    def purge(self, skill: str = "", older_than_days: float | None = None) -> PurgeResult:
+        """``skill-router examples purge``."""
+        return purge(self._store(), self.policy, time.time(), skill, older_than_days)

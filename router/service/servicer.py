@@ -25,6 +25,7 @@ from router.errors import (
 )
 from router.index.layout import IndexInfo
 from router.routing.model import CatalogFormat, Reason, RoutedSkill, RouteQuery, RouteResult
+from router.service import learning_codec as lc
 from router.service.codec import (
     activation_to_proto,
     resource_list_to_proto,
@@ -32,14 +33,6 @@ from router.service.codec import (
     validation_to_proto,
 )
 from router.service.feedback_codec import outcome_from_proto
-from router.service.learning_codec import (
-    days_from_proto,
-    examples_to_proto,
-    limit_from_proto,
-    min_routed_from_proto,
-    purge_to_proto,
-    stats_to_proto,
-)
 from router.skills.digests import SkillDigests, recorded_for
 from router.skills.limits import truncate_description
 from router.skills.model import Diagnostic, Level, Scope, Skill, SkillKind
@@ -271,24 +264,20 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
 
     def SkillStats(self, request: pb.SkillStatsRequest,
                    context: grpc.ServicerContext) -> pb.SkillStatsResponse:
-        """Traffic counters per skill; see ``router.learning.review``."""
-        return _guarded(context, "SkillStats", lambda: stats_to_proto(
-            self._engine.learning_stats(min_routed_from_proto(request.min_routed)),
-            self._engine.recorder.enabled))
+        review = self._engine.review  # the feedback store; see router.learning.review
+        return _guarded(context, "SkillStats", lambda: lc.stats_to_proto(
+            review.stats(lc.min_routed_from_proto(request.min_routed)), review.enabled))
 
     def ListExamples(self, request: pb.ListExamplesRequest,
                      context: grpc.ServicerContext) -> pb.ListExamplesResponse:
-        def run() -> pb.ListExamplesResponse:
-            limit = limit_from_proto(request.limit)
-            found = self._engine.recorded_examples(request.skill, days_from_proto(request))
-            return examples_to_proto(found, limit, self._engine.recorder.enabled)
-
-        return _guarded(context, "ListExamples", run)
+        return _guarded(context, "ListExamples", lambda: lc.examples_to_proto(
+            self._engine.review.examples(request.skill, lc.days_from_proto(request)),
+            lc.limit_from_proto(request.limit), self._engine.review.enabled))
 
     def PurgeExamples(self, request: pb.PurgeExamplesRequest,
                       context: grpc.ServicerContext) -> pb.PurgeExamplesResponse:
-        return _guarded(context, "PurgeExamples", lambda: purge_to_proto(
-            self._engine.purge_examples(request.skill, days_from_proto(request))))
+        return _guarded(context, "PurgeExamples", lambda: lc.purge_to_proto(
+            self._engine.review.purge(request.skill, lc.days_from_proto(request))))
 
 
 def _guarded(context: grpc.ServicerContext, method: str, call: Callable[[], T]) -> T:
@@ -309,5 +298,3 @@ def add_to_server(engine: Engine, server: grpc.Server) -> SkillRouterServicer:
     servicer = SkillRouterServicer(engine)
     pb_grpc.add_SkillRouterServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
     return servicer
-
-
