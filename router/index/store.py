@@ -117,6 +117,13 @@ def _library_versions() -> dict[str, str]:
     return out
 
 
+def build_record(embedder: Embedder) -> dict[str, str]:
+    """Where the build embedded (``device``, ``precision``): informational only. It is not a
+    Reindex input and not part of ``model``, so CPU- and GPU-made vectors mix (reuse, shards)."""
+    record = getattr(embedder, "build_record", None)
+    return dict(record()) if callable(record) else {"device": "cpu", "precision": "fp32"}
+
+
 def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
                 embedder: Embedder, root: str | Path, *, progress: bool = False,
                 settings: dict[str, Any] | None = None, reuse: bool = True,
@@ -153,6 +160,7 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
     ordered = sorted(skills, key=lambda s: s.name)
     tuning = encoder_tuning.stage(ordered, examples, embedder, root, fine_tune,
                                   staging=staging, progress=progress, reuse=reuse)
+    placed = build_record(embedder)
     embedder = tuning.embedder
     cache = previous_vectors(root, embedder.model_id) if reuse else {}
     cache.update(tuning.known)
@@ -179,6 +187,7 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
             "skill_count": len(ordered), "built_at": stamp,
             "content_hashes": {s.name: s.content_hash for s in ordered},
             "libraries": _library_versions(), "settings": settings or {},
+            "build": placed,
             **learned.manifest(), encoder_tuning.RECORD: tuning.record,
             "files": checksums(tmp),
         }
