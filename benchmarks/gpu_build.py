@@ -16,7 +16,6 @@ tolerance: >= 0.9995).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -109,17 +108,12 @@ def _stages(catalog: Path, folder: Path, args: argparse.Namespace,
 
 def _write(folder: Path, skills: list[Any], vectors: np.ndarray, index: Any,
            lexical: Any) -> None:
-    """What a build writes for a version (``router.index.store``), minus the manifest."""
-    from router.index import dense
+    """What a build writes for a version (``router.index.version_files``), and its checksums."""
     from router.index.layout import checksums
+    from router.index.version_files import write_files
 
     folder.mkdir(parents=True)
-    records = {"skills": [s.to_dict() for s in skills], "diagnostics": []}
-    (folder / "skills.json").write_text(json.dumps(records), encoding="utf-8")
-    np.save(folder / "vectors.npy", vectors)
-    dense.save(index, folder / "dense.faiss")
-    (folder / "lexical").mkdir()
-    lexical.save(folder / "lexical")
+    write_files(folder, skills, [], vectors, lexical, index)
     checksums(folder)
 
 
