@@ -61,9 +61,13 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> None:
     args = _parser().parse_args(argv)
+    from router.errors import InvalidRequest
     from router.index.encoders.device import placement_for
 
-    placement = placement_for(args.device, args.precision, model=args.model)
+    try:
+        placement = placement_for(args.device, args.precision, model=args.model)
+    except InvalidRequest as exc:  # e.g. --device cuda where torch sees no CUDA device
+        raise SystemExit(f"error: {exc}") from None
     with tempfile.TemporaryDirectory(prefix="gpu-build-") as tmp:
         catalog = args.catalog or Path(tmp) / "catalog"
         if args.catalog is None:
