@@ -103,7 +103,8 @@ def _extra_features(model: Any) -> dict[str, Any]:
     """Non-tensor entries sentence-transformers adds to its features (e.g. ``modality``)."""
     cached = getattr(model, "_router_extra_features", None)
     if cached is None:
-        sample = model.tokenize(["x"]) if hasattr(model, "tokenize") else {}
+        prepare = getattr(model, "preprocess", None) or getattr(model, "tokenize", None)
+        sample = prepare(["x"]) if prepare is not None else {}
         cached = {k: v for k, v in sample.items() if isinstance(v, str)}
         model._router_extra_features = cached
     return dict(cached)
