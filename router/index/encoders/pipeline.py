@@ -16,6 +16,7 @@ CUDA (``index.batch_size`` 64 -> 1024 texts per GPU batch).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -123,7 +124,7 @@ def run_chunk(model: Any, batches: Sequence[Batch], count: int, placement: Place
         for batch in batches:
             features = {k: v.to(placement.device, non_blocking=True) if torch.is_tensor(v) else v
                         for k, v in batch.features.items()}
-            with torch.autocast(device_type="cuda", dtype=torch.float16, enabled=fp16):
+            with _fp16(torch) if fp16 else contextlib.nullcontext():
                 out = model(features)["sentence_embedding"]
             parts.append(functional.normalize(out.float(), p=2, dim=1))
             rows.append(batch.rows)
@@ -136,6 +137,11 @@ def run_chunk(model: Any, batches: Sequence[Batch], count: int, placement: Place
     ordered[np.concatenate(rows)] = vectors
     assert len(ordered) == count
     return ordered
+
+
+def _fp16(torch: Any) -> Any:
+    """fp16 autocast, on CUDA only (never entered on the CPU)."""
+    return torch.autocast(device_type="cuda", dtype=torch.float16)
 
 
 def dimension_of(model: Any) -> int:
