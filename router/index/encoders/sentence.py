@@ -12,22 +12,38 @@ import numpy as np
 
 from router.config import DEFAULT_MODEL
 from router.index.encoders.base import normalise, resolve_model_path, set_offline
+from router.index.encoders.device import Placement
 
 log = logging.getLogger(__name__)
 
 
 class SentenceTransformerEmbedder:
-    """sentence-transformers on torch. Loads the model lazily, thread-safe."""
+    """sentence-transformers on torch. Loads the model lazily, thread-safe.
+
+    Given a ``placement`` (a build: ``router.index.encoders.device``), the model loads on that
+    device and ``encode`` runs the chunked, length-sorted pipeline
+    (``router.index.encoders.pipeline``), which shows its own progress bar; without one it is
+    plain ``SentenceTransformer.encode`` on the CPU (queries)."""
 
     def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 64,
                  progress: bool = False, *, path: str | None = None,
-                 loaded: Any = None) -> None:
+                 loaded: Any = None, placement: Placement | None = None) -> None:
         self._model_name = model
         self._path = path  # where the weights are, when ``model`` is an id, not a name/path
         self._batch_size = batch_size
         self._progress = progress
         self._model: Any = loaded  # an already loaded SentenceTransformer (a tuned model)
         self._lock = threading.Lock()
+        self.placement = placement
+
+    @property
+    def own_progress(self) -> bool:
+        """True when ``encode`` takes a whole catalog at once and reports progress itself."""
+        return self.placement is not None
+
+    def build_record(self) -> dict[str, str]:
+        """Device and precision of a build (informational, in the manifest)."""
+        return (self.placement or Placement()).record()
 
     @property
     def model_id(self) -> str:
@@ -44,7 +60,8 @@ class SentenceTransformerEmbedder:
 
                 path = self._path or resolve_model_path(self._model_name)
                 log.info("loading embedding model %s from %s", self._model_name, path)
-                self._model = SentenceTransformer(path, device="cpu")
+                device = self.placement.device if self.placement else "cpu"
+                self._model = SentenceTransformer(path, device=device)
             return self._model
 
     @property
@@ -58,6 +75,11 @@ class SentenceTransformerEmbedder:
         model = self._load()
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
+        if self.placement is not None:
+            from router.index.encoders import pipeline
+
+            return pipeline.encode(model, texts, batch_size=self._batch_size,
+                                   placement=self.placement, progress=self._progress)
         vectors = model.encode(list(texts), batch_size=self._batch_size,
                                normalize_embeddings=True, convert_to_numpy=True,
                                show_progress_bar=self._progress)

@@ -1,0 +1,148 @@
+"""Each stage of a whole index build on the available device, to see which one dominates.
+
+    python -m benchmarks.gpu_build --count 1000000 [--device auto|cpu|cuda] [--precision fp16]
+    python -m benchmarks.gpu_build --count 20000 --model hash     # the non-embedding stages
+
+Writes ``--count`` synthetic skill folders (``benchmarks.write_catalog``; or reuses
+``--catalog DIR``), then times, one after another, the stages a build runs: discovery of the
+folders, embedding (the build pipeline on ``--device``, texts/s), BM25, FAISS (HNSW from 20,000
+vectors) and writing the version's files (records, vectors, FAISS, BM25, checksums). ``--whole``
+then times a real ``skill-router index`` of the same folders (folders to ``CURRENT``) in a
+fresh process; ``--compare-cpu N`` embeds N of the texts again with plain CPU fp32
+sentence-transformers and prints the minimum cosine to the build's vectors (the stated
+tolerance: >= 0.9995).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+
+from benchmarks.write_catalog import write
+from router.config import DEFAULT_MODEL, DiscoveryConfig
+
+T = TypeVar("T")
+TOLERANCE = 0.9995  # min cosine of a build's vectors to CPU fp32 (docs/operations.md)
+
+
+def _timed(name: str, times: dict[str, float], work: Callable[[], T]) -> T:
+    started = time.perf_counter()
+    result = work()
+    times[name] = time.perf_counter() - started
+    print(f"  {name:<10} {times[name]:9.2f} s", flush=True)
+    return result
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, required=True, help="synthetic skills to build")
+    parser.add_argument("--model", default=DEFAULT_MODEL,
+                        help="embedding model ('hash': isolate the other stages)")
+    parser.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:N")
+    parser.add_argument("--precision", default="fp32", choices=("fp32", "fp16"))
+    parser.add_argument("--batch-size", type=int, default=64,
+                        help="index.batch_size (a CUDA batch is 16 times it)")
+    parser.add_argument("--catalog", type=Path, help="an existing catalog folder to reuse")
+    parser.add_argument("--whole", action="store_true",
+                        help="also time `skill-router index` end to end in a fresh process")
+    parser.add_argument("--compare-cpu", type=int, default=0, metavar="N",
+                        help="check N vectors against plain CPU fp32 sentence-transformers")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = _parser().parse_args(argv)
+    from router.errors import InvalidRequest
+    from router.index.encoders.device import placement_for
+
+    try:
+        placement = placement_for(args.device, args.precision, model=args.model)
+    except InvalidRequest as exc:  # e.g. --device cuda where torch sees no CUDA device
+        raise SystemExit(f"error: {exc}") from None
+    with tempfile.TemporaryDirectory(prefix="gpu-build-") as tmp:
+        catalog = args.catalog or Path(tmp) / "catalog"
+        if args.catalog is None:
+            started = time.perf_counter()
+            write(catalog, args.count)
+            print(f"wrote {args.count} skill folders in {time.perf_counter() - started:.1f} s")
+        print(f"model {args.model} on {placement.device} ({placement.precision}), "
+              f"batch {args.batch_size}")
+        texts, vectors = _stages(catalog, Path(tmp) / "version", args, placement)
+        if args.compare_cpu:
+            _compare(texts[:args.compare_cpu], vectors[:args.compare_cpu], args.model)
+        if args.whole:
+            _whole(catalog, Path(tmp) / "index", args)
+
+
+def _stages(catalog: Path, folder: Path, args: argparse.Namespace,
+            placement: Any) -> tuple[list[str], np.ndarray]:
+    from router.index import dense
+    from router.index.encoders.factory import make_embedder
+    from router.index.lexical import LexicalIndex, skill_document
+    from router.index.vectors import embed_skills, embedding_text
+    from router.skills.discovery import discover
+
+    times: dict[str, float] = {}
+    config = DiscoveryConfig(org_roots=(str(catalog),), catalog_max_dirs=0)
+    embedder = make_embedder(args.model, batch_size=args.batch_size, placement=placement,
+                             progress=sys.stderr.isatty())
+    _timed("load", times, lambda: embedder.encode(["warm up"]))
+    found = _timed("discovery", times, lambda: discover(config))
+    skills = sorted(found.skills, key=lambda s: s.name)
+    vectors, _ = _timed("embedding", times, lambda: embed_skills(skills, embedder, {}, False))
+    documents = [skill_document(s.name, s.description) for s in skills]
+    lexical = _timed("bm25", times, lambda: LexicalIndex.build(documents))
+    index = _timed("faiss", times, lambda: dense.build(vectors))
+    _timed("write", times, lambda: _write(folder, skills, vectors, index, lexical))
+    total = sum(v for k, v in times.items() if k != "load")
+    rate = len(skills) / times["embedding"] if times["embedding"] > 0 else float("inf")
+    print(f"{len(skills)} skills: embedding {rate:,.0f} texts/s; stages {total:.1f} s "
+          f"(1M at this rate, linear: {total * 1_000_000 / max(1, len(skills)) / 60:.1f} min)")
+    return [embedding_text(s) for s in skills], vectors
+
+
+def _write(folder: Path, skills: list[Any], vectors: np.ndarray, index: Any,
+           lexical: Any) -> None:
+    """What a build writes for a version (``router.index.version_files``), and its checksums."""
+    from router.index.layout import checksums
+    from router.index.version_files import write_files
+
+    folder.mkdir(parents=True)
+    write_files(folder, skills, [], vectors, lexical, index)
+    checksums(folder)
+
+
+def _compare(texts: list[str], vectors: np.ndarray, model: str) -> None:
+    from router.index.encoders.factory import make_embedder
+
+    reference = make_embedder(model).encode(texts)  # plain sentence-transformers, CPU fp32
+    cosines = np.sum(reference * vectors, axis=1)
+    worst = float(cosines.min()) if len(cosines) else 1.0
+    verdict = "within" if worst >= TOLERANCE else "OUTSIDE"
+    print(f"against CPU fp32 on {len(texts)} texts: min cosine {worst:.6f}, "
+          f"max |diff| {float(np.abs(reference - vectors).max()):.2e} ({verdict} {TOLERANCE})")
+
+
+def _whole(catalog: Path, out: Path, args: argparse.Namespace) -> None:
+    argv = [sys.executable, "-m", "router.cli", "index", "--no-project", "--no-home", "--root",
+            str(catalog), "--out", str(out), "--model", args.model, "--device", args.device,
+            "--precision", args.precision, "--fine-tune-encoder", "off"]
+    env = {**os.environ, "SKILL_ROUTER_DISCOVERY_CATALOG_MAX_DIRS": "0",
+           "SKILL_ROUTER_INDEX_BATCH_SIZE": str(args.batch_size)}
+    started = time.perf_counter()
+    subprocess.run(argv, env=env, check=True)
+    print(f"whole `skill-router index` (folders to CURRENT): "
+          f"{time.perf_counter() - started:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
