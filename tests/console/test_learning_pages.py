@@ -18,8 +18,7 @@ import pytest
 from router.client import SkillRouterClient
 from router.console.server import ConsoleServer
 from router.credentials import CallerAuth
-from router.v1 import router_pb2 as pb
-from tests.support.learning import DOCKER, PDF, make_index, open_engine
+from tests.support.learning import DOCKER, PDF, make_index, open_engine, teach
 from tests.support.servers import start_server
 
 HOSTILE = "<script>alert(1)</script>"
@@ -43,16 +42,6 @@ def setup(tmp_path: Path) -> Iterator[Setup]:
     finally:
         console.stop()
         server.stop(0)
-
-
-def teach(client: SkillRouterClient, sessions: tuple[str, ...], message: str) -> str:
-    """Route ``message`` in each session and activate the skill it retrieved; that skill."""
-    name = ""
-    for session in sessions:
-        turn = client.route(message, session_id=session, top_k=1)
-        name = next(s.name for s in turn.skills if s.reason == pb.ROUTE_REASON_RETRIEVED)
-        client.activate(name, session_id=session, route_id=turn.route_id)
-    return name
 
 
 def get(url: str, **params: str) -> httpx2.Response:

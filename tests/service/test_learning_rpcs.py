@@ -18,7 +18,7 @@ from router.config import FeedbackConfig
 from router.learning.traffic import learned_examples
 from router.service.server import RouterServer
 from router.v1 import router_pb2 as pb
-from tests.support.learning import DOCKER, GIT, PDF, make_index, open_engine
+from tests.support.learning import DOCKER, GIT, PDF, make_index, open_engine, teach
 from tests.support.servers import start_server
 
 TOKEN = "learning-token"
@@ -40,16 +40,6 @@ def running(index: Path) -> Iterator[RouterServer]:
 def client(running: RouterServer) -> Iterator[SkillRouterClient]:
     with SkillRouterClient(f"127.0.0.1:{running.port}", timeout=10.0) as caller:
         yield caller
-
-
-def teach(client: SkillRouterClient, sessions: list[str], message: str) -> str:
-    """Route ``message`` in each session and activate what it retrieved; that skill."""
-    name = ""
-    for session in sessions:
-        turn = client.route(message, session_id=session, top_k=1)
-        name = next(s.name for s in turn.skills if s.reason == pb.ROUTE_REASON_RETRIEVED)
-        client.activate(name, session_id=session, route_id=turn.route_id)
-    return name
 
 
 def refused(call: object, *args: object, **kwargs: object) -> grpc.RpcError:

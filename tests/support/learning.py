@@ -4,9 +4,11 @@ what the feedback store holds."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from router.cli import main
+from router.client import SkillRouterClient
 from router.config import Config, FeedbackConfig, IndexConfig
 from router.engine import Engine
 from router.index.encoders.hashing import HashEmbedder
@@ -62,3 +64,13 @@ def activations(index: Path) -> list[Row]:
 
 def outcomes(index: Path) -> list[Row]:
     return [r for r in read_rows(index) if r.kind == FEEDBACK]
+
+
+def teach(client: SkillRouterClient, sessions: Sequence[str], message: str) -> str:
+    """Route ``message`` in each session and activate the skill it retrieved; that skill."""
+    name = ""
+    for session in sessions:
+        turn = client.route(message, session_id=session, top_k=1)
+        name = next(s.name for s in turn.skills if s.reason == pb.ROUTE_REASON_RETRIEVED)
+        client.activate(name, session_id=session, route_id=turn.route_id)
+    return name
