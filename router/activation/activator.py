@@ -33,7 +33,7 @@ from router.activation.sessions import SessionStore, check_session_fields
 from router.errors import InvalidRequest, NotFound, PermissionDenied, SkillParseError, TooLarge
 from router.skills import digests
 from router.skills.digests import SkillDigests
-from router.skills.files import read_file
+from router.skills.files import read_file, skill_text
 from router.skills.limits import (
     REQUEST_NAME_CHARS,
     RESOURCE_LIST_CAP,
@@ -41,7 +41,6 @@ from router.skills.limits import (
     SKILL_FILE_MAX_BYTES,
 )
 from router.skills.model import Skill, SkillKind
-from router.skills.parse import decode_text, split_frontmatter
 from router.skills.resources import read_resource as read_skill_file
 from router.skills.resources import scan_resources
 from router.skills.textsafe import is_unicode
@@ -165,8 +164,7 @@ class Activator:
             data = read_file(skill.location)
             digests.verify(skill.name, self._recorded(skill.name),
                            os.path.basename(skill.location), data)
-            text = decode_text(data, path=skill.location)
-            return text if include_frontmatter else split_frontmatter(text)[1]
+            return skill_text(data, skill.location, body_only=not include_frontmatter)
         except SkillParseError as exc:
             raise NotFound(f"skill {skill.name!r} can no longer be loaded ({exc.reason}); "
                            "fix it and reindex") from exc

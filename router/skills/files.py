@@ -39,7 +39,16 @@ def read_body(location: str, *, max_bytes: int = SKILL_FILE_MAX_BYTES) -> str:
     if os.path.basename(location) == MANIFEST_FILE:
         doc = load_manifest_json(data, path=location, max_bytes=max_bytes)
         return str(doc.get("description") or "").strip()
+    return skill_text(data, location, body_only=True, max_bytes=max_bytes)
+
+
+def skill_text(data: bytes, location: str, *, body_only: bool,
+               max_bytes: int = SKILL_FILE_MAX_BYTES) -> str:
+    """A SKILL.md's bytes as text: whole, or its body without frontmatter (trimmed). Raises
+    ``SkillParseError`` naming ``location`` when they are not valid text or frontmatter."""
     text = decode_text(data, path=location, max_bytes=max_bytes)
+    if not body_only:
+        return text
     try:
         return split_frontmatter(text)[1]
     except SkillParseError as exc:
