@@ -12,16 +12,16 @@ every combination of
 * which example evidence scores a skill (``router.examples.scoring.MODES``), and
 * whether the skill's BM25 document is expanded with its examples' text,
 
-and chooses among them in two steps, each a sign test at ``SIGMAS`` over the held-out requests
+and chooses among them in two steps, each a sign test at two sigmas over the held-out requests
 where a request counts as won by the combination that finds more of its skills in the top 5,
 or, finding as many, ranks the first one higher (ranks separate combinations where recall
 cannot: requests learned from traffic were by construction all found when they were learned,
 so every combination finds nearly all of them again).
 
-1. The prior is full use of the evidence (``PRIOR``: dense weight 0.7, both kinds of example
-   evidence, BM25 documents expanded with the examples' text): on two public catalogs it was
-   the best combination with curated and with learned examples. It stays unless the
-   combination with the best recall@5 (then MRR@10) beats it.
+1. The prior is full use of the evidence (``router.routing.settings_choice.PRIOR``: dense
+   weight 0.7, both kinds of example evidence, BM25 documents expanded with the examples'
+   text): on two public catalogs it was the best combination with curated and with learned
+   examples. It stays unless the combination with the best recall@5 (then MRR@10) beats it.
 2. When that shows harm (on the Seal-Tools dev set, expanded documents lose: example requests
    carry argument values that match other skills), the plain defaults (``fusion.dense_weight``,
    the example view, plain BM25) are served unless the best combination beats them too.
@@ -46,7 +46,6 @@ import numpy as np
 from router.config import IndexConfig
 from router.examples.model import query_key
 from router.examples.scoring import (
-    BOTH,
     MODES,
     VIEW,
     example_index,
@@ -54,8 +53,9 @@ from router.examples.scoring import (
     top_rows,
     with_examples,
 )
-from router.examples.settings import Fit, HeldOut, TunedSettings
+from router.examples.settings import Fit, HeldOut
 from router.routing.fusion import FusionConfig, Hits, pool, query_views
+from router.routing.settings_choice import choose
 
 log = logging.getLogger(__name__)
 
@@ -64,9 +64,7 @@ WEIGHTS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 MIN_HELD_OUT = 40  # fewer distinct example requests than this: keep the defaults
 MAX_HELD_OUT = 1000  # at most this many are routed (a fixed hash-ordered sample)
 TOP = 5
-SIGMAS = 2.0  # a setting stays unless beaten on this many sigmas more requests than lost
 DEFAULT_MODE = VIEW
-PRIOR = (0.7, BOTH, True)  # full use of the evidence: dense weight, example mode, expansion
 
 
 class Searcher(Protocol):
@@ -161,61 +159,12 @@ def tune(skill_vectors: np.ndarray, centroid: np.ndarray, queries: Sequence[str]
             if req.fold == fold:
                 best[k], words[k] = _score(req, skill_vectors, centroid, index,
                                            (plain, expanded), combos, fusion, recall[k], rr[k])
-    settings = _choose(combos, recall, rr, (fusion.dense_weight, DEFAULT_MODE, False))
+    settings = choose(combos, recall, rr, (fusion.dense_weight, DEFAULT_MODE, False), FOLDS)
     held_out = HeldOut(best[:, MODES.index(settings.example_mode)].astype(np.float32),
                        words[:, int(settings.expand_lexical)].astype(np.float32),
                        np.stack([r.vectors[0] for r in requests]).astype(np.float32),
                        best[:, -1].astype(np.float32), words[:, 0].astype(np.float32))
     return Fit(settings, held_out)
-
-
-def _describe(combo: tuple[float, str, bool]) -> str:
-    w, mode, expand = combo
-    return f"dense {w:.1f}, {mode}, {'expanded' if expand else 'plain'} BM25"
-
-
-def _beats(recall: np.ndarray, rr: np.ndarray, a: int, b: int) -> tuple[bool, int, int]:
-    """Whether combination ``a`` wins clearly more held-out requests than ``b`` (recall@5
-    first, then the reciprocal rank), with the wins and losses."""
-    by_recall = np.round(recall[:, a] - recall[:, b], 9)
-    by_rank = np.round(rr[:, a] - rr[:, b], 9)
-    sign = np.where(by_recall != 0, np.sign(by_recall), np.sign(by_rank))
-    wins, losses = int(np.sum(sign > 0)), int(np.sum(sign < 0))
-    return wins - losses > SIGMAS * np.sqrt(wins + losses), wins, losses
-
-
-def _choose(combos: Sequence[tuple[float, str, bool]], recall: np.ndarray, rr: np.ndarray,
-            default: tuple[float, str, bool]) -> TunedSettings:
-    """The prior unless the best combination by mean recall@5 (then MRR@10) beats it; then
-    the defaults unless it beats those too (module doc)."""
-    mean_recall, mean_rr = recall.mean(axis=0), rr.mean(axis=0)
-    best = max(range(len(combos)), key=lambda i: (mean_recall[i], mean_rr[i], -i))
-    prior = combos.index(PRIOR) if PRIOR in combos else best
-    base = combos.index(default) if default in combos else best
-    harm, wins, losses = _beats(recall, rr, best, prior)
-    if best == prior or not harm:
-        chosen = prior
-        reason = (f"full use of the examples ({_describe(PRIOR)}) kept: the best alternative "
-                  f"({_describe(combos[best])}) did better on {wins} held-out requests and "
-                  f"worse on {losses}, not clearly more" if best != prior else
-                  f"full use of the examples ({_describe(PRIOR)}) is the best combination")
-    else:
-        better, wins2, losses2 = _beats(recall, rr, best, base)
-        chosen = best if better else base
-        reason = (f"full use of the examples ({_describe(PRIOR)}) did worse than "
-                  f"{_describe(combos[best])} on {wins} held-out requests and better on "
-                  f"{losses}; " + ("the defaults are the best combination" if best == base
-                                   else f"that beat the defaults too ({wins2} better, "
-                                   f"{losses2} worse)" if better else
-                                   f"the defaults kept: it did not beat them ({wins2} "
-                                   f"better, {losses2} worse)"))
-    w, mode, expand = combos[chosen]
-    log.info("routing settings from %d example requests (%d-fold): %s; recall@5 %.3f "
-             "(defaults %.3f): %s", len(recall), FOLDS, _describe(combos[chosen]),
-             mean_recall[chosen], mean_recall[base], reason)
-    return TunedSettings(w, mode, expand, len(recall), float(mean_recall[chosen]),
-                         float(mean_rr[chosen]), float(mean_recall[base]), float(mean_rr[base]),
-                         float(mean_recall[prior]), float(mean_rr[prior]), reason)
 
 
 def _score(req: _Request, skill_vectors: np.ndarray, centroid: np.ndarray, index: Any,

@@ -20,7 +20,8 @@ from router.index.lexical import LexicalIndex
 from router.index.store import build_index, load_index
 from router.routing.fusion import FusionConfig, Hits, fuse_views
 from router.routing.model import RouteQuery
-from router.routing.tuning import MIN_HELD_OUT, PRIOR, WEIGHTS, _choose, _fuse_all, tune
+from router.routing.settings_choice import PRIOR, choose
+from router.routing.tuning import FOLDS, MIN_HELD_OUT, WEIGHTS, _fuse_all, tune
 from router.skills.model import Skill
 
 SKILLS = 40
@@ -116,9 +117,9 @@ def test_full_use_of_the_examples_stays_when_nothing_beats_it() -> None:
 
 
 def _choose_between(recall: np.ndarray, rr: np.ndarray) -> TunedSettings:
-    """``_choose`` over three combinations: the prior, the defaults and another."""
+    """``choose`` over three combinations: the prior, the defaults and another."""
     combos = [PRIOR, (0.5, "view", False), (0.3, "closest", False)]
-    return _choose(combos, recall, rr, (0.5, "view", False))
+    return choose(combos, recall, rr, (0.5, "view", False), FOLDS)
 
 
 def test_ranks_separate_combinations_that_find_every_request() -> None:
