@@ -30,13 +30,14 @@ def test_a_uri_that_names_no_skill_file_is_refused(uri: str) -> None:
 
 def test_sessions_get_their_own_generated_id_and_remember_activations() -> None:
     sessions = DoorSessions()
-    first, other = sessions.state("mcp-a"), sessions.state("mcp-b")
+    first, other = sessions.state("host-session-a"), sessions.state("host-session-b")
     assert first.session_id.startswith("mcp-") and first.session_id != other.session_id
-    assert "mcp-a" not in first.session_id  # the host's session id is never passed on
+    assert "host-session-a" not in first.session_id  # the host's session id is never passed on
+    # (host ids hold letters outside hex, so a generated id cannot contain one by chance)
     sessions.mark_active(first, "pdf-tools")
-    assert sessions.state("mcp-a").active_skills == ("pdf-tools",)
-    assert sessions.state("mcp-a").session_id == first.session_id
-    assert sessions.state("mcp-b").active_skills == ()
+    assert sessions.state("host-session-a").active_skills == ("pdf-tools",)
+    assert sessions.state("host-session-a").session_id == first.session_id
+    assert sessions.state("host-session-b").active_skills == ()
     assert sessions.state("") is NO_SESSION
     sessions.routed("mcp-a", "route-1")
     assert sessions.state("mcp-a").route_id == "route-1"  # passed back on the next Activate
