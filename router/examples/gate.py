@@ -20,7 +20,12 @@ A turn gets no retrieved skill (always-on and explicit skills still come) when e
   everyday language (off-topic best cosines high) still has words everyday requests lack.
 
 A build with example requests knows some of the catalog's on-topic requests and makes both
-tests stricter as far as those allow (``fit_to_catalog``).
+tests stricter as far as those allow (``fit_to_catalog``). Examples also lift every request's
+best cosine, off-topic ones too (they are phrased as users ask, as everyday requests are), so
+such a build keeps the catalog's zero-shot gate beside it (:class:`ZeroShotGate`: calibrated
+on the descriptions alone), and a turn that gate refuses on its description cosines is refused
+too, unless it is closer to a taught request than any off-topic request is: learning lets in
+what it was taught, not everything its phrasing resembles. Figures: docs/routing-quality.md.
 
 Best cosine alone cannot tell the two apart where descriptions are short: on Seal-Tools the 0.9
 quantile is a cosine of 0.50 and would refuse 12% of its real requests, 0.3% with the
@@ -138,6 +143,33 @@ def refused(calibration: Calibration, best: np.ndarray, nearest: np.ndarray,
     by_both = (best < calibration.dense_low) & (lexical < calibration.lexical) \
         if calibration.lexical > 0 else np.zeros(len(best), dtype=bool)
     return np.asarray(by_margin | by_both)
+
+
+@dataclass(frozen=True)
+class ZeroShotGate:
+    """The gate a build with examples would have had without them: calibrated on the off-topic
+    requests' best cosines over the descriptions alone, the vectors of those requests under it
+    (what its nearest-request test compares with), and ``taught``: the highest cosine any
+    off-topic request reaches to one of the catalog's positive examples. A turn closer than
+    that to a taught request is what the examples are for, and this gate lets it through."""
+
+    calibration: Calibration
+    nearest: np.ndarray  # float32 rows, normalised
+    taught: float
+
+    def refuses(self, description_best: float, closest_example: float, views: np.ndarray,
+                lexical: float) -> bool:
+        """Whether a turn whose best description cosine is ``description_best`` and closest
+        positive example ``closest_example`` (row 0 of ``views``: the whole message) is
+        off-topic by this gate."""
+        if closest_example >= self.taught:
+            return False
+        near = float(np.max(self.nearest @ views[0])) if len(self.nearest) else -1.0
+        return refuses(description_best, near, self.calibration, lexical)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The manifest's record (the vectors are stored with the calibration requests)."""
+        return {**self.calibration.to_dict(), "taught": round(self.taught, 6)}
 
 
 Evidence = tuple[np.ndarray, np.ndarray, np.ndarray]  # best cosine, nearest off-topic, BM25

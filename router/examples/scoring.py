@@ -82,6 +82,7 @@ class Evidence:
     ids: np.ndarray
     scores: np.ndarray
     matched: dict[int, int]
+    closest: float = -1.0  # cosine of the closest positive example (-1: none)
 
 
 def top_rows(sims: np.ndarray, k: int = SHORTLIST) -> np.ndarray:
@@ -133,8 +134,9 @@ def with_examples(ids: np.ndarray, scores: np.ndarray, index: ExampleIndex,
             best[skill] -= neg - best[skill]
             matched.pop(skill, None)
     order = sorted(best, key=lambda s: (-best[s], s))
+    nearest = max((float(sims[row]) for row in closest.values()), default=-1.0)
     return Evidence(np.array(order, dtype=np.int64),
-                    np.array([best[s] for s in order], dtype=np.float32), matched)
+                    np.array([best[s] for s in order], dtype=np.float32), matched, nearest)
 
 
 def best_cosines(queries: np.ndarray, skills: np.ndarray,
@@ -151,3 +153,12 @@ def best_cosines(queries: np.ndarray, skills: np.ndarray,
     if positive is not None and len(positive) and mode in (CLOSEST, BOTH):
         out = np.maximum(out, (queries @ positive.T).max(axis=1))
     return np.asarray(out, dtype=np.float32)
+
+
+def closest_positive(queries: np.ndarray, index: ExampleIndex) -> np.ndarray:
+    """Each query's cosine to its closest positive example (-1 where there is none)."""
+    positive = index.vectors[~index.negative]
+    if not len(positive) or not len(queries):
+        return np.full(len(queries), -1.0, dtype=np.float32)
+    return np.asarray((np.asarray(queries, dtype=np.float32) @ positive.T).max(axis=1),
+                      dtype=np.float32)

@@ -3,7 +3,9 @@
 Files in a version folder (checksummed with the others by the manifest):
 
     examples.json   {"rows": [{"query", "skill", "negative", "source", "origin"}, ...],
-                     "calibration": [off-topic request, ...]}
+                     "calibration": [off-topic request, ...], "nearest": [row, ...],
+                     "nearest_zero_shot": [row, ...]}  (rows of "calibration" each gate's
+                     nearest-request test compares with; router.examples.gate)
     examples.npy    float32, normalised: one row per example row, then one per calibration
                     request
     lexical-examples/  the BM25 index over skill documents expanded with their examples'
@@ -17,7 +19,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,7 @@ from router.examples.scoring import (
     VIEW,
     ExampleIndex,
     best_cosines,
+    closest_positive,
     example_index,
     positive_texts,
 )
@@ -65,6 +68,8 @@ class Learned:
     nearest: tuple[int, ...] = ()  # calibration rows the nearest-request test compares with
     tuning: TunedSettings | None = None  # routing settings fitted to the catalog
     expanded: LexicalIndex | None = None  # BM25 over documents with examples' text, if chosen
+    zero_shot: gate.ZeroShotGate | None = None  # the gate without examples (with examples)
+    nearest_zero_shot: tuple[int, ...] = ()  # its nearest-request test's calibration rows
 
     def manifest(self) -> dict[str, object]:
         rows = self.selection.rows
@@ -73,8 +78,18 @@ class Learned:
                              "off_topic": len(self.selection.off_topic),
                              "unknown_skills": list(self.selection.unknown_skills)[:20],
                              "fingerprint": self.fingerprint},
-                "gate": self.calibration.to_dict() if self.calibration else None,
+                "gate": _gate_dict(self.calibration, self.zero_shot),
                 "tuning": self.tuning.to_dict() if self.tuning else None}
+
+
+def _gate_dict(calibration: gate.Calibration | None,
+               zero_shot: gate.ZeroShotGate | None) -> dict[str, object] | None:
+    if calibration is None:
+        return None
+    out: dict[str, object] = calibration.to_dict()
+    if zero_shot is not None:
+        out["zero_shot"] = zero_shot.to_dict()
+    return out
 
 
 def previous_text_vectors(root: Path, model_id: str) -> dict[str, np.ndarray]:
@@ -160,20 +175,37 @@ def prepare(names: Sequence[str], skill_vectors: np.ndarray, examples: Sequence[
     fit, expanded = _tune(tuner, index, documents, lexical, skill_vectors, embedder)
     tuned = fit.settings if fit else None
     best = best_cosines(null, skill_vectors, index, tuned.example_mode if tuned else VIEW)
-    calibration = gate.calibrate(best, catalog_requests=len(chosen.off_topic),
-                                 lexical=_best_bm25(calibration_texts, expanded or lexical))
-    # Requests this catalog reaches above its own gate (a travel request where a travel
-    # policy skill exists) are not what an off-topic turn looks like here.
-    nearest = tuple(i for i, b in enumerate(best.tolist())
-                    if calibration is None or b < calibration.min_dense)
+    words = _best_bm25(calibration_texts, expanded or lexical)
+    calibration = gate.calibrate(best, catalog_requests=len(chosen.off_topic), lexical=words)
+    nearest = _under(best, calibration)
     if fit is not None and calibration is not None and nearest:
         held = fit.held_out
         near = (held.vectors @ null[list(nearest)].T).max(axis=1)
         calibration = gate.fit_to_catalog(calibration, best, [
             (held.best, near, held.lexical),
             (held.untaught_best, near, held.untaught_lexical)])
-    return Learned(chosen, rows, calibration_texts, null, calibration, fingerprint, nearest,
-                   tuned, expanded)
+    learned = Learned(chosen, rows, calibration_texts, null, calibration, fingerprint, nearest,
+                      tuned, expanded)
+    if index is None or calibration is None:
+        return learned
+    # Examples lift every request's best cosine, off-topic ones too: the gate the catalog
+    # would have without them is kept beside it (router.examples.gate.ZeroShotGate).
+    plain = best_cosines(null, skill_vectors, None)
+    zero = gate.calibrate(plain, catalog_requests=len(chosen.off_topic), lexical=words)
+    if zero is None:
+        return learned
+    nearest_zero = _under(plain, zero)
+    reach = closest_positive(null, index)
+    taught = float(np.max(reach)) if np.any(reach > -1.0) else 2.0  # 2: no positive example
+    zero_shot = gate.ZeroShotGate(zero, null[list(nearest_zero)], taught)
+    return replace(learned, zero_shot=zero_shot, nearest_zero_shot=nearest_zero)
+
+
+def _under(best: np.ndarray, calibration: gate.Calibration | None) -> tuple[int, ...]:
+    """Rows under the gate. Requests a catalog reaches above its own gate (a travel request
+    where a travel policy skill exists) are not what an off-topic turn looks like there."""
+    return tuple(i for i, b in enumerate(best.tolist())
+                 if calibration is None or b < calibration.min_dense)
 
 
 def as_index(rows: Sequence[selection.Row], vectors: np.ndarray,
@@ -189,7 +221,8 @@ def as_index(rows: Sequence[selection.Row], vectors: np.ndarray,
 
 def write(folder: Path, learned: Learned) -> None:
     data = {"rows": [r.to_dict() for r in learned.selection.rows],
-            "calibration": list(learned.calibration_texts), "nearest": list(learned.nearest)}
+            "calibration": list(learned.calibration_texts), "nearest": list(learned.nearest),
+            "nearest_zero_shot": list(learned.nearest_zero_shot)}
     (folder / EXAMPLES_JSON).write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     width = learned.calibration_vectors.shape[1]
     stacked = np.vstack([learned.vectors.reshape(-1, width),
@@ -203,39 +236,53 @@ def write(folder: Path, learned: Learned) -> None:
 @dataclass(frozen=True)
 class Stored:
     """What a version holds for examples: their index, the off-topic request vectors, the
-    tuned settings and the BM25 index expanded with examples (each None when absent)."""
+    tuned settings, the BM25 index expanded with examples and the zero-shot gate kept beside
+    the examples' (each None when absent)."""
 
     examples: ExampleIndex | None = None
     off_topic: np.ndarray | None = None
     tuning: TunedSettings | None = None
     lexical: LexicalIndex | None = None
+    zero_shot: gate.ZeroShotGate | None = None
 
 
 def load(folder: Path, manifest: Mapping[str, Any], positions: Mapping[str, int],
          skill_vectors: np.ndarray) -> Stored:
-    """The version's examples, off-topic vectors, tuned settings and expanded BM25 index."""
+    """The version's examples, off-topic vectors, tuned settings, expanded BM25 index and
+    zero-shot gate."""
     tuning = TunedSettings.from_dict(manifest.get("tuning"))
     lexical = None
     if (folder / LEXICAL_EXAMPLES).is_dir():
         lexical = LexicalIndex.load(folder / LEXICAL_EXAMPLES)
-    examples, null = _load_rows(folder, positions, skill_vectors)
-    return Stored(examples, null, tuning, lexical)
-
-
-def _load_rows(folder: Path, positions: Mapping[str, int], skill_vectors: np.ndarray,
-               ) -> tuple[ExampleIndex | None, np.ndarray | None]:
     path = folder / EXAMPLES_JSON
     if not path.is_file():
-        return None, None
+        return Stored(tuning=tuning, lexical=lexical)
     data = json.loads(path.read_text(encoding="utf-8"))
+    examples, null = _load_rows(folder, data, positions, skill_vectors)
+    nearest = data.get("nearest")
+    off_topic = _rows(null, nearest) if isinstance(nearest, list) else _rows(null, None)
+    recorded = manifest.get("gate")
+    zero = gate.Calibration.from_dict(recorded.get("zero_shot")) \
+        if isinstance(recorded, dict) else None
+    zero_shot = None
+    if zero is not None and isinstance(recorded, dict):
+        zero_shot = gate.ZeroShotGate(zero, _rows(null, data.get("nearest_zero_shot") or []),
+                                      float(recorded["zero_shot"].get("taught", -1.0)))
+    return Stored(examples, off_topic, tuning, lexical, zero_shot)
+
+
+def _rows(null: np.ndarray, keep: list[Any] | None) -> np.ndarray:
+    """The calibration rows ``keep`` lists (all of them for None)."""
+    if keep is not None:
+        null = null[[int(i) for i in keep if 0 <= int(i) < len(null)]]
+    return np.ascontiguousarray(null, dtype=np.float32)
+
+
+def _load_rows(folder: Path, data: Mapping[str, Any], positions: Mapping[str, int],
+               skill_vectors: np.ndarray) -> tuple[ExampleIndex | None, np.ndarray]:
     rows = [selection.Row.from_dict(r) for r in data.get("rows", [])]
     vectors = np.load(folder / EXAMPLES_NPY)
     if len(vectors) != len(rows) + len(data.get("calibration", [])):
         raise ValueError(f"{EXAMPLES_NPY} has {len(vectors)} rows, {EXAMPLES_JSON} lists "
                          f"{len(rows)} examples and the calibration requests")
-    null = vectors[len(rows):]
-    nearest = data.get("nearest")
-    if isinstance(nearest, list):
-        null = null[[int(i) for i in nearest if 0 <= int(i) < len(null)]]
-    null = np.ascontiguousarray(null, dtype=np.float32)
-    return as_index(rows, vectors[: len(rows)], positions, skill_vectors), null
+    return as_index(rows, vectors[: len(rows)], positions, skill_vectors), vectors[len(rows):]

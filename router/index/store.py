@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from router.errors import IndexCorrupt
-from router.examples.gate import Calibration
+from router.examples.gate import Calibration, ZeroShotGate
 from router.examples.loading import fingerprint
 from router.examples.model import Example
 from router.examples.scoring import ExampleIndex
@@ -90,6 +90,7 @@ class IndexSnapshot:
     examples: ExampleIndex | None = None  # example requests (router.learning)
     calibration: Calibration | None = None  # the gate calibrated for this catalog
     off_topic: np.ndarray | None = None  # vectors of the requests it was calibrated on
+    zero_shot: ZeroShotGate | None = None  # the gate without examples, kept beside theirs
     tuning: TunedSettings | None = None  # routing settings fitted to the catalog's examples
     lexical_examples: LexicalIndex | None = None  # BM25 with examples' text, if tuning chose it
     digests: Mapping[str, digest_store.SkillDigests] | None = None  # None: from before them
@@ -254,7 +255,8 @@ def load_index(root: str | Path, version: str | None = None, *,
     return IndexSnapshot(info=info, skills=skills, diagnostics=diagnostics, vectors=vectors,
                          dense=index, lexical=lexical, examples=examples,
                          calibration=calibration, off_topic=stored.off_topic, digests=recorded,
-                         tuning=stored.tuning, lexical_examples=stored.lexical)
+                         tuning=stored.tuning, lexical_examples=stored.lexical,
+                         zero_shot=stored.zero_shot)
 
 
 def _read_records(path: Path) -> tuple[tuple[Skill, ...], tuple[Diagnostic, ...]]:

@@ -38,12 +38,20 @@ def gate_in_force(snap: IndexSnapshot, fusion: FusionConfig) -> float:
 
 
 def off_topic_turn(snap: IndexSnapshot, views: np.ndarray, fused: Sequence[Fused],
-                   fusion: FusionConfig) -> bool:
+                   fusion: FusionConfig, lifted: tuple[float | None, float] = (None, -1.0),
+                   ) -> bool:
     """The calibrated gate (``router.examples.gate.refuses``) for a turn whose view vectors
-    (row 0: the whole message) are ``views``."""
+    (row 0: the whole message) are ``views``. Where examples scored the turn, ``lifted`` is its
+    best cosine over the descriptions alone and its closest positive example's cosine, and the
+    index's zero-shot gate may refuse it too (``router.examples.gate.ZeroShotGate``)."""
     null = snap.off_topic
     if fusion.min_dense <= 0 or null is None or not len(null) or not fused:
         return False
     best = max(f.dense for f in fused)
+    lexical = max(f.lexical for f in fused)
     nearest = float(np.max(null @ views[0]))
-    return refuses(best, nearest, snap.calibration, max(f.lexical for f in fused))
+    if refuses(best, nearest, snap.calibration, lexical):
+        return True
+    zero_shot, (description_best, closest_example) = snap.zero_shot, lifted
+    return (zero_shot is not None and description_best is not None
+            and zero_shot.refuses(description_best, closest_example, views, lexical))

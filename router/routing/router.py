@@ -78,6 +78,8 @@ class _Plan:
     seen: set[int] = field(default_factory=set)
     candidates: dict[int, Candidate] = field(default_factory=dict)
     matched: dict[int, str] = field(default_factory=dict)  # skill row -> closest example
+    description_best: float | None = None  # best description cosine, when examples lifted it
+    closest_example: float = -1.0  # cosine of the closest positive example request
 
     def note(self, snap: IndexSnapshot, f: Fused, kept: bool, reason: DropReason) -> None:
         if self.explain:
@@ -148,11 +150,13 @@ def _dense_hits(snap: IndexSnapshot, vectors: QueryVectors, fusion: FusionConfig
     if examples is None or not use_examples:
         return [Hits(ids, scores) for ids, scores in found]
     mode = example_mode(snap)
+    plan.description_best = max((float(s[0]) for _, s in found if len(s)), default=0.0)
     out = []
     for (ids, scores), query in zip(found, vectors.matrix, strict=True):
         evidence = with_examples(ids, scores, examples, query, mode)
         for skill, row in evidence.matched.items():
             plan.matched.setdefault(skill, examples.queries[row])
+        plan.closest_example = max(plan.closest_example, evidence.closest)
         out.append(Hits(evidence.ids, evidence.scores))
     return out
 
@@ -217,7 +221,8 @@ def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors,
         if active is not None:
             plan.add(active, Reason.ACTIVE, scores.get(active, 0.0))
     _rank(snap, fused, query.top_k or config.top_k, fusion, plan,
-          off_topic_turn(snap, vectors.matrix, fused, fusion))
+          off_topic_turn(snap, vectors.matrix, fused, fusion,
+                         (plan.description_best, plan.closest_example)))
     result = _result(snap, query, config, plan, unknown, explain)
     if not explain:
         return result

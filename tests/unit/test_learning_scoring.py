@@ -234,3 +234,54 @@ def test_the_gate_is_made_stricter_only_as_far_as_the_catalogs_requests_allow() 
     # than to any skill, under the gate, is refused at margin 0.1, not at 0.3.
     strict = replace(base, margin=0.1)
     assert gate.refuses(0.5, 0.65, strict) and not gate.refuses(0.5, 0.65, base)
+
+
+def test_a_build_with_examples_keeps_its_zero_shot_gate(tmp_path: Path) -> None:
+    build_index(SKILLS, [], HashEmbedder(), tmp_path / "plain")
+    assert load_index(tmp_path / "plain").zero_shot is None  # its gate is the zero-shot one
+    build_index(SKILLS, [], HashEmbedder(), tmp_path / "taught", examples=[TAUGHT])
+    plain, taught = load_index(tmp_path / "plain"), load_index(tmp_path / "taught")
+    zero_shot = taught.zero_shot
+    assert zero_shot is not None
+    # Calibrated on the descriptions alone: the gate the catalog has without examples.
+    assert zero_shot.calibration == plain.calibration
+    assert plain.off_topic is not None
+    assert np.allclose(zero_shot.nearest, plain.off_topic)
+    assert -1.0 < zero_shot.taught < 1.0  # no off-topic request repeats the taught one
+    only_negative = [Example("chit chat", ())]  # an off-topic example teaches no skill
+    build_index(SKILLS, [], HashEmbedder(), tmp_path / "negative", examples=only_negative)
+    negative = load_index(tmp_path / "negative").zero_shot
+    assert negative is None or negative.taught == 2.0  # nothing is close to a taught request
+
+
+def test_learning_does_not_open_the_gate_to_what_it_did_not_teach(tmp_path: Path) -> None:
+    build_index(SKILLS, [], HashEmbedder(), tmp_path, examples=[TAUGHT])
+    snap = load_index(tmp_path)
+    assert snap.calibration is not None and snap.zero_shot is not None
+    # The examples' gate lets every turn through; the zero-shot one refuses every turn its
+    # two-retriever test sees (under both nulls) unless it is a taught request.
+    open_gate = replace(snap.calibration, min_dense=0.0, dense_low=0.0, lexical=0.0)
+    shut = replace(snap.calibration, min_dense=0.0, dense_low=1.5, lexical=1e6)
+
+    def retrieved(message: str, taught: float) -> list[str]:
+        zero_shot = gate.ZeroShotGate(shut, snap.zero_shot.nearest, taught)
+        engine = Engine(replace(snap, calibration=open_gate, zero_shot=zero_shot), Config(),
+                        HashEmbedder())
+        return [s.name for s in engine.route(RouteQuery(message=message)).skills
+                if s.reason is Reason.RETRIEVED]
+
+    assert retrieved(TAUGHT.query, taught=0.99) == ["csv-stats"]  # closer than off-topic ones
+    assert retrieved(TAUGHT.query, taught=1.01) == []  # not closer: the zero-shot gate holds
+    assert retrieved("zebra quokka summarises spreadsheets", taught=1.01) == []
+
+
+def test_the_zero_shot_gate_lets_taught_requests_through() -> None:
+    calibration = gate.calibrate(np.linspace(0.0, 1.0, 101), lexical=np.linspace(0, 10, 101))
+    assert calibration is not None
+    zero_shot = gate.ZeroShotGate(calibration, np.zeros((0, 2), dtype=np.float32), 0.6)
+    views = _unit([1.0, 0.0])
+    assert zero_shot.refuses(0.1, 0.59, views, 0.0)  # under both nulls, no taught request near
+    assert not zero_shot.refuses(0.1, 0.6, views, 0.0)  # as close as no off-topic request is
+    assert not zero_shot.refuses(0.95, -1.0, views, 0.0)  # its descriptions reach it
+    assert zero_shot.to_dict()["taught"] == 0.6
+    assert gate.Calibration.from_dict(zero_shot.to_dict()) == calibration
