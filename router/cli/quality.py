@@ -76,6 +76,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
                           "example_mode": result.example_mode,
                           "lexical_with_examples": result.lexical_with_examples,
                           "settings_reason": result.settings_reason,
+                          "refused": result.refused,
                           "skills": [s.name for s in result.skills],
                           "candidates": [{**asdict(c), "reason": c.reason.value}
                                          for c in rows]}, indent=1))
@@ -87,6 +88,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
           f"gate {result.gate:.3f}; dense weight {result.dense_weight:.1f}; {examples}")
     if result.settings_reason:
         print(f"settings: {result.settings_reason}")
+    if result.refused:
+        print(f"refused: {result.refused}")
     print(f"{'name':40} {'dense':>7} {'lexical':>8} {'fused':>7}  kept  reason")
     for c in rows:
         matched = f"  (example: {c.matched_example[:60]!r})" if c.matched_example else ""

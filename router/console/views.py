@@ -65,7 +65,7 @@ def explain_view(answer: pb.ExplainResponse) -> dict[str, Any]:
             "gate": answer.gate, "gate_pct": _percent(answer.gate, 1.0),
             "dense_weight": answer.dense_weight, "example_mode": answer.example_mode,
             "lexical_with_examples": answer.lexical_with_examples,
-            "settings_reason": answer.settings_reason,
+            "settings_reason": answer.settings_reason, "refused": answer.refused,
             "shown": [s.name for s in route.skills], "catalog_text": route.catalog_text,
             "index_version": route.index_version, "routed_count": route.routed_count,
             "shown_count": route.shown_count, "catalog_chars": route.catalog_chars,

@@ -114,11 +114,23 @@ def refuses(best: float, nearest_off_topic: float, calibration: Calibration | No
     """Whether a turn whose best cosine over the catalog is ``best``, over the off-topic
     requests ``nearest_off_topic``, and best BM25 score ``lexical`` (None: not searched) is
     off-topic for this catalog."""
+    return bool(refusal(best, nearest_off_topic, calibration, lexical))
+
+
+def refusal(best: float, nearest_off_topic: float, calibration: Calibration | None,
+            lexical: float | None = None) -> str:
+    """Why such a turn is off-topic for this catalog, in words ("" when it is not); the
+    tests of ``refused``."""
     if calibration is None:
-        return False
-    words = np.inf if lexical is None else lexical  # not searched: the BM25 test cannot refuse
-    return bool(refused(calibration, np.array([best]), np.array([nearest_off_topic]),
-                        np.array([words]))[0])
+        return ""
+    c, words = calibration, np.inf if lexical is None else lexical  # None: BM25 cannot refuse
+    if best < c.min_dense and nearest_off_topic >= best + c.margin:
+        return (f"best cosine {best:.3f} is under the calibrated gate {c.min_dense:.3f} and an "
+                f"off-topic request is closer ({nearest_off_topic:.3f}, margin {c.margin:g})")
+    if c.lexical > 0 and best < c.dense_low and words < c.lexical:
+        return (f"neither retriever finds more than off-topic requests do: best cosine "
+                f"{best:.3f} < {c.dense_low:.3f} and best BM25 {words:.2f} < {c.lexical:.2f}")
+    return ""
 
 
 def calibrate(best: np.ndarray, catalog_requests: int = 0, quantile: float = QUANTILE,
@@ -157,15 +169,18 @@ class ZeroShotGate:
     nearest: np.ndarray  # float32 rows, normalised
     taught: float
 
-    def refuses(self, description_best: float, closest_example: float, views: np.ndarray,
-                lexical: float) -> bool:
-        """Whether a turn whose best description cosine is ``description_best`` and closest
+    def refusal(self, description_best: float, closest_example: float, views: np.ndarray,
+                lexical: float) -> str:
+        """Why a turn whose best description cosine is ``description_best`` and closest
         positive example ``closest_example`` (row 0 of ``views``: the whole message) is
-        off-topic by this gate."""
+        off-topic by this gate, in words ("" when it is not)."""
         if closest_example >= self.taught:
-            return False
+            return ""
         near = float(np.max(self.nearest @ views[0])) if len(self.nearest) else -1.0
-        return refuses(description_best, near, self.calibration, lexical)
+        why = refusal(description_best, near, self.calibration, lexical)
+        return why and (f"the catalog's gate without examples, on the descriptions alone: {why}"
+                        f"; no taught request is nearer than off-topic requests come "
+                        f"({closest_example:.3f} < {self.taught:.3f})")
 
     def to_dict(self) -> dict[str, Any]:
         """The manifest's record (the vectors are stored with the calibration requests)."""

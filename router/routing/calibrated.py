@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from router.examples.gate import refuses
+from router.examples.gate import refusal
 from router.examples.scoring import VIEW
 from router.index.store import IndexSnapshot
 from router.routing.fusion import Fused, FusionConfig
@@ -39,19 +39,28 @@ def gate_in_force(snap: IndexSnapshot, fusion: FusionConfig) -> float:
 
 def off_topic_turn(snap: IndexSnapshot, views: np.ndarray, fused: Sequence[Fused],
                    fusion: FusionConfig, lifted: tuple[float | None, float] = (None, -1.0),
-                   ) -> bool:
-    """The calibrated gate (``router.examples.gate.refuses``) for a turn whose view vectors
-    (row 0: the whole message) are ``views``. Where examples scored the turn, ``lifted`` is its
-    best cosine over the descriptions alone and its closest positive example's cosine, and the
-    index's zero-shot gate may refuse it too (``router.examples.gate.ZeroShotGate``)."""
+                   ) -> str:
+    """Why the calibrated gate (``router.examples.gate``) refuses a turn whose view vectors
+    (row 0: the whole message) are ``views``, in words ("" when it does not). Where examples
+    scored the turn, ``lifted`` is its best cosine over the descriptions alone and its closest
+    positive example's cosine, and the index's zero-shot gate may refuse it too
+    (``router.examples.gate.ZeroShotGate``)."""
     null = snap.off_topic
     if fusion.min_dense <= 0 or null is None or not len(null) or not fused:
-        return False
+        return ""
     best = max(f.dense for f in fused)
     lexical = max(f.lexical for f in fused)
-    nearest = float(np.max(null @ views[0]))
-    if refuses(best, nearest, snap.calibration, lexical):
-        return True
+    why = refusal(best, float(np.max(null @ views[0])), snap.calibration, lexical)
     zero_shot, (description_best, closest_example) = snap.zero_shot, lifted
-    return (zero_shot is not None and description_best is not None
-            and zero_shot.refuses(description_best, closest_example, views, lexical))
+    if why or zero_shot is None or description_best is None:
+        return why
+    return zero_shot.refusal(description_best, closest_example, views, lexical)
+
+
+def under_floor(fused: Sequence[Fused], fusion: FusionConfig) -> str:
+    """Why the configured floor (``min_dense``) refuses a turn, in words ("" when it does
+    not): its best cosine is under it."""
+    best = max((f.dense for f in fused), default=None)
+    if best is None or fusion.min_dense <= 0 or best >= fusion.min_dense:
+        return ""
+    return f"best cosine {best:.3f} is under the configured floor min_dense {fusion.min_dense:g}"

@@ -89,3 +89,4 @@ class RouteResult:
     example_mode: str = ""  # example evidence used ("" = none; filled only when explaining)
     lexical_with_examples: bool = False  # BM25 over example-expanded documents (explaining)
     settings_reason: str = ""  # why the build chose these settings (explaining; "" = defaults)
+    refused: str = ""  # why the relevance gate gave the turn nothing (explaining; "" = it did not)

@@ -19,7 +19,13 @@ from router.examples.scoring import with_examples
 from router.index import dense
 from router.index.store import IndexSnapshot
 from router.routing import catalog
-from router.routing.calibrated import example_mode, gate_in_force, off_topic_turn, tuned
+from router.routing.calibrated import (
+    example_mode,
+    gate_in_force,
+    off_topic_turn,
+    tuned,
+    under_floor,
+)
 from router.routing.fusion import (
     Fused,
     FusionConfig,
@@ -220,9 +226,9 @@ def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors,
         active = snap.position(name)
         if active is not None:
             plan.add(active, Reason.ACTIVE, scores.get(active, 0.0))
-    _rank(snap, fused, query.top_k or config.top_k, fusion, plan,
-          off_topic_turn(snap, vectors.matrix, fused, fusion,
-                         (plan.description_best, plan.closest_example)))
+    refused = off_topic_turn(snap, vectors.matrix, fused, fusion,
+                             (plan.description_best, plan.closest_example))
+    _rank(snap, fused, query.top_k or config.top_k, fusion, plan, bool(refused))
     result = _result(snap, query, config, plan, unknown, explain)
     if not explain:
         return result
@@ -230,7 +236,8 @@ def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors,
     return replace(result, gate=gate_in_force(snap, fusion), dense_weight=fusion.dense_weight,
                    example_mode=example_mode(snap) if examples else "",
                    lexical_with_examples=examples and snap.lexical_examples is not None,
-                   settings_reason=snap.tuning.reason if examples and snap.tuning else "")
+                   settings_reason=snap.tuning.reason if examples and snap.tuning else "",
+                   refused=refused or under_floor(fused, fusion))
 
 
 def _result(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig, plan: _Plan,

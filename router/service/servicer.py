@@ -142,7 +142,7 @@ def explain_to_proto(result: RouteResult) -> pb.ExplainResponse:
         ],
         gate=result.gate, dense_weight=result.dense_weight, example_mode=result.example_mode,
         lexical_with_examples=result.lexical_with_examples,
-        settings_reason=result.settings_reason,
+        settings_reason=result.settings_reason, refused=result.refused,
     )
 
 

@@ -248,7 +248,7 @@ class Candidate(_message.Message):
     def __init__(self, name: _Optional[str] = ..., dense_score: _Optional[float] = ..., lexical_score: _Optional[float] = ..., fused_score: _Optional[float] = ..., kept: _Optional[bool] = ..., reason: _Optional[str] = ..., matched_example: _Optional[str] = ...) -> None: ...
 
 class ExplainResponse(_message.Message):
-    __slots__ = ("route", "candidates", "gate", "dense_weight", "example_mode", "lexical_with_examples", "settings_reason")
+    __slots__ = ("route", "candidates", "gate", "dense_weight", "example_mode", "lexical_with_examples", "settings_reason", "refused")
     ROUTE_FIELD_NUMBER: _ClassVar[int]
     CANDIDATES_FIELD_NUMBER: _ClassVar[int]
     GATE_FIELD_NUMBER: _ClassVar[int]
@@ -256,6 +256,7 @@ class ExplainResponse(_message.Message):
     EXAMPLE_MODE_FIELD_NUMBER: _ClassVar[int]
     LEXICAL_WITH_EXAMPLES_FIELD_NUMBER: _ClassVar[int]
     SETTINGS_REASON_FIELD_NUMBER: _ClassVar[int]
+    REFUSED_FIELD_NUMBER: _ClassVar[int]
     route: RouteResponse
     candidates: _containers.RepeatedCompositeFieldContainer[Candidate]
     gate: float
@@ -263,7 +264,8 @@ class ExplainResponse(_message.Message):
     example_mode: str
     lexical_with_examples: bool
     settings_reason: str
-    def __init__(self, route: _Optional[_Union[RouteResponse, _Mapping]] = ..., candidates: _Optional[_Iterable[_Union[Candidate, _Mapping]]] = ..., gate: _Optional[float] = ..., dense_weight: _Optional[float] = ..., example_mode: _Optional[str] = ..., lexical_with_examples: _Optional[bool] = ..., settings_reason: _Optional[str] = ...) -> None: ...
+    refused: str
+    def __init__(self, route: _Optional[_Union[RouteResponse, _Mapping]] = ..., candidates: _Optional[_Iterable[_Union[Candidate, _Mapping]]] = ..., gate: _Optional[float] = ..., dense_weight: _Optional[float] = ..., example_mode: _Optional[str] = ..., lexical_with_examples: _Optional[bool] = ..., settings_reason: _Optional[str] = ..., refused: _Optional[str] = ...) -> None: ...
 
 class ActivateRequest(_message.Message):
     __slots__ = ("name", "session_id", "active_skills", "include_frontmatter", "route_id")

@@ -10,6 +10,7 @@ import re
 
 import httpx2
 
+from router.examples.gate import bundled_requests
 from tests.console.conftest import HOSTILE, HOSTILE_TEXT, PDF_SKILL
 
 RAW = ("<script>alert(1)</script>", "<img src=x onerror=alert(1)>")
@@ -43,6 +44,17 @@ def test_route_page_ranks_the_right_skill_with_scores_and_bars(console: str) -> 
     assert widths[0] == 100.0 and all(w <= 100.0 for w in widths)
     assert 'id="settings"' in page and "gate" in page
     assert f'href="/skills/{PDF_SKILL}"' in page.split('id="shown"', 1)[1].split("</p>", 1)[0]
+
+
+def test_route_page_says_why_the_gate_gave_a_turn_nothing(console: str) -> None:
+    let_through = get(f"{console}/route", message="merge two PDF files into one PDF").text
+    assert "let the turn through" in let_through.split('id="refused"', 1)[1].split("</dd>")[0]
+    said = []
+    for message in bundled_requests()[:10]:  # everyday requests the gate was calibrated on
+        page = get(f"{console}/route", message=message).text
+        said.append(html.unescape(page.split('id="refused"', 1)[1].split("</dd>", 1)[0]))
+    refused = [s for s in said if s.startswith(">refused: ")]
+    assert refused and all("off-topic" in s for s in refused)
 
 
 def test_route_page_without_a_message_is_the_form_only(console: str) -> None:

@@ -112,6 +112,12 @@ def test_fitted_settings_are_shown_and_refitted_by_a_reindex(tmp_path: Path) -> 
         assert explained.lexical_with_examples == fitted["expand_lexical"]
         assert explained.settings_reason == fitted["reason"] != ""
         assert explained.route.skills[0].name == "skill-7"
+        assert explained.refused == ""  # the gate let it through
+        # An everyday request: the gate refuses it and Explain says which test and why.
+        chat = stub.Explain(pb.RouteRequest(message="good morning! how are you today?"),
+                            timeout=10)
+        assert list(chat.route.skills) == [] and chat.refused != ""
+        assert "off-topic" in chat.refused
         _write_many(examples, 15, "qz")  # the Reindex RPC fits the settings again
         moved = stub.Reindex(pb.ReindexRequest(), timeout=60)
         assert moved.swapped

@@ -280,8 +280,22 @@ def test_the_zero_shot_gate_lets_taught_requests_through() -> None:
     assert calibration is not None
     zero_shot = gate.ZeroShotGate(calibration, np.zeros((0, 2), dtype=np.float32), 0.6)
     views = _unit([1.0, 0.0])
-    assert zero_shot.refuses(0.1, 0.59, views, 0.0)  # under both nulls, no taught request near
-    assert not zero_shot.refuses(0.1, 0.6, views, 0.0)  # as close as no off-topic request is
-    assert not zero_shot.refuses(0.95, -1.0, views, 0.0)  # its descriptions reach it
+    why = zero_shot.refusal(0.1, 0.59, views, 0.0)  # under both nulls, no taught request near
+    assert why.startswith("the catalog's gate without examples") and "0.590 < 0.600" in why
+    assert zero_shot.refusal(0.1, 0.6, views, 0.0) == ""  # as close as no off-topic request is
+    assert zero_shot.refusal(0.95, -1.0, views, 0.0) == ""  # its descriptions reach it
     assert zero_shot.to_dict()["taught"] == 0.6
     assert gate.Calibration.from_dict(zero_shot.to_dict()) == calibration
+
+
+def test_the_refusal_in_words_is_the_vectorised_test() -> None:
+    calibration = gate.calibrate(np.linspace(0.0, 1.0, 101), lexical=np.linspace(0, 10, 101))
+    assert calibration is not None
+    rng = np.random.default_rng(3)
+    best, near, words = rng.uniform(0, 1, 500), rng.uniform(0, 1.2, 500), rng.uniform(0, 12, 500)
+    vectorised = gate.refused(calibration, best, near, words)
+    said = [gate.refusal(b, n, calibration, w) for b, n, w in zip(best, near, words, strict=True)]
+    assert [bool(s) for s in said] == vectorised.tolist() and 0 < vectorised.sum() < 500
+    assert any(s.startswith("best cosine") for s in said)  # the nearest-request test
+    assert any(s.startswith("neither retriever") for s in said)  # the two-retriever test
+    assert gate.refusal(0.1, 0.9, None) == ""  # no calibration: no refusal

@@ -240,7 +240,9 @@ def test_explain_and_info_on_the_command_line_show_the_fitted_settings(
     assert main(["explain", "--index", str(tmp_path), "kindly run the zq7x job"]) == 0
     printed = capsys.readouterr().out
     assert f"dense weight {fitted.dense_weight:.1f}; examples: {fitted.example_mode}" in printed
-    assert f"settings: {fitted.reason}" in printed
+    assert f"settings: {fitted.reason}" in printed and "refused:" not in printed
+    assert main(["explain", "--index", str(tmp_path), "good morning! how are you today?"]) == 0
+    assert "\nrefused: " in capsys.readouterr().out  # the gate says why it gave nothing
     assert main(["info", "--index", str(tmp_path)]) == 0
     info = json.loads(capsys.readouterr().out)
     assert TunedSettings.from_dict(json.loads(info["tuning_json"])) == fitted
