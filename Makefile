@@ -89,6 +89,13 @@ eval: setup
 	  echo "== after replay (--learn-from: the dev split routed, shown-and-expected learned)"; \
 	  $(EVAL) --queries $(DEV_SET)/queries.jsonl --root $(DEV_SET)/skills --split \
 	    --learn-from $(DEV_SET)/examples.jsonl; \
+	  echo "== nothing fits (--draw: 200 and 460 dev skills; requests for undrawn skills get nothing?)"; \
+	  $(EVAL) --queries $(DEV_SET)/queries.jsonl --root $(DEV_SET)/skills --split --no-naive \
+	    --draw 200; \
+	  $(EVAL) --queries $(DEV_SET)/queries.jsonl --root $(DEV_SET)/skills --split --no-naive \
+	    --draw 460; \
+	  $(EVAL) --queries $(DEV_SET)/queries.jsonl --root $(DEV_SET)/skills --split --no-naive \
+	    --draw 460 --examples $(DEV_SET)/examples.jsonl; \
 	else echo "dev set $(DEV_SET) not found; skipping it"; fi
 	@echo "== regression set, zero-shot"
 	$(EVAL) --queries eval/regression/queries.jsonl --root $(DEMO) --split --tags \

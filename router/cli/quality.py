@@ -50,6 +50,10 @@ def register(sub: Any) -> None:
     e.add_argument("--learn-from", metavar="FILE",
                    help="replay these labelled requests first (Route; an expected skill that "
                         "was shown becomes a traffic example), rebuild, then evaluate")
+    e.add_argument("--draw", type=int, default=0, metavar="N",
+                   help="route against N skills drawn from --root (copied into --cache): "
+                        "requests for undrawn skills must get nothing (tag nothing_fits)")
+    e.add_argument("--draw-seed", type=int, default=0, metavar="S", help="the draw's seed")
     e.add_argument("--no-naive", dest="naive", action="store_false",
                    help="skip the naive baselines (centroid, max-sim; same examples) shown "
                         "beside the product")
@@ -134,8 +138,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.index and (args.examples or args.learn_from):
         print("error: --examples and --learn-from build an index: use --root", file=sys.stderr)
         return 2
-    engine, examples = _eval_engine(args, config)
     requests = runner.load_requests(args.queries)
+    if args.draw:
+        if not args.root:
+            print("error: --draw draws from a catalog folder: use --root", file=sys.stderr)
+            return 2
+        from router.evaluation import drawn
+
+        picked = drawn.draw(args.root, args.draw, args.draw_seed, args.cache)
+        args.root, requests = picked.root, drawn.relabel(requests, picked.names)
+    engine, examples = _eval_engine(args, config)
     outcomes = runner.run(engine, requests, top_k=args.top_k)
     tables = _scores(outcomes, args.split)
     if examples:
