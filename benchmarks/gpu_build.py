@@ -5,8 +5,11 @@
 
 Writes ``--count`` synthetic skill folders (``benchmarks.write_catalog``; or reuses
 ``--catalog DIR``), then times, one after another, the stages a build runs: discovery of the
-folders, embedding (the build pipeline on ``--device``, texts/s), BM25, FAISS (HNSW from 20,000
-vectors) and writing the version's files (records, vectors, FAISS, BM25, checksums). ``--whole``
+folders, the skill files' digests, the skill folders' example files, embedding (the build
+pipeline on ``--device``, texts/s), BM25, FAISS (HNSW from 20,000 vectors) and writing the
+version's files (records, vectors, FAISS, BM25, checksums). Discovery, digests, examples and
+the BM25 words run over ``--build-workers`` processes (``index.build_workers``; 0 = one per
+usable CPU, 1 = serial; the processes start inside the discovery stage). ``--whole``
 then times a real ``skill-router index`` of the same folders (folders to ``CURRENT``) in a
 fresh process; ``--compare-cpu N`` embeds N of the texts again with plain CPU fp32
 sentence-transformers and prints the minimum cosine to the build's vectors (the stated
@@ -51,6 +54,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--precision", default="fp32", choices=("fp32", "fp16"))
     parser.add_argument("--batch-size", type=int, default=64,
                         help="index.batch_size (a CUDA batch is 16 times it)")
+    parser.add_argument("--build-workers", type=int, default=0, metavar="N",
+                        help="processes for the per-skill stages (0: one per usable CPU)")
     parser.add_argument("--catalog", type=Path, help="an existing catalog folder to reuse")
     parser.add_argument("--whole", action="store_true",
                         help="also time `skill-router index` end to end in a fresh process")
@@ -75,7 +80,7 @@ def main(argv: list[str] | None = None) -> None:
             write(catalog, args.count)
             print(f"wrote {args.count} skill folders in {time.perf_counter() - started:.1f} s")
         print(f"model {args.model} on {placement.device} ({placement.precision}), "
-              f"batch {args.batch_size}")
+              f"batch {args.batch_size}, build workers {args.build_workers or 'all CPUs'}")
         texts, vectors = _stages(catalog, Path(tmp) / "version", args, placement)
         if args.compare_cpu:
             _compare(texts[:args.compare_cpu], vectors[:args.compare_cpu], args.model)
@@ -85,22 +90,29 @@ def main(argv: list[str] | None = None) -> None:
 
 def _stages(catalog: Path, folder: Path, args: argparse.Namespace,
             placement: Any) -> tuple[list[str], np.ndarray]:
+    from router.examples.sources import gather
     from router.index import dense
     from router.index.encoders.factory import make_embedder
     from router.index.lexical import LexicalIndex, skill_document
     from router.index.vectors import embed_skills, embedding_text
+    from router.skills.digests import compute_all
     from router.skills.discovery import discover
+    from router.skills.workers import Workers
 
     times: dict[str, float] = {}
     config = DiscoveryConfig(org_roots=(str(catalog),), catalog_max_dirs=0)
     embedder = make_embedder(args.model, batch_size=args.batch_size, placement=placement,
                              progress=sys.stderr.isatty())
     _timed("load", times, lambda: embedder.encode(["warm up"]))
-    found = _timed("discovery", times, lambda: discover(config))
-    skills = sorted(found.skills, key=lambda s: s.name)
-    vectors, _ = _timed("embedding", times, lambda: embed_skills(skills, embedder, {}, False))
-    documents = [skill_document(s.name, s.description) for s in skills]
-    lexical = _timed("bm25", times, lambda: LexicalIndex.build(documents))
+    with Workers(args.build_workers) as pool:
+        found = _timed("discovery", times, lambda: discover(config, workers=pool))
+        _timed("digests", times, lambda: compute_all(found.skills, None, pool))
+        _timed("examples", times, lambda: gather(found.skills, [], (), pool))
+        skills = sorted(found.skills, key=lambda s: s.name)
+        vectors, _ = _timed("embedding", times,
+                            lambda: embed_skills(skills, embedder, {}, False))
+        documents = [skill_document(s.name, s.description) for s in skills]
+        lexical = _timed("bm25", times, lambda: LexicalIndex.build(documents, pool))
     index = _timed("faiss", times, lambda: dense.build(vectors))
     _timed("write", times, lambda: _write(folder, skills, vectors, index, lexical))
     total = sum(v for k, v in times.items() if k != "load")
@@ -137,7 +149,8 @@ def _whole(catalog: Path, out: Path, args: argparse.Namespace) -> None:
             str(catalog), "--out", str(out), "--model", args.model, "--device", args.device,
             "--precision", args.precision, "--fine-tune-encoder", "off"]
     env = {**os.environ, "SKILL_ROUTER_DISCOVERY_CATALOG_MAX_DIRS": "0",
-           "SKILL_ROUTER_INDEX_BATCH_SIZE": str(args.batch_size)}
+           "SKILL_ROUTER_INDEX_BATCH_SIZE": str(args.batch_size),
+           "SKILL_ROUTER_INDEX_BUILD_WORKERS": str(args.build_workers)}
     started = time.perf_counter()
     subprocess.run(argv, env=env, check=True)
     print(f"whole `skill-router index` (folders to CURRENT): "

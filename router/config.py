@@ -34,6 +34,19 @@ PRECISIONS = ("fp32", "fp16")  # index.precision (router.index.encoders.device)
 _DEVICE = re.compile(r"^(auto|cpu|cuda(:\d+)?)$")  # index.device
 
 
+def worker_count(value: object, where: str) -> int:
+    """``value`` as a number of build processes (an integer >= 0); InvalidRequest naming
+    ``where`` otherwise."""
+    try:
+        count = int(str(value).strip())
+    except ValueError:
+        count = -1
+    if count < 0 or isinstance(value, bool | float):
+        raise InvalidRequest(f"{where}: {value!r} is not a number of processes (0: one per "
+                             "usable CPU, 1: none besides the build process)")
+    return count
+
+
 @dataclass(frozen=True)
 class DiscoveryConfig:
     """Where and how skills are found: scopes, client folders, scan limits, trust."""
@@ -93,8 +106,13 @@ class IndexConfig:
     # The query path is unchanged (ONNX on the CPU); vectors mix across devices.
     device: str = "auto"
     precision: str = "fp32"
+    # Processes that share a build's per-skill work (reading and parsing SKILL.md, file
+    # digests, example files, BM25 words) once a catalog has a few thousand skills
+    # (router.skills.workers): 0 = one per usable CPU, 1 = all in the build process.
+    build_workers: int = 0
 
     def __post_init__(self) -> None:
+        worker_count(self.build_workers, "config index.build_workers")
         if not _DEVICE.match(self.device):
             raise InvalidRequest(f"config index.device: {self.device!r} is not one of auto, "
                                  "cpu, cuda, cuda:N")
@@ -258,4 +276,5 @@ __all__ = [
     "ServerConfig",
     "load_config",
     "replace",
+    "worker_count",
 ]

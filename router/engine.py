@@ -209,7 +209,7 @@ class Engine:
         outcome = pipeline.build(
             discovery, self.embedder, index_dir, keep_versions=self._config.index.keep_versions,
             served=pipeline.Served(served.info.version, served.skills, recorded), full=full,
-            example_files=files_from_settings(recorded),
+            example_files=files_from_settings(recorded), workers=self._config.index.build_workers,
             **traffic_examples(index_dir, self._config.feedback),
             tuner=tuner_for(self._config.index),
             fine_tune=encoder_tuning.options_for(self._config.index),

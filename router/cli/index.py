@@ -8,7 +8,7 @@ import sys
 import time
 from typing import Any
 
-from router.config import FINE_TUNE_MODES, load_config, replace
+from router.config import FINE_TUNE_MODES, load_config, replace, worker_count
 from router.errors import InvalidRequest
 from router.skills.model import Diagnostic
 from router.skills.textsafe import printable
@@ -49,6 +49,10 @@ def register(sub: Any) -> None:
     p.add_argument("--precision", choices=("fp32", "fp16"), default=None,
                    help="embedding precision: fp32, or fp16 on CUDA only (default: "
                         "index.precision, 'fp32'); vectors stay interchangeable with CPU fp32")
+    p.add_argument("--build-workers", default=None, metavar="N",
+                   help="processes that share the reading, digesting and BM25 work of a large "
+                        "catalog: 0 = one per usable CPU, 1 = none besides this one (default: "
+                        "index.build_workers, 0); a shard takes it too. Same index either way")
     p.set_defaults(handler=cmd_index)
 
 
@@ -68,6 +72,8 @@ def cmd_index(args: argparse.Namespace) -> int:
     if args.fine_tune_encoder is not None:
         config = replace(config, index=replace(config.index,
                                                fine_tune_encoder=args.fine_tune_encoder))
+    workers = config.index.build_workers if args.build_workers is None \
+        else worker_count(args.build_workers, "--build-workers")
     out = args.out or config.index.index_dir
     spec = ShardSpec.parse(args.shard) if args.shard else None
     progress = sys.stderr.isatty()
@@ -82,7 +88,8 @@ def cmd_index(args: argparse.Namespace) -> int:
     embedder = make_embedder(model, batch_size=config.index.batch_size, progress=progress,
                              placement=placement)
     if spec is not None:
-        shard = build.build_shard(discovery, embedder, out, spec, progress=progress)
+        shard = build.build_shard(discovery, embedder, out, spec, progress=progress,
+                                  workers=workers)
         _report(f"shard {spec.index}/{spec.count}: {shard.skills} of {shard.total} skills "
                 f"({shard.reused} embeddings reused)", shard.skills, started, shard.path,
                 shard.diagnostics)
@@ -91,7 +98,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     outcome = run(discovery, embedder, out, keep_versions=config.index.keep_versions,
                   progress=progress, example_files=args.examples,
                   **traffic_examples(out, config.feedback), tuner=tuner_for(config.index),
-                  fine_tune=options_for(config.index, device=placement.device))
+                  fine_tune=options_for(config.index, device=placement.device), workers=workers)
     info = outcome.info
     if info is None:  # only a build given the served skills may skip writing
         raise InvalidRequest("nothing was built")

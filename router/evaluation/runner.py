@@ -58,7 +58,8 @@ def index_for_root(root: str | Path, config: Config, cache_dir: str | Path,
     embedder = make_embedder(config.index.model, batch_size=config.index.batch_size)
     build(discovery, embedder, target, keep_versions=config.index.keep_versions,
           progress=progress, extra_examples=examples, tuner=tuner_for(config.index),
-          fine_tune=Options(mode=config.index.fine_tune_encoder))
+          fine_tune=Options(mode=config.index.fine_tune_encoder),
+          workers=config.index.build_workers)
     return target
 
 

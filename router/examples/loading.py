@@ -24,6 +24,7 @@ from typing import Any
 
 from router.examples.model import Example, ExampleSource
 from router.skills.model import Diagnostic, Level, Skill
+from router.skills.workers import Workers
 
 EVALS_FILE = "evals/evals.json"
 TRIGGER_FILES = ("evals/trigger_evals.json", "evals/trigger-eval.json",
@@ -120,25 +121,43 @@ def parse_example_lines(text: str, origin: str) -> Parsed:
     return out, diagnostics
 
 
-def read_skill_examples(skills: Iterable[Skill]) -> Parsed:
-    """Examples from every skill folder's evals and trigger-eval files."""
+def _folder_examples(base_dir: str, skill: str) -> Parsed:
     out: list[Example] = []
     diagnostics: list[Diagnostic] = []
-    for skill in skills:
-        folder = Path(skill.base_dir)
-        for rel, parse in ((EVALS_FILE, parse_evals),
-                           *((t, parse_trigger_evals) for t in TRIGGER_FILES)):
-            path = folder / rel
-            if not path.is_file():
-                continue
-            try:
-                text = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                diagnostics.append(_warn(str(path), f"unreadable, examples ignored: {exc}"))
-                continue
-            found, problems = parse(text, skill.name, str(path))
-            out += found
-            diagnostics += problems
+    folder = Path(base_dir)
+    if not (folder / "evals").is_dir():  # every file below is in evals/: one look, not five
+        return out, diagnostics
+    for rel, parse in ((EVALS_FILE, parse_evals),
+                       *((t, parse_trigger_evals) for t in TRIGGER_FILES)):
+        path = folder / rel
+        if not path.is_file():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            diagnostics.append(_warn(str(path), f"unreadable, examples ignored: {exc}"))
+            continue
+        found, problems = parse(text, skill, str(path))
+        out += found
+        diagnostics += problems
+    return out, diagnostics
+
+
+def _folders_examples(jobs: list[tuple[str, str]]) -> list[Parsed]:
+    return [_folder_examples(base_dir, skill) for base_dir, skill in jobs]
+
+
+def read_skill_examples(skills: Iterable[Skill], workers: Workers | None = None) -> Parsed:
+    """Examples from every skill folder's evals and trigger-eval files (the folders read over
+    ``workers`` when there are many; same result)."""
+    jobs = [(s.base_dir, s.name) for s in skills]
+    parsed = workers.map(_folders_examples, jobs) if workers is not None \
+        else _folders_examples(jobs)
+    out: list[Example] = []
+    diagnostics: list[Diagnostic] = []
+    for found, problems in parsed:
+        out += found
+        diagnostics += problems
     return out, diagnostics
 
 

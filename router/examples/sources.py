@@ -15,6 +15,7 @@ from router.examples.loading import Parsed, read_example_files, read_skill_examp
 from router.examples.model import Example
 from router.examples.selection import bound
 from router.skills.model import Skill
+from router.skills.workers import Workers
 
 SETTINGS_KEY = "examples"
 
@@ -31,11 +32,11 @@ def files_from_settings(settings: Mapping[str, Any]) -> list[str]:
 
 
 def gather(skills: Sequence[Skill], paths: Sequence[str | Path],
-           extra: Sequence[Example] = ()) -> Parsed:
-    """Examples from the skill folders, then the files, then ``extra``, with diagnostics;
-    curated rows past the catalog's bound are left out with a warning naming their file
-    (``router.examples.selection.bound``)."""
-    in_folders, folder_problems = read_skill_examples(skills)
+           extra: Sequence[Example] = (), workers: Workers | None = None) -> Parsed:
+    """Examples from the skill folders (read over ``workers`` when there are many), then the
+    files, then ``extra``, with diagnostics; curated rows past the catalog's bound are left out
+    with a warning naming their file (``router.examples.selection.bound``)."""
+    in_folders, folder_problems = read_skill_examples(skills, workers)
     in_files, file_problems = read_example_files(paths)
     kept, cut = bound([*in_folders, *in_files, *extra])
     return kept, [*folder_problems, *file_problems, *cut]

@@ -37,6 +37,7 @@ from router.index.store import build_index
 from router.index.vectors import embed_skills, previous_vectors
 from router.skills import digests as file_digests
 from router.skills.model import Diagnostic, DiscoveryResult, Skill
+from router.skills.workers import Workers
 
 log = logging.getLogger(__name__)
 
@@ -146,7 +147,8 @@ def build(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path, *,
           inputs: Mapping[str, Any] | None = None, example_files: Sequence[str] = (),
           extra_examples: Sequence[Example] = (), tuner: Tuner | None = None,
           before_prune: Callable[[IndexInfo], None] | None = None,
-          fine_tune: encoder_tuning.Options | None = None) -> BuildOutcome:
+          fine_tune: encoder_tuning.Options | None = None,
+          workers: Workers | int = 1) -> BuildOutcome:
     """Discover skills with ``discovery`` and build a new current version under ``out``.
 
     Example requests come from the skill folders (``evals/evals.json``, trigger-eval files),
@@ -166,27 +168,29 @@ def build(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path, *,
     ``tuner`` (``router.routing.tuning.tune``) fits the routing settings to the catalog from
     its examples; without it the defaults are served. ``fine_tune`` may fine-tune the encoder
     on the examples (``router.index.fine_tune``; its mode is an input when the encoder can be
-    tuned).
+    tuned). ``workers`` (a process count, 0 = one per usable CPU, or a running ``Workers``)
+    share the per-skill work of a large catalog (``router.skills.workers``; same result).
     """
-    found = _discover(discovery)
-    examples, problems = gather(found.skills, example_files, extra_examples)
-    diagnostics = (*found.diagnostics, *problems)
-    # every skill file's digest, once: fingerprinted here, recorded by the build (1M skills)
-    digested = file_digests.compute_all(found.skills, previous_digests(Path(out)))
-    inputs = {**(inputs or {}), **example_settings(example_files),
-              EXAMPLES_FINGERPRINT: fingerprint(examples),
-              FILES_FINGERPRINT: file_digests.fingerprint(digested)}
-    if fine_tune is not None and encoder_tuning.tunable(embedder):
-        inputs[FINE_TUNE_KEY] = fine_tune.mode
-    changes = compare(served.skills if served else (), found.skills)
-    damaged = served is not None and _unrepaired(out, served.version)
-    if served is not None and not (changes.any or full or damaged
-                                   or _inputs_differ(served, inputs)):
-        return BuildOutcome(None, changes, diagnostics)
-    info = build_index(found.skills, diagnostics, embedder, out, progress=progress,
-                       settings={**discovery_settings(discovery), **inputs},
-                       reuse=not (full or damaged), known=known, examples=examples,
-                       tuner=tuner, fine_tune=fine_tune, digested=digested)
+    with Workers.using(workers) as pool:
+        found = _discover(discovery, pool)
+        examples, problems = gather(found.skills, example_files, extra_examples, pool)
+        diagnostics = (*found.diagnostics, *problems)
+        # every skill file's digest, once: fingerprinted here, recorded by the build (1M skills)
+        digested = file_digests.compute_all(found.skills, previous_digests(Path(out)), pool)
+        inputs = {**(inputs or {}), **example_settings(example_files),
+                  EXAMPLES_FINGERPRINT: fingerprint(examples),
+                  FILES_FINGERPRINT: file_digests.fingerprint(digested)}
+        if fine_tune is not None and encoder_tuning.tunable(embedder):
+            inputs[FINE_TUNE_KEY] = fine_tune.mode
+        changes = compare(served.skills if served else (), found.skills)
+        damaged = served is not None and _unrepaired(out, served.version)
+        if served is not None and not (changes.any or full or damaged
+                                       or _inputs_differ(served, inputs)):
+            return BuildOutcome(None, changes, diagnostics)
+        info = build_index(found.skills, diagnostics, embedder, out, progress=progress,
+                           settings={**discovery_settings(discovery), **inputs},
+                           reuse=not (full or damaged), known=known, examples=examples,
+                           tuner=tuner, fine_tune=fine_tune, digested=digested, workers=pool)
     if before_prune is not None:
         before_prune(info)
     prune(out, keep_versions)
@@ -204,11 +208,11 @@ def _inputs_differ(served: Served, inputs: Mapping[str, Any]) -> bool:
     return any(served.settings.get(key) != value for key, value in inputs.items())
 
 
-def _discover(discovery: DiscoveryConfig) -> DiscoveryResult:
+def _discover(discovery: DiscoveryConfig, workers: Workers | None = None) -> DiscoveryResult:
     from router.skills.discovery import discover  # the scanner loads on the first build
     from router.skills.scan_plan import check_complete
 
-    found = discover(discovery)
+    found = discover(discovery, workers=workers)
     check_complete(discovery, found.diagnostics)  # a cut-short scan is an error unless allowed
     return found
 
@@ -223,10 +227,13 @@ class ShardOutcome:
 
 
 def build_shard(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path,
-                spec: shards.ShardSpec, *, progress: bool = False) -> ShardOutcome:
+                spec: shards.ShardSpec, *, progress: bool = False,
+                workers: Workers | int = 1) -> ShardOutcome:
     """Embed shard ``spec`` of the catalog into a partial under ``out`` (the index is not
-    touched). Unchanged skills reuse the current index's embeddings, like a normal build."""
-    found = _discover(discovery)
+    touched). Unchanged skills reuse the current index's embeddings, like a normal build.
+    ``workers`` share the discovery of a large catalog, as in ``build``."""
+    with Workers.using(workers) as pool:
+        found = _discover(discovery, pool)
     print_ = shards.fingerprint(found.skills, discovery_settings(discovery), embedder.model_id)
     mine = sorted((s for s in found.skills if shards.shard_of(s.name, spec.count) == spec.index),
                   key=lambda s: s.name)
@@ -243,15 +250,20 @@ def merge_shards(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path
                  inputs: Mapping[str, Any] | None = None, example_files: Sequence[str] = (),
                  extra_examples: Sequence[Example] = (),
                  tuner: Tuner | None = None,
-                 fine_tune: encoder_tuning.Options | None = None) -> BuildOutcome:
+                 fine_tune: encoder_tuning.Options | None = None,
+                 workers: Workers | int = 1) -> BuildOutcome:
     """Assemble the partials of every shard into a normal new version under ``out`` (made
     current by the same atomic switch as any build), then remove the partials. A missing,
-    stale or corrupt partial raises IndexUnavailable and leaves the current index as it was."""
-    found = _discover(discovery)
-    print_ = shards.fingerprint(found.skills, discovery_settings(discovery), embedder.model_id)
-    known = shards.collect_partials(out, found.skills, print_, embedder.model_id)
-    outcome = build(discovery, embedder, out, keep_versions=keep_versions, progress=progress,
-                    known=known, inputs=inputs, example_files=example_files,
-                    extra_examples=extra_examples, tuner=tuner, fine_tune=fine_tune)
+    stale or corrupt partial raises IndexUnavailable and leaves the current index as it was.
+    ``workers`` as in ``build``."""
+    with Workers.using(workers) as pool:
+        found = _discover(discovery, pool)
+        print_ = shards.fingerprint(found.skills, discovery_settings(discovery),
+                                    embedder.model_id)
+        known = shards.collect_partials(out, found.skills, print_, embedder.model_id)
+        outcome = build(discovery, embedder, out, keep_versions=keep_versions,
+                        progress=progress, known=known, inputs=inputs,
+                        example_files=example_files, extra_examples=extra_examples,
+                        tuner=tuner, fine_tune=fine_tune, workers=pool)
     shards.clear_partials(out, print_)
     return outcome

@@ -25,10 +25,13 @@ import logging
 import re
 import threading
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from router.skills.workers import Workers
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +75,10 @@ def tokenize(text: str, stopwords: frozenset[str]) -> list[str]:
     return words + [_STEM_MARK + s for s in stems]
 
 
+def _tokenize_all(docs: list[str], stopwords: frozenset[str]) -> list[list[str]]:
+    return [tokenize(doc, stopwords) for doc in docs]
+
+
 def _bm25s() -> Any:
     """Import bm25s, undoing the DEBUG level it sets on its own logger at import time so the
     application's logging configuration decides what is shown."""
@@ -111,14 +118,16 @@ class LexicalIndex:
                    frozenset())
 
     @classmethod
-    def build(cls, docs: Sequence[str]) -> LexicalIndex:
-        """Index ``docs`` (typically :func:`skill_document` texts). An empty list is allowed."""
+    def build(cls, docs: Sequence[str], workers: Workers | None = None) -> LexicalIndex:
+        """Index ``docs`` (typically :func:`skill_document` texts). An empty list is allowed.
+        Many documents are split into words over ``workers`` (the same words, in order)."""
         if not docs:
             return cls.empty()
         bm25s = _bm25s()
 
         stopwords = english_stopwords()
-        corpus = [tokenize(doc, stopwords) for doc in docs]
+        words = partial(_tokenize_all, stopwords=stopwords)
+        corpus = workers.map(words, docs) if workers is not None else words(list(docs))
         bm25 = bm25s.BM25()
         bm25.index(corpus, show_progress=False)
         if bm25.nonoccurrence_array is not None:  # only BM25L / BM25+ have one

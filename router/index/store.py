@@ -71,6 +71,7 @@ from router.skills import digests
 from router.skills.checkpoints import checkpoint
 from router.skills.digests import SkillDigests
 from router.skills.model import Diagnostic, Level, Skill
+from router.skills.workers import Workers
 
 log = logging.getLogger(__name__)
 
@@ -122,7 +123,8 @@ def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
                 examples: Sequence[Example] = (),
                 tuner: stored_examples.Tuner | None = None,
                 fine_tune: encoder_tuning.Options | None = None,
-                digested: Mapping[str, SkillDigests] | None = None) -> IndexInfo:
+                digested: Mapping[str, SkillDigests] | None = None,
+                workers: Workers | None = None) -> IndexInfo:
     """Embed ``skills`` and write a new version under ``root``; make it current atomically.
 
     ``reuse`` takes the current version's embedding of any unchanged text instead of
@@ -134,7 +136,7 @@ def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
     version (``router.index.fine_tune``); every vector of the version is then that model's.
     ``digested``: the skills' file digests already computed against the current version's
     record (``build`` fingerprints them); recorded as they are when ``reuse``, so the files
-    are not read twice.
+    are not read twice. ``workers`` split the BM25 words of a large catalog over processes.
     """
     root = Path(root)
     (root / VERSIONS).mkdir(parents=True, exist_ok=True)
@@ -143,7 +145,7 @@ def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
         return _build(skills, diagnostics, embedder, root, staging, progress=progress,
                       settings=settings, reuse=reuse, known=known, examples=examples,
                       tuner=tuner, fine_tune=fine_tune or encoder_tuning.Options(),
-                      digested=digested)
+                      digested=digested, workers=workers)
     finally:
         encoder_tuning.discard(staging)
 
@@ -152,7 +154,7 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
            root: Path, staging: Path, *, progress: bool, settings: dict[str, Any] | None,
            reuse: bool, known: Mapping[str, np.ndarray] | None, examples: Sequence[Example],
            tuner: stored_examples.Tuner | None, fine_tune: encoder_tuning.Options,
-           digested: Mapping[str, SkillDigests] | None) -> IndexInfo:
+           digested: Mapping[str, SkillDigests] | None, workers: Workers | None) -> IndexInfo:
     started = time.perf_counter()
     ordered = sorted(skills, key=lambda s: s.name)
     tuning = encoder_tuning.stage(ordered, examples, embedder, root, fine_tune,
@@ -168,7 +170,7 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
     # run here: at 1M skills each takes about a minute, so overlapping them saves one
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="faiss-build") as pool:
         graph = pool.submit(dense.build, vectors)
-        lexical = LexicalIndex.build(documents)
+        lexical = LexicalIndex.build(documents, workers)
         learned = stored_examples.prepare(
             [s.name for s in ordered], vectors, examples, embedder, root,
             fingerprint(examples), documents, lexical, tuner)

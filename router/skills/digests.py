@@ -37,6 +37,7 @@ from router.errors import StaleFile
 from router.skills.limits import RESOURCE_MAX_BYTES
 from router.skills.model import Skill
 from router.skills.resources import scan_resources
+from router.skills.workers import Workers
 
 log = logging.getLogger(__name__)
 
@@ -130,13 +131,17 @@ def _reused(previous: SkillDigests | None, rel: str, full: str) -> FileDigest | 
 
 def skill_digests(skill: Skill, previous: SkillDigests | None = None) -> SkillDigests:
     """Digest ``skill``'s files (see the module notes for bounds and reuse)."""
-    skill_file = os.path.basename(skill.location)
-    listing = scan_resources(skill.base_dir, DIGEST_FILES_CAP - 1)
+    return _digest(skill.location, skill.base_dir, previous)
+
+
+def _digest(location: str, base_dir: str, previous: SkillDigests | None) -> SkillDigests:
+    skill_file = os.path.basename(location)
+    listing = scan_resources(base_dir, DIGEST_FILES_CAP - 1)
     files: list[FileDigest] = []
     complete = not listing.truncated
     total = 0
     for rel in (skill_file, *listing.files):
-        full = os.path.join(skill.base_dir, *PurePosixPath(rel).parts)
+        full = os.path.join(base_dir, *PurePosixPath(rel).parts)
         found = _reused(previous, rel, full)
         if found is None:
             hashed = _hash_file(full, RESOURCE_MAX_BYTES)
@@ -151,11 +156,21 @@ def skill_digests(skill: Skill, previous: SkillDigests | None = None) -> SkillDi
     return SkillDigests(tuple(files), complete)
 
 
-def compute_all(skills: Sequence[Skill],
-                previous: Mapping[str, SkillDigests] | None = None) -> dict[str, SkillDigests]:
-    """Digests of every skill, by name, reusing ``previous`` where files are unchanged."""
+_Job = tuple[str, str, SkillDigests | None]  # location, base_dir, previous record
+
+
+def _digest_all(jobs: list[_Job]) -> list[SkillDigests]:
+    return [_digest(*job) for job in jobs]
+
+
+def compute_all(skills: Sequence[Skill], previous: Mapping[str, SkillDigests] | None = None,
+                workers: Workers | None = None) -> dict[str, SkillDigests]:
+    """Digests of every skill, by name, reusing ``previous`` where files are unchanged; over
+    ``workers`` when there are many skills (same result)."""
     previous = previous or {}
-    return {s.name: skill_digests(s, previous.get(s.name)) for s in skills}
+    jobs = [(s.location, s.base_dir, previous.get(s.name)) for s in skills]
+    found = workers.map(_digest_all, jobs) if workers is not None else _digest_all(jobs)
+    return {s.name: d for s, d in zip(skills, found, strict=True)}
 
 
 def fingerprint(digests: Mapping[str, SkillDigests]) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable
+from functools import partial
 
 from router.config import DiscoveryConfig
 from router.errors import SkillParseError
@@ -26,6 +27,7 @@ from router.skills.model import Diagnostic, DiscoveryResult, Level, Scope, Shado
 from router.skills.parse import diagnostic_from_error, parse_skill_md
 from router.skills.scan_plan import boundary_for, limits_for, outer_for
 from router.skills.walk import ScanLimits, SkillDir, find_skill_dirs
+from router.skills.workers import Workers
 
 log = logging.getLogger(__name__)
 
@@ -67,18 +69,28 @@ def load_skill_dir(folder: SkillDir, scope: Scope, *,
     return skill, diags
 
 
+def _load_all(folders: list[SkillDir], scope: Scope,
+              max_bytes: int) -> list[tuple[Skill | None, list[Diagnostic]]]:
+    return [load_skill_dir(folder, scope, max_bytes=max_bytes) for folder in folders]
+
+
 def _scan(root: str, scope: Scope, limits: ScanLimits, max_bytes: int, seen: set[str], *,
-          boundary: str | None = None, outer: tuple[str, ...] = ()
-          ) -> tuple[list[Skill], list[Diagnostic]]:
+          boundary: str | None = None, outer: tuple[str, ...] = (),
+          workers: Workers | None = None) -> tuple[list[Skill], list[Diagnostic]]:
     folders, diags = find_skill_dirs(root, limits, boundary=boundary, outer=outer)
     checkpoint("discovering")
-    skills: list[Skill] = []
+    fresh: list[SkillDir] = []
     for folder in folders:
         if folder.real_path in seen:
             log.debug("skipping %s: same folder already loaded", folder.path)
             continue
         seen.add(folder.real_path)
-        skill, more = load_skill_dir(folder, scope, max_bytes=max_bytes)
+        fresh.append(folder)
+    # read and parsed over the build's worker processes when there are many (same order)
+    load = partial(_load_all, scope=scope, max_bytes=max_bytes)
+    loaded = workers.map(load, fresh) if workers is not None else load(fresh)
+    skills: list[Skill] = []
+    for skill, more in loaded:
         diags.extend(more)
         if skill is not None:
             skills.append(skill)
@@ -142,8 +154,10 @@ def _untrusted(project_dir: str, roots: list[str], limits: ScanLimits) -> list[D
                        "(pass --trust-project to load them)")]
 
 
-def discover(config: DiscoveryConfig, *, max_bytes: int = SKILL_FILE_MAX_BYTES) -> DiscoveryResult:
-    """Scan every scope, resolve name collisions, and return skills sorted by name."""
+def discover(config: DiscoveryConfig, *, max_bytes: int = SKILL_FILE_MAX_BYTES,
+             workers: Workers | None = None) -> DiscoveryResult:
+    """Scan every scope, resolve name collisions, and return skills sorted by name; the
+    skill files of a large root are read over ``workers`` (same result)."""
     diags: list[Diagnostic] = []
     winners: dict[str, Skill] = {}
     shadowed: list[Shadowed] = []
@@ -161,7 +175,7 @@ def discover(config: DiscoveryConfig, *, max_bytes: int = SKILL_FILE_MAX_BYTES) 
             seen_roots.add(os.path.realpath(root))
             skills, found = _scan(root, scope, limits, max_bytes, seen_dirs,
                                   boundary=boundary_for(config, scope, root),
-                                  outer=outer_for(config, scope, root))
+                                  outer=outer_for(config, scope, root), workers=workers)
             diags.extend(found)
             for skill in skills:
                 if skill.name not in winners:
