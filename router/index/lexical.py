@@ -128,8 +128,12 @@ class LexicalIndex:
         stopwords = english_stopwords()
         words = partial(_tokenize_all, stopwords=stopwords)
         corpus = workers.map(words, docs) if workers is not None else words(list(docs))
+        # Term ids in order of first use: bm25s would number terms in the order of a Python
+        # set, which changes with each process's string hashing, and so would the files.
+        vocab: dict[str, int] = {}
+        ids = [[vocab.setdefault(term, len(vocab)) for term in doc] for doc in corpus]
         bm25 = bm25s.BM25()
-        bm25.index(corpus, show_progress=False)
+        bm25.index((ids, vocab), show_progress=False)
         if bm25.nonoccurrence_array is not None:  # only BM25L / BM25+ have one
             raise ValueError(f"unsupported BM25 variant {bm25.method!r}")
         log.debug("lexical index built: %d documents, %d terms", len(docs), len(bm25.vocab_dict))

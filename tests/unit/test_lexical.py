@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -166,3 +169,22 @@ def test_concurrent_searches_agree_with_sequential_ones(index: LexicalIndex) -> 
     with ThreadPoolExecutor(max_workers=8) as pool:
         got = list(pool.map(lambda q: index.search(q, 3)[0].tolist(), queries))
     assert got == expected
+
+
+def test_the_same_documents_make_the_same_files_in_any_process(tmp_path: Path) -> None:
+    # String hashing differs between processes; the files must not.
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from router.index.lexical import LexicalIndex, skill_document\n"
+        f"skills = {SKILLS!r}\n"
+        "docs = [skill_document(n, d) for n, d in skills.items()]\n"
+        "LexicalIndex.build(docs).save(Path(sys.argv[1]))\n"
+    )
+    made = []
+    for seed in ("1", "2", "3"):
+        out = tmp_path / seed
+        subprocess.run([sys.executable, "-c", script, str(out)], check=True,
+                       env={**os.environ, "PYTHONHASHSEED": seed})
+        made.append({p.name: p.read_bytes() for p in sorted(out.iterdir())})
+    assert made[0] and made[0] == made[1] == made[2]
