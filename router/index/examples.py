@@ -260,14 +260,12 @@ def load(folder: Path, manifest: Mapping[str, Any], positions: Mapping[str, int]
     data = json.loads(path.read_text(encoding="utf-8"))
     examples, null = _load_rows(folder, data, positions, skill_vectors)
     nearest = data.get("nearest")
-    off_topic = _rows(null, nearest) if isinstance(nearest, list) else _rows(null, None)
+    off_topic = _rows(null, nearest if isinstance(nearest, list) else None)
     recorded = manifest.get("gate")
-    zero = gate.Calibration.from_dict(recorded.get("zero_shot")) \
-        if isinstance(recorded, dict) else None
-    zero_shot = None
-    if zero is not None and isinstance(recorded, dict):
-        zero_shot = gate.ZeroShotGate(zero, _rows(null, data.get("nearest_zero_shot") or []),
-                                      float(recorded["zero_shot"].get("taught", -1.0)))
+    record: Any = recorded.get("zero_shot") if isinstance(recorded, dict) else None
+    zero = gate.Calibration.from_dict(record)
+    zero_shot = None if zero is None else gate.ZeroShotGate(
+        zero, _rows(null, data.get("nearest_zero_shot") or []), float(record.get("taught", -1.0)))
     return Stored(examples, off_topic, tuning, lexical, zero_shot)
 
 
