@@ -100,3 +100,28 @@ def test_a_damaged_export_is_refused_and_exported_again(
                 if r.levelname == "ERROR" and "refused the ONNX query encoder" in r.getMessage()]
     assert len(refusals) == 1 and MODEL_FILE in refusals[0].getMessage()
     assert float((again.encode(texts) * expected).sum(axis=1).min()) >= 0.9999
+
+
+def test_the_int8_copy_is_close_and_kept_apart(onnx_embedder: OnnxEmbedder,
+                                               caplog: pytest.LogCaptureFixture) -> None:
+    cache = onnx_embedder.folder.parent
+    quantized = make_embedder(MODEL, backend="onnx-int8", cache_dir=cache)
+    assert isinstance(quantized, OnnxEmbedder) and quantized.model_id == MODEL
+    assert not quantized.is_exported()  # the float32 export is not taken for it
+    texts = _sample()
+    exact, close = onnx_embedder.encode(texts), quantized.encode(texts)
+    cosines = (exact * close).sum(axis=1)
+    assert float(cosines.min()) >= 0.98  # near the float32 vectors ...
+    assert float(cosines.max()) < 0.99999  # ... and not them: another model file
+    assert quantized.folder != onnx_embedder.folder and quantized.is_exported()
+    assert not OnnxEmbedder(MODEL, cache).folder.samefile(quantized.folder)
+    assert (quantized.folder / MODEL_FILE).stat().st_size < \
+        (onnx_embedder.folder / MODEL_FILE).stat().st_size
+    model = quantized.folder / MODEL_FILE
+    with model.open("r+b") as handle:  # damaged: refused and quantized again
+        handle.seek(model.stat().st_size // 2)
+        handle.write(b"\x5a" * (1 << 20))
+    again = OnnxEmbedder(MODEL, cache, quantized=True)
+    again.prepare()
+    assert any("refused the ONNX query encoder" in r.getMessage() for r in caplog.records)
+    assert float((again.encode(texts) * close).sum(axis=1).min()) >= 0.9999
