@@ -29,7 +29,8 @@ import shutil
 import threading
 import uuid
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -68,22 +69,35 @@ def export(model: str, target: Path, source: str | Path | None = None) -> Path:
     if not source.is_dir():
         raise UnsupportedModel(f"{model}: not a local model folder; cannot export offline")
     meta = {**sentence_config(source), "format": EXPORT_FORMAT, "model": model}
+    with _staged(target) as tmp:
+        _export_graph(source, tmp / MODEL_FILE)
+        _finish(tmp, source / TOKENIZER_FILE, meta)
+    log.info("exported %s to ONNX at %s", model, target)
+    return target
+
+
+@contextmanager
+def _staged(target: Path) -> Iterator[Path]:
+    """A new folder beside ``target`` that replaces it when the block ends without an error
+    (and is removed when it does not)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.parent / f".tmp-{target.name}-{uuid.uuid4().hex[:8]}"
     tmp.mkdir()
     try:
-        _export_graph(source, tmp / MODEL_FILE)
-        shutil.copyfile(source / TOKENIZER_FILE, tmp / TOKENIZER_FILE)
-        meta[export_integrity.CHECKSUMS_KEY] = export_integrity.record(tmp, CHECKED_FILES)
-        (tmp / META_FILE).write_text(json.dumps(meta, indent=1), encoding="utf-8")
+        yield tmp
         if target.exists():
             shutil.rmtree(target)
         os.rename(tmp, target)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    log.info("exported %s to ONNX at %s", model, target)
-    return target
+
+
+def _finish(folder: Path, tokenizer: Path, meta: dict[str, Any]) -> None:
+    """Copy the tokenizer in and write ``export.json`` with the files' checksums."""
+    shutil.copyfile(tokenizer, folder / TOKENIZER_FILE)
+    meta[export_integrity.CHECKSUMS_KEY] = export_integrity.record(folder, CHECKED_FILES)
+    (folder / META_FILE).write_text(json.dumps(meta, indent=1), encoding="utf-8")
 
 
 def quantize(exported: Path, target: Path) -> Path:
@@ -93,22 +107,10 @@ def quantize(exported: Path, target: Path) -> Path:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     meta = json.loads((exported / META_FILE).read_text(encoding="utf-8"))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.parent / f".tmp-{target.name}-{uuid.uuid4().hex[:8]}"
-    tmp.mkdir()
-    try:
+    with _staged(target) as tmp:
         quantize_dynamic(str(exported / MODEL_FILE), str(tmp / MODEL_FILE), per_channel=True,
                          weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul"])
-        shutil.copyfile(exported / TOKENIZER_FILE, tmp / TOKENIZER_FILE)
-        meta[QUANTIZED_KEY] = QUANTIZED
-        meta[export_integrity.CHECKSUMS_KEY] = export_integrity.record(tmp, CHECKED_FILES)
-        (tmp / META_FILE).write_text(json.dumps(meta, indent=1), encoding="utf-8")
-        if target.exists():
-            shutil.rmtree(target)
-        os.rename(tmp, target)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+        _finish(tmp, exported / TOKENIZER_FILE, {**meta, QUANTIZED_KEY: QUANTIZED})
     log.info("quantized the ONNX export of %s to int8 at %s", meta.get("model"), target)
     return target
 
