@@ -56,11 +56,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
     config = load_config(getattr(args, "config", None))
     options = BenchOptions(sizes=_sizes(args.sizes), quick=args.quick, out_dir=Path(args.out),
                            model=args.model or config.index.model,
-                           embed_limit=args.embed_limit)
+                           embed_limit=args.embed_limit,
+                           query_backend=config.index.query_backend)
     started = time.perf_counter()
     results: dict[str, Any] = {"options": {"sizes": list(options.sizes), "quick": options.quick,
                                            "model": options.model,
-                                           "embed_limit": options.embed_limit},
+                                           "embed_limit": options.embed_limit,
+                                           "query_backend": options.query_backend},
                                "machine": {"cpus": _cpus(), "python": platform.python_version(),
                                            "load_avg_start": _load()}}
     results.update(run(options))

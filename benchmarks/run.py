@@ -17,7 +17,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -132,7 +132,9 @@ def _build_figures(state: _Run, onnx_dir: Path) -> dict[str, Any]:
 def _size_figures(state: _Run, size: int, onnx_dir: Path) -> dict[str, Any]:
     options = state.options
     root = _index(state, size, onnx_dir)
-    engine = Engine.open(root, Config())
+    backend = options.query_backend  # the Routes' query encoder (index.query_backend)
+    engine = Engine.open(root, replace(Config(), index=replace(Config().index,
+                                                              query_backend=backend)))
     figures: dict[str, Any] = {"dense_index": dense.kind_of(engine.snapshot.dense)}
     flat = dense.build(engine.snapshot.vectors, dense.FLAT)
 
@@ -143,7 +145,8 @@ def _size_figures(state: _Run, size: int, onnx_dir: Path) -> dict[str, Any]:
         return dense.search(flat, state.torch.encode([text])[0], 10)
 
     # The server runs in its own process, as it does beside a gateway; the client here.
-    with bench_measure.serve_process(root) as address:
+    with bench_measure.serve_process(root, {"SKILL_ROUTER_INDEX_QUERY_BACKEND": backend}) \
+            as address:
         call, close = bench_measure.grpc_route_call(address)
         try:
             calls = {"route_in_process": route, "route_grpc": call, "floor_torch_exact": floor}
