@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import json
 import random
-import re
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from router.config import DiscoveryConfig
 from router.errors import InvalidRequest
 from router.evaluation.metrics import Labelled
+from router.evaluation.runner import cache_slug, root_discovery
 from router.skills.discovery import discover
 
 NOTHING_FITS = "nothing_fits"  # the tag of a relabelled request
@@ -40,15 +39,13 @@ class Drawn:
 def draw(root: str | Path, count: int, seed: int, cache: str | Path) -> Drawn:
     """Copy ``count`` skills of the catalog under ``root`` (a sample seeded by ``seed``) into a
     folder of ``cache``; a folder already holding that draw is reused."""
-    found = discover(DiscoveryConfig(project_dir=None, home_dir=None,
-                                     bundled_roots=(str(root),))).skills
+    found = discover(root_discovery(root)).skills
     folders = {s.name: Path(s.base_dir) for s in found}
     if not 0 < count < len(folders):
         raise InvalidRequest(f"--draw must be between 1 and {len(folders) - 1} (the catalog "
                              f"under {root} holds {len(folders)} skills), not {count}")
     names = sorted(random.Random(seed).sample(sorted(folders), count))
-    slug = re.sub(r"[^A-Za-z0-9]+", "-", str(Path(root).resolve())).strip("-")[-60:]
-    target = Path(cache) / f"drawn-{slug}-{count}-{seed}"
+    target = Path(cache) / f"drawn-{cache_slug(root)}-{count}-{seed}"
     marker = target / MARKER
     if marker.is_file() and json.loads(marker.read_text(encoding="utf-8")) == names:
         return Drawn(target, frozenset(names))

@@ -45,6 +45,16 @@ def load_requests(path: str | Path) -> list[Labelled]:
     return out
 
 
+def root_discovery(root: str | Path) -> DiscoveryConfig:
+    """Discovery of the skills under ``root`` alone (no project or home folders)."""
+    return DiscoveryConfig(project_dir=None, home_dir=None, bundled_roots=(str(root),))
+
+
+def cache_slug(root: str | Path) -> str:
+    """The name of ``root``'s folder in an eval cache (the tail of its resolved path)."""
+    return re.sub(r"[^A-Za-z0-9]+", "-", str(Path(root).resolve())).strip("-")[-60:]
+
+
 def index_for_root(root: str | Path, config: Config, cache_dir: str | Path,
                    progress: bool = False, examples: Sequence[Example] = ()) -> Path:
     """Discover skills under ``root`` and (re)build an index in ``cache_dir``, with
@@ -52,11 +62,9 @@ def index_for_root(root: str | Path, config: Config, cache_dir: str | Path,
 
     Unchanged descriptions reuse their cached embeddings, so a repeat run is quick.
     """
-    slug = re.sub(r"[^A-Za-z0-9]+", "-", str(Path(root).resolve())).strip("-")[-60:]
-    target = Path(cache_dir) / slug
-    discovery = DiscoveryConfig(project_dir=None, home_dir=None, bundled_roots=(str(root),))
+    target = Path(cache_dir) / cache_slug(root)
     embedder = make_embedder(config.index.model, batch_size=config.index.batch_size)
-    build(discovery, embedder, target, keep_versions=config.index.keep_versions,
+    build(root_discovery(root), embedder, target, keep_versions=config.index.keep_versions,
           progress=progress, extra_examples=examples, tuner=tuner_for(config.index),
           fine_tune=Options(mode=config.index.fine_tune_encoder),
           workers=config.index.build_workers)
