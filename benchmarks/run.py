@@ -133,8 +133,9 @@ def _size_figures(state: _Run, size: int, onnx_dir: Path) -> dict[str, Any]:
     options = state.options
     root = _index(state, size, onnx_dir)
     backend = options.query_backend  # the Routes' query encoder (index.query_backend)
-    engine = Engine.open(root, replace(Config(), index=replace(Config().index,
-                                                              query_backend=backend)))
+    config = Config()
+    engine = Engine.open(root, replace(config, index=replace(config.index,
+                                                            query_backend=backend)))
     figures: dict[str, Any] = {"dense_index": dense.kind_of(engine.snapshot.dense)}
     flat = dense.build(engine.snapshot.vectors, dense.FLAT)
 
