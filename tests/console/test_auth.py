@@ -5,14 +5,13 @@ the bind rule refuses a console beyond loopback without tokens."""
 
 from __future__ import annotations
 
-import re
-
 import httpx2
 import pytest
 
 from router.console.auth import COOKIE, ConsoleAccess, console_access
 from router.errors import InvalidRequest
 from tests.console.conftest import HOSTILE, PDF_SKILL, TOKENS
+from tests.support.pages import csrf
 
 PATHS = ("/", "/route?message=merge+pdf", "/skills", f"/skills/{PDF_SKILL}", "/index")
 
@@ -20,11 +19,6 @@ PATHS = ("/", "/route?message=merge+pdf", "/skills", f"/skills/{PDF_SKILL}", "/i
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
-
-def csrf(page: str) -> str:
-    found = re.search(r'name="csrf" value="([0-9a-f]+)"', page)
-    assert found
-    return found.group(1)
 
 
 @pytest.mark.parametrize("headers", [{}, bearer("wrong-token"), {"Authorization": "Basic eA=="},

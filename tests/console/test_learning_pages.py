@@ -19,6 +19,7 @@ from router.client import SkillRouterClient
 from router.console.server import ConsoleServer
 from router.credentials import CallerAuth
 from tests.support.learning import DOCKER, PDF, make_index, open_engine, teach
+from tests.support.pages import csrf
 from tests.support.servers import start_server
 
 HOSTILE = "<script>alert(1)</script>"
@@ -68,11 +69,6 @@ def cell(text: str, css: str) -> str:
 def names(page: str) -> list[str]:
     return re.findall(r'<tr data-skill="([^"]+)"', page)
 
-
-def csrf(page: str) -> str:
-    found = re.search(r'name="csrf" value="([0-9a-f]+)"', page)
-    assert found, "the page has no CSRF field"
-    return found.group(1)
 
 
 def example_count(page: str) -> int:

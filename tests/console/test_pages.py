@@ -12,6 +12,7 @@ import httpx2
 
 from router.examples.gate import bundled_requests
 from tests.console.conftest import HOSTILE, HOSTILE_TEXT, PDF_SKILL
+from tests.support.pages import csrf
 
 RAW = ("<script>alert(1)</script>", "<img src=x onerror=alert(1)>")
 
@@ -24,11 +25,6 @@ def rows(page: str) -> list[str]:
     """The data-skill of every row of a table on ``page``, in order."""
     return re.findall(r'<tr[^>]* data-skill="([^"]+)"', page)
 
-
-def csrf(page: str) -> str:
-    found = re.search(r'name="csrf" value="([0-9a-f]+)"', page)
-    assert found, "the page has no CSRF field"
-    return found.group(1)
 
 
 def test_route_page_ranks_the_right_skill_with_scores_and_bars(console: str) -> None:
