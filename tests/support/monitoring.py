@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import signal
 import subprocess
 import time
 import urllib.error
@@ -26,6 +25,7 @@ import yaml
 
 from tests.support import REPO
 from tests.support.ports import free_port
+from tests.support.processes import stop
 
 RULES_DIR = REPO / "deploy" / "prometheus"
 RULE_TESTS_DIR = RULES_DIR / "tests"
@@ -203,12 +203,7 @@ def running_prometheus(folder: Path, targets: list[str]) -> Iterator[Prometheus]
         assert proc.poll() is None, f"prometheus exited: {log.read_text()[-2000:]}"
         yield server
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc, 20)
 
 
 if __name__ == "__main__":

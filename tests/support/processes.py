@@ -39,10 +39,15 @@ def cli_process(*args: str, **popen: Any) -> Iterator[subprocess.Popen[str]]:
     try:
         yield proc
     finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc, 10)
+
+
+def stop(proc: subprocess.Popen[Any], timeout: float) -> None:
+    """SIGTERM ``proc`` if it still runs and wait ``timeout`` s for it; then kill it."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
