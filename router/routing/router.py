@@ -185,7 +185,9 @@ def _retrieve(snap: IndexSnapshot, vectors: QueryVectors, history: Sequence[str]
 
 
 def _rank(snap: IndexSnapshot, fused: Sequence[Fused], top_k: int, fusion: FusionConfig,
-          plan: _Plan, off_topic: bool = False) -> None:
+          plan: _Plan, off_topic: bool = False) -> str:
+    """Rank the routable candidates into ``plan``; when explaining, say whether the configured
+    floor refused them all (``under_floor``, over the candidates the gate saw)."""
     routable = []
     for f in fused:
         reason = filter_reason(snap.skills[f.index])
@@ -208,6 +210,7 @@ def _rank(snap: IndexSnapshot, fused: Sequence[Fused], top_k: int, fusion: Fusio
             retrieved += 1
             plan.add(f.index, Reason.RETRIEVED, f.fused)
             plan.note(snap, f, True, DropReason.KEPT)
+    return under_floor(routable, fusion) if plan.explain else ""
 
 
 def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors,
@@ -228,7 +231,7 @@ def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors,
             plan.add(active, Reason.ACTIVE, scores.get(active, 0.0))
     refused = off_topic_turn(snap, vectors.matrix, fused, fusion,
                              (plan.description_best, plan.closest_example))
-    _rank(snap, fused, query.top_k or config.top_k, fusion, plan, bool(refused))
+    floor = _rank(snap, fused, query.top_k or config.top_k, fusion, plan, bool(refused))
     result = _result(snap, query, config, plan, unknown, explain)
     if not explain:
         return result
@@ -237,7 +240,7 @@ def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors,
                    example_mode=example_mode(snap) if examples else "",
                    lexical_with_examples=examples and snap.lexical_examples is not None,
                    settings_reason=snap.tuning.reason if examples and snap.tuning else "",
-                   refused=refused or under_floor(fused, fusion))
+                   refused=refused or floor)
 
 
 def _result(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig, plan: _Plan,

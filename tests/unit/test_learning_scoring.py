@@ -299,3 +299,21 @@ def test_the_refusal_in_words_is_the_vectorised_test() -> None:
     assert any(s.startswith("best cosine") for s in said)  # the nearest-request test
     assert any(s.startswith("neither retriever") for s in said)  # the two-retriever test
     assert gate.refusal(0.1, 0.9, None) == ""  # no calibration: no refusal
+
+
+def test_explain_names_the_configured_floor_when_it_refuses(tmp_path: Path) -> None:
+    from router.routing.fusion import FusionConfig
+
+    build_index(SKILLS, [], HashEmbedder(), tmp_path)
+    uncalibrated = replace(load_index(tmp_path), calibration=None, off_topic=None)
+    ask = RouteQuery(message="extracts tables from spreadsheets")
+
+    def explained(floor: float) -> tuple[list[str], str]:
+        engine = Engine(uncalibrated, Config(), HashEmbedder(), FusionConfig(min_dense=floor))
+        result = engine.explain(ask)
+        return [s.name for s in result.skills if s.reason is Reason.RETRIEVED], result.refused
+
+    routed, why = explained(0.01)
+    assert routed and why == ""
+    routed, why = explained(0.999)
+    assert routed == [] and why.startswith("best cosine ") and "configured floor" in why
