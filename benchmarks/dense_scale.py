@@ -27,7 +27,7 @@ from benchmarks import measure as bench_measure
 from benchmarks.encoders import skill_vectors
 from benchmarks.options import BenchOptions
 from router.index import dense
-from router.index.encoders.factory import prepare_query_embedder, query_embedder
+from router.index.query_encoder import prepare_query_embedder, query_embedder
 
 
 def main() -> None:

@@ -15,8 +15,8 @@ import numpy as np
 
 from benchmarks import catalog as bench_catalog
 from benchmarks import measure as bench_measure
-from router.index.encoders.base import Embedder
-from router.index.encoders.factory import query_embedder
+from router.encoders.base import Embedder
+from router.index.query_encoder import query_embedder
 from router.index.vectors import embedding_text
 from router.skills.model import Skill
 

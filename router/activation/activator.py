@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from router.activation.content import manifest_body, render_content
 from router.activation.sessions import SessionStore, check_session_fields
+from router.common.textsafe import is_unicode
 from router.errors import InvalidRequest, NotFound, PermissionDenied, SkillParseError, TooLarge
 from router.skills import digests
 from router.skills.digests import SkillDigests
@@ -43,7 +44,6 @@ from router.skills.limits import (
 from router.skills.model import Skill, SkillKind
 from router.skills.resources import read_resource as read_skill_file
 from router.skills.resources import scan_resources
-from router.skills.textsafe import is_unicode
 
 if TYPE_CHECKING:
     from router.activation.arguments import ValidationResult

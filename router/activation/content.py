@@ -37,7 +37,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from router.skills.textsafe import xml_chars
+from router.common.textsafe import xml_chars
 
 CONTENT_OPEN_PREFIX = "<skill_content"
 """Every activated skill's content starts with this text (followed by `` name="..."``)."""

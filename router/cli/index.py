@@ -8,10 +8,10 @@ import sys
 import time
 from typing import Any
 
+from router.common.textsafe import printable
 from router.config import FINE_TUNE_MODES, load_config, replace, worker_count
 from router.errors import InvalidRequest
 from router.skills.model import Diagnostic
-from router.skills.textsafe import printable
 
 
 def register(sub: Any) -> None:
@@ -58,14 +58,15 @@ def register(sub: Any) -> None:
 
 def cmd_index(args: argparse.Namespace) -> int:
     from router.cli.skills import discovery_config_from_args
+    from router.common.checkpoints import checkpoint
+    from router.encoders.device import placement_for
+    from router.encoders.factory import make_embedder
     from router.index import build
-    from router.index.encoders.device import placement_for
-    from router.index.encoders.factory import make_embedder, prepare_query_embedder
-    from router.index.fine_tune import options_for
+    from router.index.fine_tune.stage import options_for
+    from router.index.query_encoder import prepare_query_embedder
     from router.index.shards import ShardSpec
     from router.learning.traffic import traffic_examples
     from router.routing.tuning import tuner_for
-    from router.skills.checkpoints import checkpoint
     from router.skills.scan_plan import allow_partial
 
     config = load_config(getattr(args, "config", None))

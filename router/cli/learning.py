@@ -17,10 +17,10 @@ import time
 from dataclasses import asdict
 
 from router.cli.guard import EXIT_USAGE
+from router.common.textsafe import printable
 from router.config import Config, load_config
 from router.errors import InvalidRequest
 from router.learning.rows import DAY_SECONDS
-from router.skills.textsafe import printable
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

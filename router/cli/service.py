@@ -77,7 +77,8 @@ def _index_dir(args: argparse.Namespace, config: Config) -> str:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from router.index.encoders.factory import loading_in_background, serving_embedder
+    from router.encoders.factory import loading_in_background
+    from router.index.query_encoder import serving_embedder
     from router.service.auth import check_open_bind
     from router.service.logs import use_format
 

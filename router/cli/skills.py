@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
 from router.cli.guard import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
+from router.common.textsafe import one_line, printable
 from router.config import DiscoveryConfig, load_config
 from router.errors import SkillParseError
 from router.skills.discovery import discover, load_skill_dir
@@ -20,7 +21,6 @@ from router.skills.files import read_body
 from router.skills.limits import MANIFEST_FILE, SKILL_MD_FILES
 from router.skills.lint import lint_skill
 from router.skills.model import Diagnostic, Level, Scope, Skill, SkillKind
-from router.skills.textsafe import one_line, printable
 from router.skills.walk import ScanLimits, find_skill_dirs
 
 log = logging.getLogger(__name__)

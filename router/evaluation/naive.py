@@ -36,9 +36,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from router.encoders.base import normalise
 from router.evaluation.metrics import Labelled, Outcome
 from router.examples.model import Example, query_key
-from router.index.encoders.base import normalise
 from router.index.lexical import LexicalIndex, skill_document
 from router.skills.model import Skill
 

@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from router.config import Config, DiscoveryConfig
+from router.encoders.factory import make_embedder
 from router.engine import Engine
 from router.errors import InvalidRequest
 from router.evaluation.metrics import Labelled, Outcome, Scores, score, split_of
 from router.examples.model import Example
 from router.index.build import build
-from router.index.encoders.factory import make_embedder
-from router.index.fine_tune import Options
+from router.index.fine_tune.stage import Options
 from router.routing.model import Reason, RouteQuery
 from router.routing.tuning import tuner_for
 

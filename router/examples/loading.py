@@ -22,9 +22,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from router.common.workers import Workers
 from router.examples.model import Example, ExampleSource
 from router.skills.model import Diagnostic, Level, Skill
-from router.skills.workers import Workers
 
 EVALS_FILE = "evals/evals.json"
 TRIGGER_FILES = ("evals/trigger_evals.json", "evals/trigger-eval.json",

@@ -11,11 +11,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from router.common.workers import Workers
 from router.examples.loading import Parsed, read_example_files, read_skill_examples
 from router.examples.model import Example
 from router.examples.selection import bound
 from router.skills.model import Skill
-from router.skills.workers import Workers
 
 SETTINGS_KEY = "examples"
 

@@ -20,16 +20,17 @@ from typing import Any
 
 import numpy as np
 
+from router.common.workers import Workers
 from router.config import DiscoveryConfig
+from router.encoders.base import Embedder
 from router.errors import IndexUnavailable, InvalidRequest
 from router.examples.loading import fingerprint
 from router.examples.model import Example
 from router.examples.sources import example_settings, gather
-from router.index import fine_tune as encoder_tuning
 from router.index import shards
 from router.index.digest_store import previous_digests
-from router.index.encoders.base import Embedder
 from router.index.examples import Tuner
+from router.index.fine_tune import stage as encoder_fine_tune
 from router.index.layout import MANIFEST, IndexInfo, read_manifest
 from router.index.recovery import disk_problem, restore_current
 from router.index.retention import prune
@@ -37,7 +38,6 @@ from router.index.store import build_index
 from router.index.vectors import embed_skills, previous_vectors
 from router.skills import digests as file_digests
 from router.skills.model import Diagnostic, DiscoveryResult, Skill
-from router.skills.workers import Workers
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +147,7 @@ def build(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path, *,
           inputs: Mapping[str, Any] | None = None, example_files: Sequence[str] = (),
           extra_examples: Sequence[Example] = (), tuner: Tuner | None = None,
           before_prune: Callable[[IndexInfo], None] | None = None,
-          fine_tune: encoder_tuning.Options | None = None,
+          fine_tune: encoder_fine_tune.Options | None = None,
           workers: Workers | int = 1) -> BuildOutcome:
     """Discover skills with ``discovery`` and build a new current version under ``out``.
 
@@ -167,9 +167,9 @@ def build(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path, *,
     version is current and before old versions are pruned (a server swaps it in there).
     ``tuner`` (``router.routing.tuning.tune``) fits the routing settings to the catalog from
     its examples; without it the defaults are served. ``fine_tune`` may fine-tune the encoder
-    on the examples (``router.index.fine_tune``; its mode is an input when the encoder can be
+    on the examples (``router.index.fine_tune.stage``; its mode is an input when the encoder can be
     tuned). ``workers`` (a process count, 0 = one per usable CPU, or a running ``Workers``)
-    share the per-skill work of a large catalog (``router.skills.workers``; same result).
+    share the per-skill work of a large catalog (``router.common.workers``; same result).
     """
     with Workers.using(workers) as pool:
         found = _discover(discovery, pool)
@@ -180,7 +180,7 @@ def build(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path, *,
         inputs = {**(inputs or {}), **example_settings(example_files),
                   EXAMPLES_FINGERPRINT: fingerprint(examples),
                   FILES_FINGERPRINT: file_digests.fingerprint(digested)}
-        if fine_tune is not None and encoder_tuning.tunable(embedder):
+        if fine_tune is not None and encoder_fine_tune.tunable(embedder):
             inputs[FINE_TUNE_KEY] = fine_tune.mode
         changes = compare(served.skills if served else (), found.skills)
         damaged = served is not None and _unrepaired(out, served.version)
@@ -250,7 +250,7 @@ def merge_shards(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path
                  inputs: Mapping[str, Any] | None = None, example_files: Sequence[str] = (),
                  extra_examples: Sequence[Example] = (),
                  tuner: Tuner | None = None,
-                 fine_tune: encoder_tuning.Options | None = None,
+                 fine_tune: encoder_fine_tune.Options | None = None,
                  workers: Workers | int = 1) -> BuildOutcome:
     """Assemble the partials of every shard into a normal new version under ``out`` (made
     current by the same atomic switch as any build), then remove the partials. A missing,

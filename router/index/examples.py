@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from router.encoders.base import Embedder
 from router.errors import IndexUnavailable
 from router.examples import gate, selection
 from router.examples.model import Example
@@ -37,7 +38,6 @@ from router.examples.scoring import (
     positive_texts,
 )
 from router.examples.settings import Fit, TunedSettings
-from router.index.encoders.base import Embedder
 from router.index.layout import VERSIONS, current_version, read_manifest
 from router.index.lexical import LexicalIndex
 from router.index.vectors import catalog_centroid

@@ -1,17 +1,20 @@
-"""The on-disk layout of an index root: the ``CURRENT`` pointer, the ``versions/`` folder, each
-version's manifest and per-file checksums. Shared by the store, retention, the poller and
-reindexing; light to import, so a server can read which model to load before anything else."""
+"""The on-disk layout of an index root: the ``CURRENT`` pointer, the ``versions/`` folder (the
+one listing of its version folders), each version's manifest and per-file checksums (recorded
+and checked through ``router.common.integrity``). Shared by the store, recovery, retention, the
+poller, reindexing and the fine-tuned encoder's lookup; light to import, so a server can read
+which model to load before anything else."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from router.common import integrity
 from router.errors import IndexCorrupt, IndexUnavailable
 
 CURRENT = "CURRENT"
@@ -35,17 +38,25 @@ class IndexInfo:
     tuning_json: str = ""  # routing settings fitted to the catalog (router.routing.tuning)
 
 
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def checksums(folder: Path) -> dict[str, str]:
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.name != MANIFEST)
-    return {p.relative_to(folder).as_posix(): sha256_file(p) for p in files}
+    """The per-file SHA-256 a version's manifest records (every file but the manifest)."""
+    return integrity.checksums(folder, skip=(MANIFEST,))
+
+
+def mismatched(folder: Path, expected: Mapping[str, object]) -> list[str]:
+    """The files of version folder ``folder`` that do not match its manifest's ``files``
+    (``expected``), sorted; [] when it verifies. OSError when a file cannot be read."""
+    return integrity.mismatched(folder, expected, skip=(MANIFEST,))
+
+
+def version_names(root: str | Path) -> list[str]:
+    """The version folders under ``root``'s ``versions/``, newest first (names start with their
+    UTC build time); hidden folders are not versions. [] when there is no ``versions/``."""
+    folder = Path(root) / VERSIONS
+    if not folder.is_dir():
+        return []
+    return sorted((p.name for p in folder.iterdir() if p.is_dir()
+                   and not p.name.startswith(".")), reverse=True)
 
 
 def point_current(root: Path, version: str) -> None:

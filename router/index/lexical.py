@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from router.skills.workers import Workers
+from router.common.workers import Workers
 
 log = logging.getLogger(__name__)
 

@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING
 from router.errors import IndexUnavailable
 from router.index.layout import (
     VERSIONS,
-    checksums,
     current_version,
+    mismatched,
     point_current,
     read_info,
     read_manifest,
+    version_names,
 )
 
 if TYPE_CHECKING:
@@ -35,29 +36,20 @@ def damage(root: str | Path, version: str) -> str | None:
     folder = Path(root) / VERSIONS / version
     try:
         expected = read_manifest(folder).get("files")
-        actual = checksums(folder)
+        names = mismatched(folder, expected if isinstance(expected, dict) else {})
     except (OSError, ValueError) as exc:
         return f"cannot read {folder}: {exc}"
     if not isinstance(expected, dict) or not expected:
         return f"{folder}: the manifest lists no file checksums"
-    if actual != expected:
-        names = sorted({name for name, _ in set(actual.items()) ^ set(expected.items())})
+    if names:
         return f"{folder}: checksum mismatch in {', '.join(names)}"
     return None
-
-
-def versions_newest_first(root: str | Path) -> list[str]:
-    folder = Path(root) / VERSIONS
-    if not folder.is_dir():
-        return []
-    return sorted((p.name for p in folder.iterdir() if p.is_dir() and not
-                   p.name.startswith(".")), reverse=True)
 
 
 def _older_snapshots(root: Path, skip: str | None) -> Iterator[IndexSnapshot]:
     from router.index.store import load_index
 
-    for version in versions_newest_first(root):
+    for version in version_names(root):
         if version == skip:
             continue
         try:
@@ -93,7 +85,7 @@ def startup_model(root: str | Path) -> str:
     try:
         return read_info(root).model
     except IndexUnavailable:
-        for version in versions_newest_first(root):
+        for version in version_names(root):
             try:
                 return str(read_manifest(Path(root) / VERSIONS / version)["model"])
             except (OSError, ValueError, KeyError):

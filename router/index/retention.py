@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from router.errors import IndexUnavailable
-from router.index.layout import CURRENT, VERSIONS, current_version
+from router.index.layout import CURRENT, VERSIONS, current_version, version_names
 from router.index.recovery import damage
 
 log = logging.getLogger(__name__)
@@ -51,9 +51,7 @@ def prune(root: str | Path, keep: int, *, stale_seconds: float = STALE_TMP_SECON
 
 def _old_versions(root: Path, current: str, keep: int) -> list[str]:
     folder = root / VERSIONS
-    if not folder.is_dir():
-        return []
-    names = sorted((p.name for p in folder.iterdir() if p.is_dir()), reverse=True)
+    names = version_names(root)
     kept = {current, *_newest_intact(root, names, current, keep)}
     removed = []
     for name in names:

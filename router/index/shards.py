@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from router.common.integrity import sha256_file
 from router.errors import IndexUnavailable, InvalidRequest
-from router.index.layout import sha256_file
 from router.index.vectors import embedding_text, text_key
 from router.skills.model import Skill
 

@@ -11,7 +11,7 @@ Layout under an index root (default ``index_data/``)::
         lexical/                 the BM25 index (router.index.lexical)
         examples.json, .npy      example requests and gate calibration (router.index.examples)
         encoder/                 the fine-tuned encoder, when the build adopted one
-                                 (router.index.fine_tune; the manifest model is then
+                                 (router.index.fine_tune.stage; the manifest model is then
                                  ``<base>+ft-<hash12>``)
 
 A build writes into ``.tmp-*`` beside ``versions/``, renames it into place, then replaces
@@ -38,6 +38,9 @@ from typing import Any
 
 import numpy as np
 
+from router.common.checkpoints import checkpoint
+from router.common.workers import Workers
+from router.encoders.base import Embedder
 from router.errors import IndexCorrupt
 from router.examples.gate import Calibration, ZeroShotGate
 from router.examples.loading import fingerprint
@@ -46,8 +49,7 @@ from router.examples.scoring import ExampleIndex
 from router.examples.settings import TunedSettings
 from router.index import dense, digest_store
 from router.index import examples as stored_examples
-from router.index import fine_tune as encoder_tuning
-from router.index.encoders.base import Embedder
+from router.index.fine_tune import stage as encoder_fine_tune
 from router.index.layout import (
     MANIFEST,
     VERSIONS,
@@ -55,6 +57,7 @@ from router.index.layout import (
     checksums,
     current_version,
     info_from_manifest,
+    mismatched,
     point_current,
     read_manifest,
 )
@@ -68,10 +71,8 @@ from router.index.version_files import (
     write_json,
 )
 from router.skills import digests
-from router.skills.checkpoints import checkpoint
 from router.skills.digests import SkillDigests
 from router.skills.model import Diagnostic, Level, Skill
-from router.skills.workers import Workers
 
 log = logging.getLogger(__name__)
 
@@ -122,7 +123,7 @@ def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
                 known: Mapping[str, np.ndarray] | None = None,
                 examples: Sequence[Example] = (),
                 tuner: stored_examples.Tuner | None = None,
-                fine_tune: encoder_tuning.Options | None = None,
+                fine_tune: encoder_fine_tune.Options | None = None,
                 digested: Mapping[str, SkillDigests] | None = None,
                 workers: Workers | None = None) -> IndexInfo:
     """Embed ``skills`` and write a new version under ``root``; make it current atomically.
@@ -133,36 +134,36 @@ def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
     manifest; ``examples`` (from every source) are selected, embedded and stored with the
     version, and the relevance gate is calibrated against the catalog (``router.examples``).
     ``fine_tune`` may replace the encoder with one fine-tuned on the examples, stored in the
-    version (``router.index.fine_tune``); every vector of the version is then that model's.
+    version (``router.index.fine_tune.stage``); every vector of the version is then that model's.
     ``digested``: the skills' file digests already computed against the current version's
     record (``build`` fingerprints them); recorded as they are when ``reuse``, so the files
     are not read twice. ``workers`` split the BM25 words of a large catalog over processes.
     """
     root = Path(root)
     (root / VERSIONS).mkdir(parents=True, exist_ok=True)
-    staging = encoder_tuning.new_staging(root)
+    staging = encoder_fine_tune.new_staging(root)
     try:
         return _build(skills, diagnostics, embedder, root, staging, progress=progress,
                       settings=settings, reuse=reuse, known=known, examples=examples,
-                      tuner=tuner, fine_tune=fine_tune or encoder_tuning.Options(),
+                      tuner=tuner, fine_tune=fine_tune or encoder_fine_tune.Options(),
                       digested=digested, workers=workers)
     finally:
-        encoder_tuning.discard(staging)
+        encoder_fine_tune.discard(staging)
 
 
 def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder: Embedder,
            root: Path, staging: Path, *, progress: bool, settings: dict[str, Any] | None,
            reuse: bool, known: Mapping[str, np.ndarray] | None, examples: Sequence[Example],
-           tuner: stored_examples.Tuner | None, fine_tune: encoder_tuning.Options,
+           tuner: stored_examples.Tuner | None, fine_tune: encoder_fine_tune.Options,
            digested: Mapping[str, SkillDigests] | None, workers: Workers | None) -> IndexInfo:
     started = time.perf_counter()
     ordered = sorted(skills, key=lambda s: s.name)
-    tuning = encoder_tuning.stage(ordered, examples, embedder, root, fine_tune,
+    fine_tuned = encoder_fine_tune.stage(ordered, examples, embedder, root, fine_tune,
                                   staging=staging, progress=progress, reuse=reuse)
     placed = build_record(embedder)
-    embedder = tuning.embedder
+    embedder = fine_tuned.embedder
     cache = previous_vectors(root, embedder.model_id) if reuse else {}
-    cache.update(tuning.known)
+    cache.update(fine_tuned.known)
     cache.update(known or {})
     vectors, reused = embed_skills(ordered, embedder, cache, progress)
     documents = [skill_document(s.name, s.description) for s in ordered]
@@ -187,7 +188,7 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
             digests.write(tmp, digested)
         else:
             digest_store.record(tmp, root, ordered, reuse=reuse)
-        encoder_tuning.place(tuning, staging, tmp)
+        encoder_fine_tune.place(fine_tuned, staging, tmp)
         manifest = {
             "format_version": FORMAT_VERSION, "version": version,
             "model": embedder.model_id, "dimension": int(embedder.dimension),
@@ -195,7 +196,7 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
             "content_hashes": {s.name: s.content_hash for s in ordered},
             "libraries": library_versions(), "settings": settings or {},
             "build": placed,
-            **learned.manifest(), encoder_tuning.RECORD: tuning.record,
+            **learned.manifest(), encoder_fine_tune.RECORD: fine_tuned.record,
             "files": checksums(tmp),
         }
         write_json(tmp / MANIFEST, manifest, compact=len(ordered) > COMPACT_FROM)
@@ -288,8 +289,6 @@ def _verify(folder: Path, manifest: dict[str, Any]) -> None:
     expected = manifest.get("files")
     if not isinstance(expected, dict) or not expected:
         raise IndexCorrupt(f"{folder}: manifest lists no file checksums")
-    actual = checksums(folder)
-    if actual != expected:
-        bad = sorted(set(actual.items()) ^ set(expected.items()))
-        names = sorted({name for name, _ in bad})
+    names = mismatched(folder, expected)
+    if names:
         raise IndexCorrupt(f"{folder}: checksum mismatch in {', '.join(names)}")

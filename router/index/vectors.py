@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
+from router.encoders.base import Embedder
 from router.errors import IndexUnavailable
-from router.index.encoders.base import Embedder
 from router.index.layout import VERSIONS, current_version, read_manifest
 from router.skills.model import Skill
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from router.encoders.base import Embedder
 from router.index import dense
-from router.index.encoders.base import Embedder
 from router.index.lexical import LexicalIndex
 from router.skills.model import Diagnostic, Skill
 

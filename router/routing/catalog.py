@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
+from router.common.textsafe import one_line, xml_chars
 from router.routing.model import CatalogFormat
 from router.skills.limits import truncate_description
-from router.skills.textsafe import one_line, xml_chars
 
 TOOL_INSTRUCTION = (
     "The following skills provide specialized instructions for specific tasks.\n"

@@ -50,7 +50,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from router.index.encoders.base import normalise
+from router.encoders.base import normalise
 from router.routing.model import DropReason
 
 log = logging.getLogger(__name__)

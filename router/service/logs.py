@@ -12,8 +12,8 @@ import json
 import logging
 from datetime import UTC, datetime
 
+from router.common.textsafe import is_unicode, printable
 from router.errors import InvalidRequest
-from router.skills.textsafe import is_unicode, printable
 
 FORMATS = ("text", "json")
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"

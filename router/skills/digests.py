@@ -33,18 +33,18 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from router.common.integrity import sha256_read
+from router.common.workers import Workers
 from router.errors import StaleFile
 from router.skills.limits import RESOURCE_MAX_BYTES
 from router.skills.model import Skill
 from router.skills.resources import scan_resources
-from router.skills.workers import Workers
 
 log = logging.getLogger(__name__)
 
 DIGESTS_FILE = "digests.json"
 DIGEST_FILES_CAP = 512  # files per skill, skill file included (SEP-2640's per-skill limit)
 DIGEST_TOTAL_BYTES = 16 * 1024 * 1024  # per skill (SEP-2640's per-skill limit)
-_CHUNK = 1024 * 1024
 RACY_NS = 2_000_000_000  # a modification this recent is not trusted for reuse
 
 
@@ -101,19 +101,13 @@ def _hash_file(path: str, size_cap: int) -> tuple[int, str, int] | None:
     try:
         with open(path, "rb") as fh:
             info = os.fstat(fh.fileno())
-            if info.st_size > size_cap:
-                return None
-            hasher = hashlib.sha256()
-            size = 0
-            while chunk := fh.read(_CHUNK):
-                size += len(chunk)
-                if size > size_cap:
-                    return None
-                hasher.update(chunk)
+            read = sha256_read(fh, size_cap) if info.st_size <= size_cap else None
     except OSError:
         return None
+    if read is None:
+        return None
     racy = time.time_ns() - info.st_mtime_ns < RACY_NS
-    return size, "sha256:" + hasher.hexdigest(), 0 if racy else info.st_mtime_ns
+    return read[0], "sha256:" + read[1], 0 if racy else info.st_mtime_ns
 
 
 def _reused(previous: SkillDigests | None, rel: str, full: str) -> FileDigest | None:

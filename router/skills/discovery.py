@@ -17,9 +17,10 @@ import os
 from collections.abc import Callable
 from functools import partial
 
+from router.common.checkpoints import checkpoint
+from router.common.workers import Workers
 from router.config import DiscoveryConfig
 from router.errors import SkillParseError
-from router.skills.checkpoints import checkpoint
 from router.skills.files import read_file
 from router.skills.limits import SKILL_FILE_MAX_BYTES
 from router.skills.manifest import attach_manifest, parse_manifest
@@ -27,7 +28,6 @@ from router.skills.model import Diagnostic, DiscoveryResult, Level, Scope, Shado
 from router.skills.parse import diagnostic_from_error, parse_skill_md
 from router.skills.scan_plan import boundary_for, limits_for, outer_for
 from router.skills.walk import ScanLimits, SkillDir, find_skill_dirs
-from router.skills.workers import Workers
 
 log = logging.getLogger(__name__)
 

@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from router.common.textsafe import is_unicode
 from router.errors import SkillParseError
 from router.skills.limits import (
     COMPATIBILITY_LINT_CHARS,
@@ -23,7 +24,6 @@ from router.skills.limits import (
     truncate_description,
 )
 from router.skills.model import Diagnostic, Level, Scope, Skill, SkillKind
-from router.skills.textsafe import is_unicode
 
 log = logging.getLogger(__name__)
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote
 
+from router.common.textsafe import display_path, is_unicode, printable
 from router.errors import InvalidRequest, NotFound, TooLarge
 from router.skills.limits import (
     RESOURCE_LIST_CAP,
@@ -37,7 +38,6 @@ from router.skills.limits import (
     SKILL_DEFINITION_FILES,
     SKIP_DIRS,
 )
-from router.skills.textsafe import display_path, is_unicode, printable
 
 _MAX_DECODE_ROUNDS = 8
 _DEFAULT_MEDIA_TYPE = "application/octet-stream"

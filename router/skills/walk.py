@@ -21,10 +21,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from router.common.textsafe import display_path, is_unicode
 from router.skills.limits import MANIFEST_FILE, SKILL_MD_FILES, SKIP_DIRS
 from router.skills.links import escapes, skipped_link
 from router.skills.model import Diagnostic, Level
-from router.skills.textsafe import display_path, is_unicode
 
 log = logging.getLogger(__name__)
 

@@ -39,7 +39,7 @@ def test_cached_vectors_build_an_index_with_its_calibrated_gate(tmp_path: Path) 
     import numpy as np
 
     from benchmarks.encoders import CachedEmbedder
-    from router.index.encoders.hashing import HashEmbedder
+    from router.encoders.hashing import HashEmbedder
     from router.index.store import build_index, load_index
     from router.index.vectors import embedding_text
 

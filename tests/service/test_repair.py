@@ -12,9 +12,9 @@ import pytest
 
 from router.cli import main
 from router.config import IndexConfig
-from router.index.encoders.factory import serving_embedder
-from router.index.encoders.hashing import HashEmbedder
+from router.encoders.hashing import HashEmbedder
 from router.index.layout import CURRENT, VERSIONS, current_version
+from router.index.query_encoder import serving_embedder
 from router.index.retention import prune
 from router.index.store import load_index
 from tests.support.indexes import index_argv, open_engine

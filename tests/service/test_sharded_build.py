@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from router.cli import main
+from router.common.checkpoints import PAUSE_ENV
 from router.index.layout import current_version
 from router.index.shards import SHARDS_DIR, ShardSpec, shard_of
 from router.index.store import load_index
-from router.skills.checkpoints import PAUSE_ENV
 from router.v1 import router_pb2 as pb
 from tests.support import REPO
 from tests.support.indexes import index_argv, open_engine

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from router.encoders.base import Embedder
+from router.encoders.factory import make_embedder
 from router.engine import Engine
-from router.index.encoders.base import Embedder
-from router.index.encoders.factory import make_embedder
 from tests.support import REPO
 from tests.support.indexes import index_folder, open_engine
 

@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from router.encoders.base import Embedder
+from router.encoders.device import Placement
+from router.encoders.factory import make_embedder
 from router.engine import Engine
 from router.evaluation import metrics, runner
-from router.index.encoders.base import Embedder
-from router.index.encoders.device import Placement
-from router.index.encoders.factory import make_embedder
 from router.index.layout import VERSIONS, current_version
 from tests.slow.conftest import DEMO
 from tests.support import REPO

@@ -16,17 +16,17 @@ import numpy as np
 import pytest
 
 from router.cli import main
+from router.common.checkpoints import PAUSE_ENV
 from router.config import Config, IndexConfig
+from router.encoders.onnx import OnnxEmbedder, export_dir
 from router.engine import Engine
 from router.errors import IndexUnavailable
-from router.index.encoders.factory import query_embedder
-from router.index.encoders.onnx import OnnxEmbedder, export_dir
+from router.index.fine_tune.stored import ENCODER_DIR, is_tuned
 from router.index.layout import VERSIONS, current_version, read_manifest
+from router.index.query_encoder import query_embedder
 from router.index.store import load_index
-from router.index.tuned_encoder import ENCODER_DIR, is_tuned
 from router.index.vectors import embedding_text
 from router.routing.model import RouteQuery
-from router.skills.checkpoints import PAUSE_ENV
 from tests.support.fine_tune import CODES, examples
 from tests.support.processes import cli_process
 from tests.support.skills import add_skill

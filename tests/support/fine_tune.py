@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
+from router.encoders.base import normalise
+from router.encoders.hashing import HashEmbedder
+from router.encoders.sentence import SentenceTransformerEmbedder
+from router.encoders.training import Pair, Trained, TrainSettings
 from router.examples.model import Example
-from router.index.encoders.base import normalise
-from router.index.encoders.hashing import HashEmbedder
-from router.index.encoders.sentence import SentenceTransformerEmbedder
-from router.index.encoders.tuned import Pair, Trained, TrainSettings
 from router.skills.model import Skill
 from tests.support.skills import skill_record
 

@@ -10,9 +10,9 @@ from typing import Any
 
 from router.cli import main
 from router.config import Config, DiscoveryConfig, IndexConfig
+from router.encoders.base import Embedder
+from router.encoders.hashing import HashEmbedder
 from router.engine import Engine
-from router.index.encoders.base import Embedder
-from router.index.encoders.hashing import HashEmbedder
 from router.index.store import build_index
 from router.skills.discovery import discover
 from router.skills.model import Diagnostic, Skill

@@ -10,8 +10,8 @@ from pathlib import Path
 from router.cli import main
 from router.client import SkillRouterClient
 from router.config import Config, FeedbackConfig, IndexConfig
+from router.encoders.hashing import HashEmbedder
 from router.engine import Engine
-from router.index.encoders.hashing import HashEmbedder
 from router.learning.rows import ACTIVATE, FEEDBACK, Row
 from router.learning.store import read_rows
 from router.v1 import router_pb2 as pb

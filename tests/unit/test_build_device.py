@@ -13,10 +13,10 @@ import pytest
 
 from router.cli import main
 from router.config import DiscoveryConfig, load_config
+from router.encoders.device import CudaReport, Placement, resolve
+from router.encoders.hashing import HashEmbedder
 from router.errors import InvalidRequest
 from router.index import build
-from router.index.encoders.device import CudaReport, Placement, resolve
-from router.index.encoders.hashing import HashEmbedder
 from router.index.layout import read_manifest
 from router.index.shards import ShardSpec
 from tests.support import REPO
@@ -106,7 +106,7 @@ def test_a_build_records_its_device_but_keeps_the_model(built: tuple[Path, Path]
 def test_cuda_without_a_usable_device_exits_before_touching_the_index(
         built: tuple[Path, Path], extra: tuple[str, ...], capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("router.index.encoders.device.probe", lambda: CPU_TORCH)
+    monkeypatch.setattr("router.encoders.device.probe", lambda: CPU_TORCH)
     skills, out = built
     before = _snapshot(out)
     capsys.readouterr()
@@ -120,7 +120,7 @@ def test_cuda_without_a_usable_device_exits_before_touching_the_index(
 def test_fp16_on_the_cpu_exits_naming_fp16(built: tuple[Path, Path],
                                            capsys: pytest.CaptureFixture[str],
                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("router.index.encoders.device.probe", lambda: CPU_TORCH)
+    monkeypatch.setattr("router.encoders.device.probe", lambda: CPU_TORCH)
     skills, out = built
     before = _snapshot(out)
     capsys.readouterr()

@@ -1,4 +1,4 @@
-"""Build worker processes (router.skills.workers, ``index.build_workers``): a catalog forced
+"""Build worker processes (router.common.workers, ``index.build_workers``): a catalog forced
 through them gives the same discovery, digests, examples, BM25 index and version files, byte for
 byte, as the serial build, broken skills included; a worker that dies or raises does not change
 what the build says; and the setting's bad values are one-line errors."""
@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from router.cli import main
+from router.common.workers import Workers, usable_cpus
 from router.config import DiscoveryConfig, load_config
 from router.errors import InvalidRequest
 from router.examples.sources import gather
@@ -20,7 +21,6 @@ from router.index.lexical import LexicalIndex, skill_document
 from router.skills import digests
 from router.skills.discovery import discover
 from router.skills.model import Level
-from router.skills.workers import Workers, usable_cpus
 from tests.support.indexes import index_argv
 from tests.support.skills import add_skill, write_catalog, write_skill
 
@@ -104,7 +104,7 @@ def _version(out: Path) -> Path:
 def test_a_whole_index_is_the_same_with_workers(
         catalog: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr("router.skills.workers.PARALLEL_FROM", 1)  # tiny catalogs too
+    monkeypatch.setattr("router.common.workers.PARALLEL_FROM", 1)  # tiny catalogs too
     first, second = catalog
     reports = []
     for name, count in (("serial", "1"), ("parallel", "2")):

@@ -119,8 +119,8 @@ def test_an_index_without_digests_is_served_unchecked_and_listed_dynamic(tmp_pat
     from dataclasses import replace
 
     from router.config import Config
+    from router.encoders.hashing import HashEmbedder
     from router.engine import Engine
-    from router.index.encoders.hashing import HashEmbedder
     from router.index.store import load_index
     from router.mcp.backend import EngineBackend
     from tests.support.indexes import index_folder

@@ -1,6 +1,6 @@
-"""Encoder fine-tuning per catalog (router.index.fine_tune), with fake sentence models: adopted
-only when it wins on held-out requests, stored and checksummed in the version, reused by a build
-with unchanged examples, never run without examples or for the hash embedder."""
+"""Encoder fine-tuning per catalog (router.index.fine_tune.stage), with fake sentence models:
+adopted only when it wins on held-out requests, stored and checksummed in the version, reused by
+a build with unchanged examples, never run without examples or for the hash embedder."""
 
 from __future__ import annotations
 
@@ -12,16 +12,16 @@ import pytest
 
 from router.cli import main
 from router.config import IndexConfig, load_config
+from router.encoders.hashing import HashEmbedder
+from router.encoders.sentence import SentenceTransformerEmbedder
+from router.encoders.training import Pair, batches
 from router.errors import IndexCorrupt, InvalidRequest
 from router.examples.model import Example
-from router.index import fine_tune_eval as fte
-from router.index.encoders.hashing import HashEmbedder
-from router.index.encoders.sentence import SentenceTransformerEmbedder
-from router.index.encoders.tuned import Pair, batches
-from router.index.fine_tune import Options
+from router.index.fine_tune import judge
+from router.index.fine_tune.stage import Options
+from router.index.fine_tune.stored import ENCODER_DIR, base_of, encoder_problem, locate, tuned_id
 from router.index.layout import VERSIONS, read_manifest
 from router.index.store import build_index, load_index
-from router.index.tuned_encoder import ENCODER_DIR, base_of, encoder_problem, locate, tuned_id
 from tests.support.fine_tune import (
     FakeModel,
     FakeTrainer,
@@ -163,23 +163,23 @@ def test_batches_hold_one_pair_per_skill_and_are_seeded() -> None:
 
 def test_the_held_out_fold_and_the_tuning_hash_are_deterministic() -> None:
     pairs = [Pair(f"request {i}", "doc", f"s{i % 7}") for i in range(200)]
-    train, held = fte.split(pairs, max_pairs=100)
+    train, held = judge.split(pairs, max_pairs=100)
     assert len(train) == 100 and held and not {p.query for p in held} & {p.query for p in train}
-    assert fte.fold_of("Request  1") == fte.fold_of("request 1")  # repeats share a fold
-    digest = fte.tuning_hash("m", train, held, {"lr": 1})
-    assert digest == fte.tuning_hash("m", list(reversed(train)), held, {"lr": 1})
-    assert digest != fte.tuning_hash("m", train, held, {"lr": 2})
-    assert digest != fte.tuning_hash("other", train, held, {"lr": 1})
+    assert judge.fold_of("Request  1") == judge.fold_of("request 1")  # repeats share a fold
+    digest = judge.fine_tune_hash("m", train, held, {"lr": 1})
+    assert digest == judge.fine_tune_hash("m", list(reversed(train)), held, {"lr": 1})
+    assert digest != judge.fine_tune_hash("m", train, held, {"lr": 2})
+    assert digest != judge.fine_tune_hash("other", train, held, {"lr": 1})
 
 
 def test_the_adoption_rule_is_a_sign_test() -> None:
     ones, zeros = np.ones(20), np.zeros(20)
-    assert fte.judge((zeros, zeros), (ones, ones)).adopt
-    assert not fte.judge((ones, ones), (zeros, zeros)).adopt
-    assert not fte.judge((zeros, zeros), (zeros, zeros)).adopt  # a tie keeps the base
+    assert judge.judge((zeros, zeros), (ones, ones)).adopt
+    assert not judge.judge((ones, ones), (zeros, zeros)).adopt
+    assert not judge.judge((zeros, zeros), (zeros, zeros)).adopt  # a tie keeps the base
     mixed = np.array([1.0] * 11 + [0.0] * 9)
-    assert not fte.judge((1 - mixed, 1 - mixed), (mixed, mixed)).adopt  # 11 vs 9: not clear
-    recall, rr = fte.scores(np.eye(3, dtype=np.float32), np.eye(3, dtype=np.float32)[[2, 0]],
+    assert not judge.judge((1 - mixed, 1 - mixed), (mixed, mixed)).adopt  # 11 vs 9: not clear
+    recall, rr = judge.scores(np.eye(3, dtype=np.float32), np.eye(3, dtype=np.float32)[[2, 0]],
                             [frozenset({2}), frozenset({1})])
     assert recall.tolist() == [1.0, 1.0] and rr.tolist() == [1.0, 0.5]
 
@@ -187,7 +187,7 @@ def test_the_adoption_rule_is_a_sign_test() -> None:
 def test_negative_and_off_topic_requests_make_no_pair() -> None:
     given = [Example("please restart it", ("tool-0",)), Example("not this", (), ("tool-1",)),
              Example("what is the weather", ())]
-    pairs = fte.training_pairs(catalog(), given)
+    pairs = judge.training_pairs(catalog(), given)
     assert [(p.query, p.skill) for p in pairs] == [("please restart it", "tool-0")]
     assert pairs[0].document == "tool 0: Operates the zorbex unit."
 

@@ -28,10 +28,10 @@ def test_a_small_run_prints_each_stage(capsys: pytest.CaptureFixture[str]) -> No
 
 def test_cuda_is_refused_by_name_where_torch_sees_none(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from router.index.encoders.device import CudaReport
+    from router.encoders.device import CudaReport
 
     none = CudaReport("2.13.0+cpu", built_with_cuda=False, device_count=0, visible_devices=None)
-    monkeypatch.setattr("router.index.encoders.device.probe", lambda: none)
+    monkeypatch.setattr("router.encoders.device.probe", lambda: none)
     with pytest.raises(SystemExit, match="CUDA") as stopped:
         gpu_build.main(["--count", "5", "--model", "hash", "--device", "cuda"])
     assert str(stopped.value).startswith("error: ")

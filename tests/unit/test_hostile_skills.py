@@ -14,8 +14,8 @@ import pytest
 
 from router.activation.activator import Activator
 from router.activation.sessions import SessionStore
+from router.encoders.hashing import HashEmbedder
 from router.errors import NotFound, SkillParseError
-from router.index.encoders.hashing import HashEmbedder
 from router.index.store import build_index, load_index
 from router.skills.discovery import scan_root
 from router.skills.files import read_file

@@ -1,5 +1,6 @@
-"""The package's shape holds: no import cycle (function-level and type-only imports count), a
-short top level, small modules, and no benchmark code shipped in the package."""
+"""The package's shape holds: no import cycle (function-level and type-only imports count), the
+encoders independent of the index, a short top level, small modules, and no benchmark code
+shipped in the package."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from tests.support import REPO
 
 PACKAGE = REPO / "router"
 GENERATED = PACKAGE / "v1"
+ENCODERS = PACKAGE / "encoders"
 MAX_TOP_LEVEL_FILES = 8
 MAX_MODULE_LINES = 300
 
@@ -71,6 +73,48 @@ def test_no_import_cycle_inside_the_package() -> None:
 def test_the_detector_finds_a_cycle() -> None:
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": set()}) == []
+
+
+def _imported(source: str, package: tuple[str, ...]) -> set[str]:
+    """Every module name a module of ``package`` with ``source`` imports, relative imports
+    resolved, wherever the statement stands (function-level and type-only ones included)."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else ()
+            module = ".".join((*base, *(node.module.split(".") if node.module else ())))
+            out.update([module, *(f"{module}.{a.name}" for a in node.names)])
+    return out
+
+
+def _from_index(source: str, package: tuple[str, ...]) -> list[str]:
+    return sorted(n for n in _imported(source, package)
+                  if n == "router.index" or n.startswith("router.index."))
+
+
+def test_the_encoders_import_nothing_from_the_index() -> None:
+    found = {str(p.relative_to(REPO)): hits for p in sorted(ENCODERS.rglob("*.py"))
+             if (hits := _from_index(p.read_text(encoding="utf-8"),
+                                     p.parent.relative_to(REPO).parts))}
+    assert found == {}
+
+
+def test_the_index_import_check_sees_every_kind_of_import() -> None:
+    package = ("router", "encoders")
+    for source in ("import router.index.store",
+                   "from router.index.layout import VERSIONS",
+                   "from router import index",
+                   "def load() -> None:\n    from router.index import recovery",
+                   "from ..index import layout",
+                   "from .. import index",
+                   "if TYPE_CHECKING:\n    from ..index.store import IndexSnapshot"):
+        assert _from_index(source, package), source
+    for source in ("from . import base", "from .base import Embedder",
+                   "from router.encoders.base import normalise", "import router.errors",
+                   "from router.indexing import x"):
+        assert _from_index(source, package) == [], source
 
 
 def test_top_level_is_short_and_modules_are_small() -> None:

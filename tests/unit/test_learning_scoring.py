@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 
 from router.config import Config
+from router.encoders.hashing import HashEmbedder
 from router.engine import Engine
 from router.examples import gate
 from router.examples.model import Example, ExampleSource
 from router.examples.scoring import best_cosines, example_index, with_examples
 from router.examples.selection import TRAFFIC_CAP, bound, select
-from router.index.encoders.hashing import HashEmbedder
 from router.index.store import build_index, load_index
 from router.routing.model import Reason, RouteQuery
 from router.skills.model import Level, Skill

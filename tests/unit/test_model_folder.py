@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from router.index.encoders.model_folder import UnsupportedModel, sentence_config
+from router.encoders.model_folder import UnsupportedModel, sentence_config
 
 MODULES = [{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.base.modules."
             "transformer.Transformer"},

@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from router.index import export_integrity
-from router.index.encoders import onnx as onnx_embed
-from router.index.encoders.factory import make_embedder
-from router.index.encoders.hashing import HashEmbedder
-from router.index.encoders.sentence import SentenceTransformerEmbedder
+from router.encoders import export_integrity
+from router.encoders import onnx as onnx_embed
+from router.encoders.factory import make_embedder
+from router.encoders.hashing import HashEmbedder
+from router.encoders.sentence import SentenceTransformerEmbedder
 
 
 def _sentence_model(folder: Path, *, mean: bool = True) -> Path:

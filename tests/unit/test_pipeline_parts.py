@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from router.index.encoders import pipeline
-from router.index.encoders.device import Placement
+from router.encoders import pipeline
+from router.encoders.device import Placement
 
 
 def test_a_cuda_batch_is_sixteen_cpu_batches() -> None:

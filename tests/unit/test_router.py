@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from router.config import Config, RoutingConfig
+from router.encoders.hashing import HashEmbedder
 from router.engine import Engine
 from router.errors import InvalidRequest
-from router.index.encoders.hashing import HashEmbedder
 from router.index.store import build_index
 from router.routing.model import CatalogFormat, DropReason, Reason, RouteQuery
 from router.routing.router import explicit_names

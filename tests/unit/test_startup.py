@@ -12,7 +12,7 @@ import threading
 
 import pytest
 
-from router.index.encoders.factory import loading_in_background
+from router.encoders.factory import loading_in_background
 from tests.support.processes import python_stdout
 
 HEAVY = ("numpy", "faiss", "grpc", "onnxruntime", "tokenizers", "torch", "sentence_transformers",

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from router.config import Config
+from router.encoders.hashing import HashEmbedder
 from router.engine import Engine
 from router.examples.model import Example, ExampleSource
 from router.examples.settings import TunedSettings
-from router.index.encoders.hashing import HashEmbedder
 from router.index.examples import LEXICAL_EXAMPLES
 from router.index.lexical import LexicalIndex
 from router.index.store import build_index, load_index

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from router.index.encoders.base import normalise
+from router.encoders.base import normalise
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 

@@ -1,11 +1,12 @@
-"""Where a version's fine-tuned encoder lives and how it is named (light: no torch).
+"""The fine-tuned encoder a version stores: how it is named, verified and found (light: no
+torch).
 
-A version whose encoder was fine-tuned on its catalog's examples (``router.index.fine_tune``)
+A version whose encoder was fine-tuned on its catalog's examples (``router.index.fine_tune.stage``)
 holds the tuned sentence-transformers model in ``encoder/`` (checksummed by the manifest like
 every other file), and its manifest ``model`` is ``<base>+ft-<hash12>``: the base model and the
-first 12 hex digits of the tuning hash, so vectors of two different models are never mixed
-(embedding reuse is keyed by model id) and the ONNX export of a tuned model never shares a cache
-folder with the base model's.
+first 12 hex digits of the encoder fine-tuning hash, so vectors of two different models are
+never mixed (embedding reuse is keyed by model id) and the ONNX export of a tuned model never
+shares a cache folder with the base model's.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from router.common import integrity
 from router.errors import IndexCorrupt, IndexUnavailable
-from router.index.layout import VERSIONS, current_version, read_manifest, sha256_file
+from router.index.layout import VERSIONS, current_version, read_manifest, version_names
 
 log = logging.getLogger(__name__)
 
@@ -23,9 +25,10 @@ MARK = "+ft-"
 HASH_CHARS = 12
 
 
-def tuned_id(base: str, tuning_hash: str) -> str:
-    """The model id of ``base`` fine-tuned with the tuning whose hash is ``tuning_hash``."""
-    return f"{base}{MARK}{tuning_hash[:HASH_CHARS]}"
+def tuned_id(base: str, fine_tune_hash: str) -> str:
+    """The model id of ``base`` fine-tuned with the encoder fine-tuning whose hash is
+    ``fine_tune_hash``."""
+    return f"{base}{MARK}{fine_tune_hash[:HASH_CHARS]}"
 
 
 def is_tuned(model_id: str) -> bool:
@@ -46,21 +49,15 @@ def encoder_problem(folder: Path) -> str | None:
         return f"cannot read the manifest of {folder}: {exc}"
     if not isinstance(expected, dict):
         return f"{folder}: the manifest lists no file checksums"
-    prefix = ENCODER_DIR + "/"
-    wanted = {k: v for k, v in expected.items() if str(k).startswith(prefix)}
-    encoder = folder / ENCODER_DIR
-    if not wanted or not encoder.is_dir():
+    if not (folder / ENCODER_DIR).is_dir() or not any(
+            str(name).startswith(ENCODER_DIR + "/") for name in expected):
         return f"{folder}: no {ENCODER_DIR}/ folder listed in its manifest"
-    found = {p.relative_to(folder).as_posix(): p for p in encoder.rglob("*") if p.is_file()}
-    bad = sorted(set(found) ^ set(wanted))
-    bad += sorted(n for n in set(found) & set(wanted) if sha256_file(found[n]) != wanted[n])
+    bad = integrity.mismatched(folder, expected, subfolder=ENCODER_DIR)
     return f"{folder}: checksum mismatch in {', '.join(bad)}" if bad else None
 
 
 def _candidates(root: Path) -> list[str]:
-    folder = root / VERSIONS
-    names = sorted((p.name for p in folder.iterdir() if p.is_dir()
-                    and not p.name.startswith(".")), reverse=True) if folder.is_dir() else []
+    names = version_names(root)
     try:
         current = current_version(root)
     except IndexUnavailable:  # no usable CURRENT: no preference

@@ -1,7 +1,7 @@
-"""The judging half of encoder fine-tuning: the training pairs, the held-out fold, the tuning
-hash, the held-out scores and the adoption rule (pure, numpy only), and ``compare``, which embeds
-the catalog and the held-out requests with two encoders to judge them (no torch here: the
-encoders are handed in)."""
+"""The judging half of encoder fine-tuning: the training pairs, the held-out fold, the
+fine-tune hash, the held-out scores and the adoption rule (pure, numpy only), and ``compare``,
+which embeds the catalog and the held-out requests with two encoders to judge them (no torch
+here: the encoders are handed in)."""
 
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
+from router.encoders.base import Embedder
+from router.encoders.training import Pair
 from router.examples import selection
 from router.examples.model import Example, query_key
-from router.index.encoders.base import Embedder
-from router.index.encoders.tuned import Pair
 from router.index.vectors import embed_skills, embedding_text, previous_vectors, text_key
 from router.skills.model import Skill
 
@@ -60,8 +60,8 @@ def _crc(text: str) -> int:
     return zlib.crc32(text.encode("utf-8", "surrogatepass"))
 
 
-def tuning_hash(base: str, pairs: Sequence[Pair], held: Sequence[Pair],
-                settings: Mapping[str, object]) -> str:
+def fine_tune_hash(base: str, pairs: Sequence[Pair], held: Sequence[Pair],
+                   settings: Mapping[str, object]) -> str:
     """SHA-256 of what the tuned model depends on: the base model, the training pairs (with
     the document text), the held-out requests, and the hyper-parameters."""
     digest = hashlib.sha256()

@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 
 from router.config import DEFAULT_MODEL
-from router.index.encoders.base import normalise, resolve_model_path, set_offline
-from router.index.encoders.device import Placement
+from router.encoders.base import normalise, resolve_model_path, set_offline
+from router.encoders.device import Placement
 
 log = logging.getLogger(__name__)
 
@@ -20,9 +20,9 @@ log = logging.getLogger(__name__)
 class SentenceTransformerEmbedder:
     """sentence-transformers on torch. Loads the model lazily, thread-safe.
 
-    Given a ``placement`` (a build: ``router.index.encoders.device``), the model loads on that
+    Given a ``placement`` (a build: ``router.encoders.device``), the model loads on that
     device and ``encode`` runs the chunked, length-sorted pipeline
-    (``router.index.encoders.pipeline``), which shows its own progress bar; without one it is
+    (``router.encoders.pipeline``), which shows its own progress bar; without one it is
     plain ``SentenceTransformer.encode`` on the CPU (queries)."""
 
     def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 64,
@@ -76,7 +76,7 @@ class SentenceTransformerEmbedder:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         if self.placement is not None:
-            from router.index.encoders import pipeline
+            from router.encoders import pipeline
 
             return pipeline.encode(model, texts, batch_size=self._batch_size,
                                    placement=self.placement, progress=self._progress)

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from router.index.encoders.base import Embedder
+from router.encoders.base import Embedder
 
 
 class QueryCache:

@@ -36,10 +36,10 @@ from typing import Any
 
 import numpy as np
 
-from router.index import export_integrity
-from router.index.encoders.base import normalise, resolve_model_path, set_offline
-from router.index.encoders.model_folder import UnsupportedModel as UnsupportedModel
-from router.index.encoders.model_folder import sentence_config
+from router.encoders import export_integrity
+from router.encoders.base import normalise, resolve_model_path, set_offline
+from router.encoders.model_folder import UnsupportedModel as UnsupportedModel
+from router.encoders.model_folder import sentence_config
 
 log = logging.getLogger(__name__)
 

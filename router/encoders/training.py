@@ -24,14 +24,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from router.index.encoders.base import resolve_model_path, set_offline
+from router.encoders.base import resolve_model_path, set_offline
 
 log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class TrainSettings:
-    """Hyper-parameters (all in the tuning hash)."""
+    """Hyper-parameters (all in the encoder fine-tune hash)."""
 
     batch_size: int = 32
     learning_rate: float = 3e-5

@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from router.index.encoders.base import normalise
-from router.index.encoders.device import Placement
+from router.encoders.base import normalise
+from router.encoders.device import Placement
 
 CHUNK = 50_000  # texts tokenized (and held) at once
 CUDA_BATCH_FACTOR = 16  # a CUDA batch is index.batch_size times this

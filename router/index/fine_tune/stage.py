@@ -1,10 +1,10 @@
-"""Encoder fine-tuning per catalog: a build stage that may replace the base embedding model
-with a copy fine-tuned on the catalog's example requests (named so, to keep it apart from the
-routing settings fit of ``router.routing.tuning``).
+"""Encoder fine-tuning per catalog, the build stage: it may replace the base embedding model
+with a copy fine-tuned on the catalog's example requests (always called *encoder fine-tuning*,
+to keep it apart from the fit of the routing settings).
 
 ``index.fine_tune_encoder`` (``--fine-tune-encoder``): ``off`` never tunes; ``auto`` (the
 default) tunes when the examples hold at least ``MIN_REQUESTS`` distinct positive requests and
-adopts the tuned model only when it wins on the held-out requests (``fine_tune_eval.judge``);
+adopts the tuned model only when it wins on the held-out requests (``judge.judge``);
 ``on`` tunes whenever there is any positive example and adopts the result whatever the
 held-out figures say (they are still measured and recorded when there is a held-out fold).
 
@@ -12,8 +12,8 @@ Training pairs are (request -> skill document) from the positive example rows; o
 five (by hashed text) is held out, the rest train (at most ``MAX_PAIRS``), and the model trained
 without the held-out fold is the one adopted: the catalog embedded to judge it is then the
 build's, so adoption costs no second training and no second embedding. On a CPU training stops
-at ``CPU_SECONDS`` (a GPU has no bound). A Reindex whose tuning hash equals the current
-version's reuses that version's ``encoder/`` (or its refusal) without training again.
+at ``CPU_SECONDS`` (a GPU has no bound). A Reindex whose fine-tune hash equals the
+current version's reuses that version's ``encoder/`` (or its refusal) without training again.
 """
 
 from __future__ import annotations
@@ -29,21 +29,21 @@ from typing import Any
 
 import numpy as np
 
+from router.common.checkpoints import checkpoint
 from router.config import FINE_TUNE_MODES, IndexConfig
+from router.encoders.base import Embedder
+from router.encoders.training import Pair, Trained, TrainSettings
 from router.errors import IndexUnavailable, InvalidRequest
 from router.examples.model import Example, query_key
-from router.index import fine_tune_eval as fte
-from router.index.encoders.base import Embedder
-from router.index.encoders.tuned import Pair, Trained, TrainSettings
-from router.index.layout import VERSIONS, current_version, read_manifest
-from router.index.tuned_encoder import (
+from router.index.fine_tune import judge
+from router.index.fine_tune.stored import (
     ENCODER_DIR,
     base_of,
     encoder_problem,
     is_tuned,
     tuned_id,
 )
-from router.skills.checkpoints import checkpoint
+from router.index.layout import VERSIONS, current_version, read_manifest
 from router.skills.model import Skill
 
 log = logging.getLogger(__name__)
@@ -68,7 +68,8 @@ def check_mode(mode: str) -> str:
 @dataclass(frozen=True)
 class Options:
     """How a build fine-tunes its encoder. ``device`` None: CUDA when torch sees one;
-    ``threads``: torch's CPU threads while training (half the cores: see ``tuned``)."""
+    ``threads``: torch's CPU threads while training (half the cores: see
+    ``router.encoders.training``)."""
 
     mode: str = "off"
     device: str | None = None
@@ -77,7 +78,7 @@ class Options:
     max_pairs: int = MAX_PAIRS
     settings: TrainSettings = field(default_factory=TrainSettings)
     threads: int = field(default_factory=lambda: max(1, (os.cpu_count() or 2) // 2))
-    trainer: Trainer | None = None  # default: router.index.encoders.tuned.train
+    trainer: Trainer | None = None  # default: router.encoders.training.train
 
     def __post_init__(self) -> None:
         check_mode(self.mode)
@@ -101,8 +102,8 @@ class Outcome:
 
 def tunable(embedder: Embedder) -> bool:
     """A sentence-transformers model (on torch or its ONNX export); not the hash embedder."""
-    from router.index.encoders.onnx import OnnxEmbedder
-    from router.index.encoders.sentence import SentenceTransformerEmbedder
+    from router.encoders.onnx import OnnxEmbedder
+    from router.encoders.sentence import SentenceTransformerEmbedder
 
     return isinstance(embedder, SentenceTransformerEmbedder | OnnxEmbedder)
 
@@ -111,7 +112,7 @@ def base_embedder(embedder: Embedder) -> Embedder:
     """``embedder`` when it is a base model, else its base model on sentence-transformers."""
     if not is_tuned(embedder.model_id):
         return embedder
-    from router.index.encoders.sentence import SentenceTransformerEmbedder
+    from router.encoders.sentence import SentenceTransformerEmbedder
 
     return SentenceTransformerEmbedder(base_of(embedder.model_id))
 
@@ -126,16 +127,17 @@ def stage(skills: Sequence[Skill], examples: Sequence[Example], embedder: Embedd
         record = None if options.mode == "off" else _record(options, False, why)
         return Outcome(base_embedder(embedder) if tunable(embedder) else embedder, record)
     base = base_embedder(embedder)
-    pairs = fte.training_pairs(skills, examples)
+    pairs = judge.training_pairs(skills, examples)
     requests = len({query_key(p.query) for p in pairs})
     if not pairs or (options.mode == "auto" and requests < options.min_requests):
         why = (f"{requests} distinct example requests; auto tunes from {options.min_requests}"
                if pairs else "no example requests")
         return Outcome(base, _record(options, False, why, base=base.model_id))
-    train_pairs, held = fte.split(pairs, options.max_pairs)
+    train_pairs, held = judge.split(pairs, options.max_pairs)
     if not train_pairs or not held:  # too few to hold any out ("on" only): train on all
         train_pairs, held = pairs[: options.max_pairs], []
-    digest = fte.tuning_hash(base.model_id, train_pairs, held, options.settings.to_dict())
+    digest = judge.fine_tune_hash(base.model_id, train_pairs, held,
+                                  options.settings.to_dict())
     reused = _reuse(root, digest, options, embedder)
     if reused is not None:
         return reused
@@ -148,8 +150,8 @@ def _record(options: Options, adopted: bool, why: str, **more: Any) -> dict[str,
 
 
 def _reuse(root: Path, digest: str, options: Options, embedder: Embedder) -> Outcome | None:
-    """The current version's tuning when its hash is ``digest``: its encoder when adopted,
-    its refusal under ``auto``; None when it must be done again."""
+    """The current version's encoder fine-tuning when its hash is ``digest``: its encoder when
+    adopted, its refusal under ``auto``; None when it must be done again."""
     try:
         folder = root / VERSIONS / current_version(root)
         manifest = read_manifest(folder)
@@ -178,7 +180,7 @@ def _reuse(root: Path, digest: str, options: Options, embedder: Embedder) -> Out
 def _tuned_embedder(model: str, embedder: Embedder, folder: Path) -> Embedder:
     if embedder.model_id == model:
         return embedder
-    from router.index.encoders.sentence import SentenceTransformerEmbedder
+    from router.encoders.sentence import SentenceTransformerEmbedder
 
     return SentenceTransformerEmbedder(model, path=str(folder / ENCODER_DIR))
 
@@ -186,15 +188,15 @@ def _tuned_embedder(model: str, embedder: Embedder, folder: Path) -> Embedder:
 def _tune(skills: Sequence[Skill], base: Embedder, pairs: Sequence[Pair],
           held: Sequence[Pair], digest: str, root: Path | None, options: Options,
           staging: Path, progress: bool) -> Outcome:
-    from router.index.encoders import tuned
+    from router.encoders import training
 
-    device = options.device or tuned.default_device()
+    device = options.device or training.default_device()
     bound = options.cpu_seconds if device == "cpu" else None
-    trainer = options.trainer or tuned.train
+    trainer = options.trainer or training.train
     log.info("fine-tuning %s on %d pairs (%d held-out requests) on %s", base.model_id,
              len(pairs), len({p.query for p in held}), device)
     threads = options.threads if device == "cpu" else None
-    with tuned.torch_threads(threads):  # training and judging: see encoders.tuned
+    with training.torch_threads(threads):  # training and judging: see encoders.training
         done = trainer(base.model_id, pairs, options.settings, device=device,
                        max_seconds=bound, progress=progress, on_step=_pause_after_first,
                        threads=threads)
@@ -211,21 +213,21 @@ def _adopt(done: Trained, record: dict[str, Any], skills: Sequence[Skill], base:
            held: Sequence[Pair], root: Path | None, staging: Path, progress: bool) -> Outcome:
     """Judge the trained model on the held-out requests (``auto`` adopts a winner only); save
     an adopted one into ``staging``."""
-    from router.index.encoders import tuned
-    from router.index.encoders.sentence import SentenceTransformerEmbedder
+    from router.encoders import training
+    from router.encoders.sentence import SentenceTransformerEmbedder
 
     model = tuned_id(base.model_id, record["hash"])
     candidate = SentenceTransformerEmbedder(model, loaded=done.model)
     known: dict[str, np.ndarray] = {}
     if held:
-        verdict, figures, known = fte.compare(skills, base, candidate, held, root, progress)
+        verdict, figures, known = judge.compare(skills, base, candidate, held, root, progress)
         record["held_out"] = figures
         if record["mode"] == "auto":
             record.update(adopted=verdict.adopt, why=verdict.why)
     if not record["adopted"]:
         log.info("fine-tuned encoder not adopted (%s); the base model stays", record["why"])
         return Outcome(base, record, None, known)
-    tuned.save(done.model, str(staging))
+    training.save(done.model, str(staging))
     log.info("adopted the fine-tuned encoder %s (%s)", model, record["why"])
     return Outcome(candidate, record, staging, known)
 

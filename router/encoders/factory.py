@@ -1,0 +1,95 @@
+"""Picks and loads an encoder: ``make_embedder`` (a model name, an optional model folder and a
+backend give an ``Embedder``), and loading a model now or in the background. Which encoder a
+server uses for an index version is the index's business (``router.index.query_encoder``)."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+
+from router.encoders.base import Embedder
+from router.encoders.device import Placement
+from router.encoders.hashing import HashEmbedder
+from router.encoders.sentence import SentenceTransformerEmbedder
+
+log = logging.getLogger(__name__)
+
+BACKENDS = ("torch", "onnx", "onnx-int8")
+
+
+def default_cache_dir() -> Path:
+    """Where ONNX exports go when no index folder is given (``$XDG_CACHE_HOME/skill-router``)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "skill-router" / "onnx"
+
+
+def make_embedder(model: str, *, batch_size: int = 64, progress: bool = False,
+                  backend: str = "torch", cache_dir: str | Path | None = None,
+                  threads: int = 1, source: str | Path | None = None,
+                  placement: Placement | None = None) -> Embedder:
+    """``hash`` / ``hash-N`` gives the test embedder; anything else is sentence-transformers.
+
+    ``backend="onnx"`` runs the same model (same ``model_id``, same vectors) through
+    onnxruntime, exported once into ``cache_dir`` (``router.encoders.onnx``) with
+    ``threads`` intra-op threads (``"onnx-int8"``: an int8 copy of that export, faster, with
+    vectors close to but not equal to the others); a model that cannot be exported, or a
+    missing onnxruntime, falls back to sentence-transformers with a warning. ``source`` is
+    the model's folder when ``model`` is an id (a fine-tuned model of an index version).
+    ``placement`` (a build's resolved ``--device`` / ``--precision``) runs
+    sentence-transformers on that device through the chunked pipeline
+    (``router.encoders.pipeline``); it does not change the model id or the vectors'
+    meaning.
+    """
+    if model == "hash" or model.startswith("hash-"):
+        dim = int(model.split("-", 1)[1]) if "-" in model else 256
+        return HashEmbedder(dim)
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown embedding backend {backend!r}; use one of {BACKENDS}")
+    if backend in ("onnx", "onnx-int8"):
+        onnx = _onnx_embedder(model, batch_size, cache_dir or default_cache_dir(), threads,
+                              source, quantized=backend == "onnx-int8")
+        if onnx is not None:
+            return onnx
+    return SentenceTransformerEmbedder(model, batch_size=batch_size, progress=progress,
+                                       path=str(source) if source is not None else None,
+                                       placement=placement)
+
+
+def _onnx_embedder(model: str, batch_size: int, cache_dir: str | Path, threads: int,
+                   source: str | Path | None, *, quantized: bool = False) -> Embedder | None:
+    from router.encoders import onnx as onnx_embed
+
+    try:
+        import onnxruntime  # noqa: F401
+
+        return onnx_embed.OnnxEmbedder.checked(model, cache_dir, threads=threads,
+                                               batch_size=batch_size, source=source,
+                                               quantized=quantized)
+    except (ImportError, onnx_embed.UnsupportedModel) as exc:
+        log.warning("ONNX encoder unavailable for %s (%s); using sentence-transformers",
+                    model, exc)
+        return None
+
+
+def load_now(embedder: Embedder) -> None:
+    """Load (and, for ONNX, export if needed) the model now rather than on the first encode."""
+    prepare = getattr(embedder, "prepare", None)
+    if prepare is not None:
+        prepare()
+    else:
+        embedder.encode(["warm up"])
+
+
+@contextmanager
+def loading_in_background(embedder: Embedder) -> Iterator[Embedder]:
+    """Load ``embedder`` on a thread while the block runs; a failed load is raised as the
+    block ends. Loading a model is mostly native code that releases the GIL, so it overlaps
+    well with imports and with reading an index."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="model-load") as pool:
+        loading = pool.submit(load_now, embedder)
+        yield embedder
+        loading.result()
