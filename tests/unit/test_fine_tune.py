@@ -161,7 +161,7 @@ def test_batches_hold_one_pair_per_skill_and_are_seeded() -> None:
     assert sorted(i for b in batches(many, 8, 2, 0) for i in b) == sorted(list(range(40)) * 2)
 
 
-def test_the_held_out_fold_and_the_tuning_hash_are_deterministic() -> None:
+def test_the_held_out_fold_and_the_fine_tune_hash_are_deterministic() -> None:
     pairs = [Pair(f"request {i}", "doc", f"s{i % 7}") for i in range(200)]
     train, held = judge.split(pairs, max_pairs=100)
     assert len(train) == 100 and held and not {p.query for p in held} & {p.query for p in train}
