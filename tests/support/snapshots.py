@@ -6,6 +6,7 @@ the built index does."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -25,7 +26,8 @@ from router.index.store import FORMAT_VERSION, IndexSnapshot
 from router.index.vectors import embed_skills
 from router.skills.model import Diagnostic, Skill
 
-VERSION = "in-memory"
+# Each snapshot its own version: routing caches per (path, version), as for built versions.
+_VERSIONS = itertools.count(1)
 # prepare() reuses the example vectors of the current version under an index root; a root
 # that holds none makes it embed everything afresh, as a first build does.
 _NO_INDEX = Path("/nonexistent/skill-router-index")
@@ -50,7 +52,7 @@ def snapshot_of(skills: Iterable[Skill], embedder: Embedder | None = None, *,
     off_topic = np.ascontiguousarray(learned.calibration_vectors[list(learned.nearest)],
                                      dtype=np.float32)
     calibration = learned.calibration
-    info = IndexInfo(version=VERSION, model=embedder.model_id,
+    info = IndexInfo(version=f"in-memory-{next(_VERSIONS)}", model=embedder.model_id,
                      dimension=int(embedder.dimension), skill_count=len(ordered), built_at="",
                      format_version=FORMAT_VERSION, path="",
                      calibrated_gate=calibration.min_dense if calibration else 0.0,
