@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,24 +19,21 @@ from router.config import Config
 from router.encoders.base import Embedder
 from router.encoders.cache import QueryCache
 from router.encoders.factory import loading_in_background
-from router.errors import IndexUnavailable, InvalidRequest
-from router.examples.sources import files_from_settings
-from router.index import build, dense
+from router.errors import IndexUnavailable
+from router.index import dense
 from router.index.build import ReindexResult, ReindexStats
-from router.index.fine_tune import stage as encoder_fine_tune
 from router.index.fine_tune.stored import is_tuned
-from router.index.layout import IndexInfo, current_version
+from router.index.layout import IndexInfo
 from router.index.query_encoder import serving_embedder, switch_query_embedder
 from router.index.recovery import load_serving_index
-from router.index.store import IndexSnapshot, load_index
+from router.index.store import IndexSnapshot
 from router.learning.recorder import Recorder
 from router.learning.review import Review
-from router.learning.traffic import traffic_examples
+from router.reindex import Reindexer
 from router.routing import router as core
 from router.routing.fusion import FusionConfig
 from router.routing.model import Reason, RouteQuery, RouteResult
 from router.routing.request import checked_query
-from router.routing.tuning import tuner_for
 from router.skills.model import Diagnostic, Skill
 
 if TYPE_CHECKING:
@@ -69,10 +65,8 @@ class Engine:
         self.recorder = Recorder(self.index_dir, config.feedback)
         # What operators see of it (SkillStats, ListExamples, PurgeExamples): the same store.
         self.review = Review(self.index_dir, config.feedback, self.recorder.enabled)
-        # Held while the served index is rebuilt or reloaded, so those never interleave.
-        self._index_lock = threading.Lock()
-        self._stats_lock = threading.Lock()  # guards _stats, which metrics read at any time
-        self._stats = ReindexStats()
+        # Rebuilds and reloads, one at a time (router.reindex).
+        self._reindexer = Reindexer(self.index_dir, config, lambda: self._served, self.swap)
 
     @classmethod
     def open(cls, index_dir: str | Path, config: Config,
@@ -133,22 +127,12 @@ class Engine:
         snapshot keeps serving. With ``wait=False`` it returns False at once while a reindex
         holds the index lock (that reindex swaps in its own version).
         """
-        if self.index_dir is None:
-            return False
-        if not self._index_lock.acquire(blocking=wait):
-            return False
-        try:
-            if current_version(self.index_dir) == self._snapshot.info.version:
-                return False
-            self.swap(load_index(self.index_dir))
-            return True
-        finally:
-            self._index_lock.release()
+        return self._reindexer.reload(wait=wait)
 
     @property
     def index_lock(self) -> threading.Lock:
         """Held while the served index is rebuilt or reloaded; hold it to keep it still."""
-        return self._index_lock
+        return self._reindexer.lock
 
     def close(self) -> None:
         """Sync and close what the Engine writes (the feedback segment of this process)."""
@@ -156,71 +140,16 @@ class Engine:
 
     def reindex_stats(self) -> ReindexStats:
         """A copy of the reindex and reload counters."""
-        with self._stats_lock:
-            return replace(self._stats)
+        return self._reindexer.stats()
 
     def record_load_failure(self) -> None:
         """Count a version found on disk that could not be served."""
-        with self._stats_lock:
-            self._stats.load_failures += 1
+        self._reindexer.record_load_failure()
 
     def reindex(self, full: bool = False) -> ReindexResult:
-        """Discover skills again with the settings the served index was built with; when any
-        changed (or ``full``), build a new version, make it current and swap it in.
-
-        Reindexes are serialised: a second call waits for the running one (up to
-        ``index.reindex_wait_seconds``), then runs itself, usually finding nothing to do; past
-        that wait it raises IndexUnavailable. Routes in flight finish on their snapshot.
-        """
-        if self.index_dir is None:
-            raise InvalidRequest("this server was started without an index folder; "
-                                 "it cannot rebuild its index")
-        wait = self._config.index.reindex_wait_seconds
-        if not self._index_lock.acquire(timeout=max(0.0, wait)):
-            raise IndexUnavailable(f"a reindex is already running and did not finish within "
-                                   f"{wait:.0f}s; try again later")
-        started = time.perf_counter()
-        failed = True
-        try:
-            result = self._rebuild(self.index_dir, full, started)
-            failed = False
-            return result
-        except Exception:
-            log.exception("reindex of %s failed; still serving %s", self.index_dir,
-                          self.info().version)
-            raise
-        finally:
-            self._index_lock.release()
-            with self._stats_lock:
-                self._stats.runs += 1
-                self._stats.failures += int(failed)
-                self._stats.last_duration_seconds = time.perf_counter() - started
-                if not failed:
-                    self._stats.last_result = result
-
-    def _rebuild(self, index_dir: Path, full: bool, started: float) -> ReindexResult:
-        served = self._snapshot
-        recorded = build.recorded_settings(served.info.path)
-        discovery = build.discovery_from_settings(recorded, served.info.version)
-        outcome = build.build(
-            discovery, self.embedder, index_dir, keep_versions=self._config.index.keep_versions,
-            served=build.Served(served.info.version, served.skills, recorded), full=full,
-            example_files=files_from_settings(recorded), workers=self._config.index.build_workers,
-            **traffic_examples(index_dir, self._config.feedback),
-            tuner=tuner_for(self._config.index),
-            fine_tune=encoder_fine_tune.options_for(self._config.index),
-            before_prune=lambda info: self.swap(load_index(index_dir, info.version)))
-        changes = outcome.changes
-        if outcome.info is None:
-            log.info("reindex: %d skills unchanged; still serving %s", changes.unchanged,
-                     served.info.version)
-            return ReindexResult(served.info.version, changes, time.perf_counter() - started,
-                                 outcome.diagnostics, swapped=False)
-        log.info("reindex: %s -> %s (+%d ~%d -%d, %d unchanged)", served.info.version,
-                 outcome.info.version, changes.added, changes.changed, changes.removed,
-                 changes.unchanged)
-        return ReindexResult(outcome.info.version, changes, time.perf_counter() - started,
-                             outcome.diagnostics, swapped=True)
+        """Build a new version when a skill changed (or ``full``) and swap it in; routes in
+        flight finish on their snapshot. See ``Reindexer.run``."""
+        return self._reindexer.run(full)
 
     def validate(self, query: RouteQuery) -> RouteQuery:
         """Check a request; return it with defaults filled. Raises InvalidRequest."""

@@ -89,7 +89,7 @@ class IndexSnapshot:
     vectors: np.ndarray
     dense: Any  # a faiss.Index
     lexical: LexicalIndex
-    examples: ExampleIndex | None = None  # example requests (router.learning)
+    examples: ExampleIndex | None = None  # example requests (router.examples)
     calibration: Calibration | None = None  # the gate calibrated for this catalog
     off_topic: np.ndarray | None = None  # vectors of the requests it was calibrated on
     zero_shot: ZeroShotGate | None = None  # the gate without examples, kept beside theirs

@@ -7,10 +7,9 @@ skills that are disabled, deprecated or not model-invocable are never retrieved.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -18,7 +17,6 @@ from router.config import RoutingConfig
 from router.examples.scoring import with_examples
 from router.index import dense
 from router.index.store import IndexSnapshot
-from router.routing import catalog
 from router.routing.calibrated import (
     example_mode,
     gate_in_force,
@@ -37,15 +35,8 @@ from router.routing.fusion import (
     pool,
     query_views,
 )
-from router.routing.model import (
-    Candidate,
-    DropReason,
-    Reason,
-    RoutedSkill,
-    RouteQuery,
-    RouteResult,
-)
-from router.skills.model import Skill
+from router.routing.model import DropReason, Reason, RouteQuery, RouteResult
+from router.routing.result import Plan, filter_reason, narrowed
 
 _EXPLICIT = re.compile(r"(?:^|(?<=\s))[/$]([A-Za-z0-9][A-Za-z0-9_-]{0,127})(?=$|[\s.,:;!?)])")
 
@@ -77,31 +68,6 @@ def encode_turn(encode: Callable[[Sequence[str]], np.ndarray], text: str,
     return QueryVectors(tuple(views), matrix)
 
 
-@dataclass
-class _Plan:
-    explain: bool = False  # record every candidate's scores and reason (Explain only)
-    picked: list[tuple[int, Reason, float]] = field(default_factory=list)
-    seen: set[int] = field(default_factory=set)
-    candidates: dict[int, Candidate] = field(default_factory=dict)
-    matched: dict[int, str] = field(default_factory=dict)  # skill row -> closest example
-    description_best: float | None = None  # best description cosine, when examples lifted it
-    closest_example: float = -1.0  # cosine of the closest positive example request
-
-    def note(self, snap: IndexSnapshot, f: Fused, kept: bool, reason: DropReason) -> None:
-        if self.explain:
-            self.candidates[f.index] = Candidate(
-                name=snap.skills[f.index].name, dense_score=f.dense, lexical_score=f.lexical,
-                fused_score=f.fused, kept=kept, reason=reason,
-                matched_example=self.matched.get(f.index, ""))
-
-    def add(self, pos: int, reason: Reason, score: float) -> bool:
-        if pos in self.seen:
-            return False
-        self.seen.add(pos)
-        self.picked.append((pos, reason, score))
-        return True
-
-
 def explicit_names(message: str) -> tuple[list[str], str]:
     """``/name`` and ``$name`` mentions, and the message with them removed."""
     names = [m.group(1) for m in _EXPLICIT.finditer(message)]
@@ -109,21 +75,11 @@ def explicit_names(message: str) -> tuple[list[str], str]:
     return names, rest
 
 
-def filter_reason(skill: Skill) -> DropReason | None:
-    if not skill.enabled:
-        return DropReason.DISABLED
-    if skill.deprecated:
-        return DropReason.DEPRECATED
-    if not skill.model_invocable:
-        return DropReason.NOT_MODEL_INVOCABLE
-    return None
-
-
 def retrieval_text(query: RouteQuery) -> str:
     return explicit_names(query.message)[1]
 
 
-def _explicit(snap: IndexSnapshot, message: str, plan: _Plan) -> list[str]:
+def _explicit(snap: IndexSnapshot, message: str, plan: Plan) -> list[str]:
     names, _ = explicit_names(message)
     unknown = []
     for i, name in enumerate(names):
@@ -148,7 +104,7 @@ def always_on_positions(snap: IndexSnapshot, config: RoutingConfig) -> list[int]
 
 
 def _dense_hits(snap: IndexSnapshot, vectors: QueryVectors, fusion: FusionConfig,
-                plan: _Plan, use_examples: bool) -> list[Hits]:
+                plan: Plan, use_examples: bool) -> list[Hits]:
     """Per view, description cosines, lifted by example requests where the index has them
     (``router.examples.scoring``); the closest example per skill is noted for Explain."""
     found = dense.search_many(snap.dense, vectors.matrix, fusion.depth, rescore=snap.vectors)
@@ -168,7 +124,7 @@ def _dense_hits(snap: IndexSnapshot, vectors: QueryVectors, fusion: FusionConfig
 
 
 def _retrieve(snap: IndexSnapshot, vectors: QueryVectors, history: Sequence[str],
-              fusion: FusionConfig, plan: _Plan, use_examples: bool = True) -> list[Fused]:
+              fusion: FusionConfig, plan: Plan, use_examples: bool = True) -> list[Fused]:
     if not vectors.views or not snap.skills:
         return []
     dense_hits = _dense_hits(snap, vectors, fusion, plan, use_examples)
@@ -185,7 +141,7 @@ def _retrieve(snap: IndexSnapshot, vectors: QueryVectors, history: Sequence[str]
 
 
 def _rank(snap: IndexSnapshot, fused: Sequence[Fused], top_k: int, fusion: FusionConfig,
-          plan: _Plan, off_topic: bool = False) -> str:
+          plan: Plan, off_topic: bool = False) -> str:
     """Rank the routable candidates into ``plan``; when explaining, say whether the configured
     floor refused them all (``under_floor``, over the candidates the gate saw)."""
     routable = []
@@ -216,7 +172,7 @@ def _rank(snap: IndexSnapshot, fused: Sequence[Fused], top_k: int, fusion: Fusio
 def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors,
           config: RoutingConfig, fusion: FusionConfig, *, explain: bool = False) -> RouteResult:
     """Route one validated turn; ``vectors`` is ``encode_turn`` of ``retrieval_text(query)``."""
-    plan = _Plan(explain=explain)
+    plan = Plan(explain=explain)
     fusion = tuned(snap, fusion)
     unknown = _explicit(snap, query.message, plan)
     for pos in always_on_positions(snap, config):
@@ -232,7 +188,7 @@ def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors,
     refused = off_topic_turn(snap, vectors.matrix, fused, fusion,
                              (plan.description_best, plan.closest_example))
     floor = _rank(snap, fused, query.top_k or config.top_k, fusion, plan, bool(refused))
-    result = _result(snap, query, config, plan, unknown, explain)
+    result = narrowed(snap, query, config, plan, unknown, explain)
     if not explain:
         return result
     examples = snap.examples is not None and not explicit
@@ -241,60 +197,3 @@ def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors,
                    lexical_with_examples=examples and snap.lexical_examples is not None,
                    settings_reason=snap.tuning.reason if examples and snap.tuning else "",
                    refused=refused or floor)
-
-
-def _result(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig, plan: _Plan,
-            unknown: list[str], explain: bool) -> RouteResult:
-    routed = [RoutedSkill(name=snap.skills[p].name, description=snap.skills[p].description,
-                          location=snap.skills[p].location, score=float(score), reason=reason,
-                          parameters_json=_parameters_json(snap.skills[p]))
-              for p, reason, score in plan.picked]
-    loc = config.include_location
-    entries = [catalog.Entry(r.name, r.description, r.location if loc else "") for r in routed]
-    shown = catalog.fit_budget(entries, query.format, config.activation_mode,
-                               query.max_catalog_chars)
-    text = catalog.render(entries[:shown], query.format, config.activation_mode)
-    tool = catalog.activate_tool(entries[:shown], query.format)
-    candidates: tuple[Candidate, ...] = ()
-    if explain:
-        for pos, _reason, score in plan.picked[shown:]:
-            old = plan.candidates.get(pos)
-            plan.candidates[pos] = Candidate(
-                snap.skills[pos].name, old.dense_score if old else 0.0,
-                old.lexical_score if old else 0.0, old.fused_score if old else float(score),
-                False, DropReason.OVER_BUDGET, old.matched_example if old else "")
-        candidates = tuple(sorted(plan.candidates.values(), key=lambda c: -c.fused_score))
-    return RouteResult(
-        skills=tuple(routed[:shown]), catalog_text=text, index_version=snap.info.version,
-        full_catalog_chars=full_catalog_chars(snap, query, config), catalog_chars=len(text),
-        routed_count=len(routed), unknown_explicit=tuple(unknown), candidates=candidates,
-        activate_tool_json=tool)
-
-
-def _parameters_json(skill: Skill) -> str:
-    if skill.parameters is None:
-        return ""
-    return json.dumps(skill.parameters, ensure_ascii=False, sort_keys=True)
-
-
-# The unrouted catalog's size per (snapshot, format, mode): rendering every skill costs
-# milliseconds at 10k skills, so it is done once. Kept here, not on the snapshot, which routing
-# only reads. A lost race recomputes the same value.
-_FULL_CHARS: dict[tuple[object, ...], int] = {}
-_FULL_CHARS_KEPT = 64
-
-
-def full_catalog_chars(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig) -> int:
-    """Size of the catalog an agent would inject without routing (every routable skill)."""
-    key = (snap.info.path, snap.info.version, query.format, config.activation_mode,
-           config.include_location)
-    size = _FULL_CHARS.get(key)
-    if size is None:
-        loc = config.include_location
-        entries = [catalog.Entry(s.name, s.description, s.location if loc else "")
-                   for s in snap.skills if filter_reason(s) is None]
-        size = len(catalog.render(entries, query.format, config.activation_mode))
-        if len(_FULL_CHARS) >= _FULL_CHARS_KEPT:
-            _FULL_CHARS.clear()  # snapshots come and go; a few formats of the live ones fit
-        _FULL_CHARS[key] = size
-    return size

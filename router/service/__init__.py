@@ -1,3 +1,3 @@
-"""The gRPC edge: ``server`` (health, reflection, graceful stop), ``servicer`` (protobuf <->
-engine calls, error mapping), ``codec`` (activation messages), ``interceptors``, ``metrics``,
+"""The gRPC edge: ``server`` (health, reflection, graceful stop), ``servicer`` (engine calls,
+error mapping), ``codec/`` (every protobuf <-> model conversion), ``interceptors``, ``metrics``,
 ``poller`` (pick up versions written by a batch job), ``logs``."""

@@ -1,13 +1,14 @@
-"""The SkillRouter gRPC servicer: protobuf <-> routing records, and error mapping.
+"""The SkillRouter gRPC servicer: convert each request (``router.service.codec``), call the
+Engine, convert its answer, and map its errors to status codes.
 
 Nothing here routes, renders or reads the disk; every call hands off to the Engine. The only
-request checks made here are protobuf concerns (an enum number this server does not know);
-everything semantic (empty message, ``top_k`` range, ...) is the Engine's to reject.
+request checks made on the way in are protobuf concerns (an enum number this server does not
+know), in the codec; everything semantic (empty message, ``top_k`` range, ...) is the Engine's
+to reject.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from typing import TypeVar
@@ -23,19 +24,16 @@ from router.errors import (
     StaleFile,
     TooLarge,
 )
-from router.index.layout import IndexInfo
-from router.routing.model import CatalogFormat, Reason, RoutedSkill, RouteQuery, RouteResult
-from router.service import learning_codec as lc
-from router.service.codec import (
+from router.service.codec import learning as lc
+from router.service.codec.activation import (
     activation_to_proto,
     resource_list_to_proto,
     resource_to_proto,
     validation_to_proto,
 )
-from router.service.feedback_codec import outcome_from_proto
-from router.skills.digests import SkillDigests, recorded_for
-from router.skills.limits import truncate_description
-from router.skills.model import Diagnostic, Level, Scope, Skill, SkillKind
+from router.service.codec.feedback import outcome_from_proto
+from router.service.codec.index import info_to_proto, reindex_to_proto, skills_to_proto
+from router.service.codec.routing import explain_to_proto, query_from_proto, route_to_proto
 from router.v1 import router_pb2 as pb
 from router.v1 import router_pb2_grpc as pb_grpc
 
@@ -54,32 +52,6 @@ STATUS_BY_ERROR: tuple[tuple[type[Exception], grpc.StatusCode], ...] = (
     (IndexUnavailable, grpc.StatusCode.UNAVAILABLE),
 )
 
-_FORMATS: dict[int, CatalogFormat] = {
-    pb.CATALOG_FORMAT_XML: CatalogFormat.XML,
-    pb.CATALOG_FORMAT_JSON: CatalogFormat.JSON,
-    pb.CATALOG_FORMAT_MARKDOWN: CatalogFormat.MARKDOWN,
-}
-_REASONS: dict[Reason, pb.RouteReason] = {
-    Reason.ALWAYS_ON: pb.ROUTE_REASON_ALWAYS_ON,
-    Reason.RETRIEVED: pb.ROUTE_REASON_RETRIEVED,
-    Reason.EXPLICIT: pb.ROUTE_REASON_EXPLICIT,
-    Reason.ACTIVE: pb.ROUTE_REASON_ACTIVE,
-}
-_SCOPES: dict[Scope, pb.SkillScope] = {
-    Scope.PROJECT: pb.SKILL_SCOPE_PROJECT,
-    Scope.USER: pb.SKILL_SCOPE_USER,
-    Scope.ORG: pb.SKILL_SCOPE_ORG,
-    Scope.BUNDLED: pb.SKILL_SCOPE_BUNDLED,
-}
-_KINDS: dict[SkillKind, pb.SkillKind] = {
-    SkillKind.SKILL_MD: pb.SKILL_KIND_SKILL_MD,
-    SkillKind.MANIFEST: pb.SKILL_KIND_MANIFEST,
-}
-_LEVELS: dict[Level, pb.DiagnosticLevel] = {
-    Level.WARNING: pb.DIAGNOSTIC_LEVEL_WARNING,
-    Level.ERROR: pb.DIAGNOSTIC_LEVEL_ERROR,
-}
-
 
 def status_for(exc: Exception) -> tuple[grpc.StatusCode, str]:
     """The status code and caller-facing message for an exception raised by the Engine."""
@@ -87,99 +59,6 @@ def status_for(exc: Exception) -> tuple[grpc.StatusCode, str]:
         if isinstance(exc, error_type):
             return code, str(exc) or error_type.__name__
     return grpc.StatusCode.INTERNAL, f"internal error ({type(exc).__name__}); see the server log"
-
-
-def query_from_proto(request: pb.RouteRequest) -> RouteQuery:
-    """Convert a RouteRequest; an unknown ``format`` number is rejected here."""
-    fmt = _FORMATS.get(request.format)
-    if fmt is None:
-        known = ", ".join(f"{pb.CatalogFormat.Name(n)} ({n})" for n in sorted(_FORMATS))
-        raise InvalidRequest(f"unknown format {request.format}; use one of {known}")
-    return RouteQuery(
-        message=request.message,
-        history=tuple(request.history),
-        session_id=request.session_id,
-        top_k=request.top_k,
-        format=fmt,
-        active_skills=tuple(request.active_skills),
-        max_catalog_chars=request.max_catalog_chars,
-    )
-
-
-def routed_to_proto(skill: RoutedSkill) -> pb.RoutedSkill:
-    return pb.RoutedSkill(name=skill.name, description=truncate_description(skill.description),
-                          location=skill.location, score=skill.score,
-                          reason=_REASONS.get(skill.reason, pb.ROUTE_REASON_UNSPECIFIED),
-                          parameters_json=skill.parameters_json)
-
-
-def route_to_proto(result: RouteResult) -> pb.RouteResponse:
-    """Convert a RouteResult (its candidates are not part of a RouteResponse)."""
-    return pb.RouteResponse(
-        skills=[routed_to_proto(s) for s in result.skills],
-        catalog_text=result.catalog_text,
-        index_version=result.index_version,
-        full_catalog_chars=result.full_catalog_chars,
-        catalog_chars=result.catalog_chars,
-        routed_count=max(result.routed_count, len(result.skills)),
-        shown_count=len(result.skills),
-        unknown_explicit=list(result.unknown_explicit),
-        explicit_content=result.explicit_content,
-        activate_tool_json=result.activate_tool_json,
-        route_id=result.route_id,
-    )
-
-
-def explain_to_proto(result: RouteResult) -> pb.ExplainResponse:
-    """Convert a RouteResult with its candidates."""
-    return pb.ExplainResponse(
-        route=route_to_proto(result),
-        candidates=[
-            pb.Candidate(name=c.name, dense_score=c.dense_score, lexical_score=c.lexical_score,
-                         fused_score=c.fused_score, kept=c.kept, reason=c.reason.value,
-                         matched_example=c.matched_example)
-            for c in result.candidates
-        ],
-        gate=result.gate, dense_weight=result.dense_weight, example_mode=result.example_mode,
-        lexical_with_examples=result.lexical_with_examples,
-        settings_reason=result.settings_reason, refused=result.refused,
-    )
-
-
-def skill_to_proto(skill: Skill) -> pb.SkillInfo:
-    return pb.SkillInfo(
-        name=skill.name, description=truncate_description(skill.description),
-        location=skill.location, scope=_SCOPES.get(skill.scope, pb.SKILL_SCOPE_UNSPECIFIED),
-        kind=_KINDS.get(skill.kind, pb.SKILL_KIND_UNSPECIFIED),
-        model_invocable=skill.model_invocable, user_invocable=skill.user_invocable,
-        enabled=skill.enabled, deprecated=skill.deprecated, always_on=skill.always_on,
-    )
-
-
-def add_files(info: pb.SkillInfo, skill: Skill, recorded: SkillDigests | None) -> pb.SkillInfo:
-    """``info`` with the recorded files and frontmatter the Skills extension lists."""
-    info.frontmatter_json = json.dumps(dict(skill.frontmatter), ensure_ascii=False, default=str)
-    info.files_recorded = recorded is not None
-    if recorded is not None:
-        info.files_complete = recorded.complete
-        info.files.extend(pb.SkillFile(path=f.path, size=f.size, digest=f.digest)
-                          for f in recorded.files)
-    return info
-
-
-def diagnostic_to_proto(diagnostic: Diagnostic) -> pb.Diagnostic:
-    return pb.Diagnostic(level=_LEVELS.get(diagnostic.level, pb.DIAGNOSTIC_LEVEL_UNSPECIFIED),
-                         path=diagnostic.path, message=diagnostic.message)
-
-
-def info_to_proto(info: IndexInfo) -> pb.GetIndexInfoResponse:
-    return pb.GetIndexInfoResponse(
-        version=info.version, model=info.model, dimension=info.dimension,
-        skill_count=info.skill_count, built_at=info.built_at,
-        format_version=info.format_version, path=info.path,
-        calibrated_gate=info.calibrated_gate, example_count=info.example_count,
-        tuning_json=info.tuning_json,
-    )
 
 
 class SkillRouterServicer(pb_grpc.SkillRouterServicer):
@@ -202,13 +81,8 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
                    context: grpc.ServicerContext) -> pb.ListSkillsResponse:
         def run() -> pb.ListSkillsResponse:
             snapshot = self._engine.snapshot  # one version for the skills and their files
-            return pb.ListSkillsResponse(
-                skills=[add_files(skill_to_proto(s), s, recorded_for(snapshot.digests, s.name))
-                        if request.include_files else skill_to_proto(s)
-                        for s in snapshot.skills],
-                diagnostics=[diagnostic_to_proto(d) for d in self._engine.diagnostics()],
-                index_version=self._engine.info().version,
-            )
+            return skills_to_proto(snapshot, request.include_files, self._engine.diagnostics(),
+                                   self._engine.info().version)
 
         return _guarded(context, "ListSkills", run)
 
@@ -237,16 +111,8 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
     def Reindex(self, request: pb.ReindexRequest,
                 context: grpc.ServicerContext) -> pb.ReindexResponse:
         """Rebuild from the recorded discovery settings and swap; see ``router.index.build``."""
-        def run() -> pb.ReindexResponse:
-            done = self._engine.reindex(full=request.full)
-            return pb.ReindexResponse(
-                index_version=done.index_version, added=done.changes.added,
-                changed=done.changes.changed, removed=done.changes.removed,
-                unchanged=done.changes.unchanged, duration_seconds=done.duration_seconds,
-                diagnostics=[diagnostic_to_proto(d) for d in done.diagnostics],
-                swapped=done.swapped)
-
-        return _guarded(context, "Reindex", run)
+        return _guarded(context, "Reindex",
+                        lambda: reindex_to_proto(self._engine.reindex(full=request.full)))
 
     def Feedback(self, request: pb.FeedbackRequest,
                  context: grpc.ServicerContext) -> pb.FeedbackResponse:

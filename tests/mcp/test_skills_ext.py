@@ -13,7 +13,7 @@ import pytest
 from mcp import Client, MCPError
 from mcp_types import BlobResourceContents, TextResourceContents
 
-from router.mcp.skills_ext import IDENTIFIER
+from router.mcp.skills_ext import CACHE_SCOPE, IDENTIFIER, TTL_MS
 from tests.support.skills_ext import call
 
 pytestmark = pytest.mark.anyio
@@ -42,7 +42,7 @@ async def test_the_extension_is_declared_with_directory_read(door: str) -> None:
 async def test_listed_entries_carry_digests_that_match_what_is_served(door: str) -> None:
     async with session(door) as client:
         listed = await call(client, "skills/list")
-        assert listed["ttlMs"] >= 0 and listed["cacheScope"] in ("public", "private")
+        assert (listed["ttlMs"], listed["cacheScope"]) == (TTL_MS, CACHE_SCOPE)
         assert "nextCursor" not in listed  # one page for this small tree
         skills = {s["frontmatter"]["name"]: s for s in listed["skills"]}
         # routable SKILL.md skills only: no manifest skill, no user-only, disabled, or a skill
@@ -71,7 +71,7 @@ async def test_get_answers_unlisted_skills_and_refuses_what_is_not_served(door: 
         got = await call(client, "skills/get", uri="skill://user-only/SKILL.md")
         assert got["skill"]["frontmatter"]["name"] == "user-only"
         assert got["skill"]["frontmatter"]["disable-model-invocation"] is True
-        assert got["ttlMs"] >= 0 and "cacheScope" in got
+        assert (got["ttlMs"], got["cacheScope"]) == (TTL_MS, CACHE_SCOPE)
         for uri, says in [("skill://no-such/SKILL.md", "no skill is served"),
                           ("skill://switched-off/SKILL.md", "no skill is served"),
                           ("skill://book-meeting/SKILL.md", "manifest.json"),

@@ -17,6 +17,7 @@ from router.examples.selection import TRAFFIC_CAP, bound, select
 from router.index.store import build_index, load_index
 from router.routing.model import Reason, RouteQuery
 from router.skills.model import Level, Skill
+from tests.support.snapshots import snapshot_of
 
 
 def _unit(*rows: list[float]) -> np.ndarray:
@@ -189,12 +190,19 @@ def test_examples_route_and_removed_skills_lose_them(tmp_path: Path) -> None:
                .skills)
 
 
-def test_a_turn_neither_retriever_finds_gets_no_retrieved_skill(tmp_path: Path) -> None:
-    build_index(SKILLS, [], HashEmbedder(), tmp_path)
-    snap = load_index(tmp_path)
+def test_a_turn_neither_retriever_finds_gets_no_retrieved_skill() -> None:
+    snap = snapshot_of(SKILLS)
     calibration = snap.calibration
     assert calibration is not None and calibration.dense_low <= calibration.min_dense
-    assert calibration.lexical >= 0  # 0 here: most everyday requests share no word with these
+    assert calibration.lexical == 0.0  # most everyday requests share no word with these
+    # The BM25 null is the quantile of the off-topic requests' best BM25 scores over the
+    # catalog: a skill in everyday words lifts it.
+    chatty = snapshot_of([*SKILLS, _skill("trivia", "Says what is good, what should be done, "
+                                          "how many there are and what the world does best.")])
+    best_words = [float(max(chatty.lexical.search(text, 1)[1], default=0.0))
+                  for text in dict.fromkeys(gate.bundled_requests())]
+    expected = round(float(np.quantile(best_words, gate.LEXICAL_QUANTILE)), 6)
+    assert chatty.calibration is not None and chatty.calibration.lexical == expected > 0
     ask = RouteQuery(message="extracts tables from spreadsheets")
 
     def retrieved(dense_low: float, lexical: float) -> list[str]:
@@ -254,9 +262,8 @@ def test_a_build_with_examples_keeps_its_zero_shot_gate(tmp_path: Path) -> None:
     assert negative is None or negative.taught == 2.0  # nothing is close to a taught request
 
 
-def test_learning_does_not_open_the_gate_to_what_it_did_not_teach(tmp_path: Path) -> None:
-    build_index(SKILLS, [], HashEmbedder(), tmp_path, examples=[TAUGHT])
-    snap = load_index(tmp_path)
+def test_learning_does_not_open_the_gate_to_what_it_did_not_teach() -> None:
+    snap = snapshot_of(SKILLS, examples=[TAUGHT])
     assert snap.calibration is not None and snap.zero_shot is not None
     # The examples' gate lets every turn through; the zero-shot one refuses every turn its
     # two-retriever test sees (under both nulls) unless it is a taught request.
@@ -301,11 +308,10 @@ def test_the_refusal_in_words_is_the_vectorised_test() -> None:
     assert gate.refusal(0.1, 0.9, None) == ""  # no calibration: no refusal
 
 
-def test_explain_names_the_configured_floor_when_it_refuses(tmp_path: Path) -> None:
+def test_explain_names_the_configured_floor_when_it_refuses() -> None:
     from router.routing.fusion import FusionConfig
 
-    build_index(SKILLS, [], HashEmbedder(), tmp_path)
-    uncalibrated = replace(load_index(tmp_path), calibration=None, off_topic=None)
+    uncalibrated = replace(snapshot_of(SKILLS), calibration=None, off_topic=None)
     ask = RouteQuery(message="extracts tables from spreadsheets")
 
     def explained(floor: float) -> tuple[list[str], str]:

@@ -1,4 +1,5 @@
-"""Routing logic over a small index and the deterministic hash embedder."""
+"""Routing logic over a small in-memory index and the deterministic hash embedder; a built
+index routes the same way, and serves the same results across a reload."""
 
 from dataclasses import replace
 from pathlib import Path
@@ -15,6 +16,7 @@ from router.routing.router import explicit_names
 from router.skills.model import Skill
 from tests.support.indexes import build_hash_index, open_engine
 from tests.support.skills import skill_record
+from tests.support.snapshots import snapshot_of
 
 
 def skill(name: str, description: str, **flags: object) -> Skill:
@@ -33,7 +35,12 @@ SKILLS = [
 
 
 @pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
+def engine() -> Engine:
+    return Engine(snapshot_of(SKILLS), Config(), HashEmbedder())
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Engine:
     return open_engine(build_hash_index(SKILLS, tmp_path_factory.mktemp("idx")))
 
 
@@ -109,8 +116,13 @@ def test_explain_gives_every_candidate_a_reason(engine: Engine) -> None:
                                                          "deploy-prod", "style-guide"}}
     assert others and others <= {DropReason.OUTSIDE_TOP_K, DropReason.SCORE_GAP,
                                  DropReason.BELOW_THRESHOLD}
-    kept = [c for c in result.candidates if c.kept]
-    assert all(c.fused_score >= 0 for c in kept)
+    # top_k=1 keeps the best routable candidate: none dropped for rank scores above it
+    best = next(c for c in result.candidates if c.reason is DropReason.KEPT)
+    ranked_out = [c.fused_score for c in result.candidates if c.reason in others]
+    assert best.name == "pdf-tools" and best.fused_score > 0
+    assert best.fused_score >= max(ranked_out)
+    assert [c.fused_score for c in result.candidates] == sorted(
+        (c.fused_score for c in result.candidates), reverse=True)
 
 
 def test_off_topic_message_gets_no_retrieved_skill(engine: Engine) -> None:
@@ -133,10 +145,23 @@ def test_bad_requests_say_what_to_fix(engine: Engine, query: RouteQuery, fragmen
         engine.route(query)
 
 
-def test_results_are_stable_across_a_reload(engine: Engine, tmp_path: Path) -> None:
+def test_results_are_stable_across_a_reload(built: Engine) -> None:
     query = RouteQuery(message="git commit message for the PDF fix", history=("csv",))
-    again = Engine.open(Path(engine.snapshot.info.path).parents[1], Config(), HashEmbedder())
-    assert again.route(query) == engine.route(query)
+    again = Engine.open(Path(built.snapshot.info.path).parents[1], Config(), HashEmbedder())
+    assert again.route(query) == built.route(query)
+
+
+@pytest.mark.parametrize("message", [
+    "extract the tables from this PDF invoice", "zebra quantum banana",
+    "git commit message for the PDF fix", "/deploy-prod v1.2 please",
+])
+def test_the_in_memory_snapshot_routes_as_the_built_index(engine: Engine, built: Engine,
+                                                          message: str) -> None:
+    assert engine.snapshot.calibration == built.snapshot.calibration
+    assert engine.snapshot.calibration is not None
+    query = RouteQuery(message=message, history=("load the sales CSV",))
+    assert replace(engine.explain(query), index_version="") == replace(
+        built.explain(query), index_version="")
 
 
 def test_the_served_hnsw_breadth_comes_from_the_config(tmp_path: Path,

@@ -1,0 +1,128 @@
+"""New versions of the served index: a Reindex (discover skills again with the settings the
+served version was built with, build what changed with ``router.index.build``, swap the new
+version in) and a reload (swap in a version another process made current), each counted.
+
+One at a time: the same lock serialises rebuilds and reloads, so the two never interleave.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from router.config import Config
+from router.encoders.base import Embedder
+from router.errors import IndexUnavailable, InvalidRequest
+from router.examples.sources import files_from_settings
+from router.index import build
+from router.index.build import ReindexResult, ReindexStats
+from router.index.fine_tune import stage as encoder_fine_tune
+from router.index.layout import current_version
+from router.index.store import IndexSnapshot, load_index
+from router.learning.traffic import traffic_examples
+from router.routing.tuning import tuner_for
+
+log = logging.getLogger(__name__)
+
+
+class Reindexer:
+    """Rebuilds or reloads the index under ``index_dir`` from what ``served`` returns (the
+    snapshot and query encoder being served) and hands each new version to ``swap`` (a rebuilt
+    one before older ones are pruned)."""
+
+    def __init__(self, index_dir: Path | None, config: Config,
+                 served: Callable[[], tuple[IndexSnapshot, Embedder]],
+                 swap: Callable[[IndexSnapshot], None]) -> None:
+        self._index_dir = index_dir
+        self._config = config
+        self._served = served
+        self._swap = swap
+        self.lock = threading.Lock()  # held while the served index is rebuilt or reloaded
+        self._stats_lock = threading.Lock()  # guards _stats, which metrics read at any time
+        self._stats = ReindexStats()
+
+    def stats(self) -> ReindexStats:
+        """A copy of the reindex and reload counters."""
+        with self._stats_lock:
+            return replace(self._stats)
+
+    def record_load_failure(self) -> None:
+        """Count a version found on disk that could not be served."""
+        with self._stats_lock:
+            self._stats.load_failures += 1
+
+    def reload(self, *, wait: bool = True) -> bool:
+        """Swap in the current version if it changed; see ``Engine.reload``."""
+        if self._index_dir is None:
+            return False
+        if not self.lock.acquire(blocking=wait):
+            return False
+        try:
+            if current_version(self._index_dir) == self._served()[0].info.version:
+                return False
+            self._swap(load_index(self._index_dir))
+            return True
+        finally:
+            self.lock.release()
+
+    def run(self, full: bool = False) -> ReindexResult:
+        """Discover skills again with the settings the served index was built with; when any
+        changed (or ``full``), build a new version, make it current and swap it in.
+
+        Reindexes are serialised: a second call waits for the running one (up to
+        ``index.reindex_wait_seconds``), then runs itself, usually finding nothing to do; past
+        that wait it raises IndexUnavailable.
+        """
+        if self._index_dir is None:
+            raise InvalidRequest("this server was started without an index folder; "
+                                 "it cannot rebuild its index")
+        wait = self._config.index.reindex_wait_seconds
+        if not self.lock.acquire(timeout=max(0.0, wait)):
+            raise IndexUnavailable(f"a reindex is already running and did not finish within "
+                                   f"{wait:.0f}s; try again later")
+        started = time.perf_counter()
+        failed = True
+        try:
+            result = self._rebuild(self._index_dir, full, started)
+            failed = False
+            return result
+        except Exception:
+            log.exception("reindex of %s failed; still serving %s", self._index_dir,
+                          self._served()[0].info.version)
+            raise
+        finally:
+            self.lock.release()
+            with self._stats_lock:
+                self._stats.runs += 1
+                self._stats.failures += int(failed)
+                self._stats.last_duration_seconds = time.perf_counter() - started
+                if not failed:
+                    self._stats.last_result = result
+
+    def _rebuild(self, index_dir: Path, full: bool, started: float) -> ReindexResult:
+        served, embedder = self._served()
+        recorded = build.recorded_settings(served.info.path)
+        discovery = build.discovery_from_settings(recorded, served.info.version)
+        outcome = build.build(
+            discovery, embedder, index_dir, keep_versions=self._config.index.keep_versions,
+            served=build.Served(served.info.version, served.skills, recorded), full=full,
+            example_files=files_from_settings(recorded), workers=self._config.index.build_workers,
+            **traffic_examples(index_dir, self._config.feedback),
+            tuner=tuner_for(self._config.index),
+            fine_tune=encoder_fine_tune.options_for(self._config.index),
+            before_prune=lambda info: self._swap(load_index(index_dir, info.version)))
+        changes = outcome.changes
+        if outcome.info is None:
+            log.info("reindex: %d skills unchanged; still serving %s", changes.unchanged,
+                     served.info.version)
+            return ReindexResult(served.info.version, changes, time.perf_counter() - started,
+                                 outcome.diagnostics, swapped=False)
+        log.info("reindex: %s -> %s (+%d ~%d -%d, %d unchanged)", served.info.version,
+                 outcome.info.version, changes.added, changes.changed, changes.removed,
+                 changes.unchanged)
+        return ReindexResult(outcome.info.version, changes, time.perf_counter() - started,
+                             outcome.diagnostics, swapped=True)

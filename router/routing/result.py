@@ -1,0 +1,122 @@
+"""A turn's plan and the result made from it (pure).
+
+``Plan`` collects what a turn picked (in catalog order) and, for Explain, every candidate's
+scores and reason; ``narrowed`` renders the picked skills into the catalog within its budget.
+``filter_reason`` is the one rule for which skills may be retrieved at all.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from router.config import RoutingConfig
+from router.index.store import IndexSnapshot
+from router.routing import catalog
+from router.routing.fusion import Fused
+from router.routing.model import (
+    Candidate,
+    DropReason,
+    Reason,
+    RoutedSkill,
+    RouteQuery,
+    RouteResult,
+)
+from router.skills.model import Skill
+
+
+@dataclass
+class Plan:
+    """What one turn picked, in catalog order, and (for Explain) what happened to each
+    candidate."""
+
+    explain: bool = False  # record every candidate's scores and reason (Explain only)
+    picked: list[tuple[int, Reason, float]] = field(default_factory=list)
+    seen: set[int] = field(default_factory=set)
+    candidates: dict[int, Candidate] = field(default_factory=dict)
+    matched: dict[int, str] = field(default_factory=dict)  # skill row -> closest example
+    description_best: float | None = None  # best description cosine, when examples lifted it
+    closest_example: float = -1.0  # cosine of the closest positive example request
+
+    def note(self, snap: IndexSnapshot, f: Fused, kept: bool, reason: DropReason) -> None:
+        if self.explain:
+            self.candidates[f.index] = Candidate(
+                name=snap.skills[f.index].name, dense_score=f.dense, lexical_score=f.lexical,
+                fused_score=f.fused, kept=kept, reason=reason,
+                matched_example=self.matched.get(f.index, ""))
+
+    def add(self, pos: int, reason: Reason, score: float) -> bool:
+        if pos in self.seen:
+            return False
+        self.seen.add(pos)
+        self.picked.append((pos, reason, score))
+        return True
+
+
+def filter_reason(skill: Skill) -> DropReason | None:
+    if not skill.enabled:
+        return DropReason.DISABLED
+    if skill.deprecated:
+        return DropReason.DEPRECATED
+    if not skill.model_invocable:
+        return DropReason.NOT_MODEL_INVOCABLE
+    return None
+
+
+def narrowed(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig, plan: Plan,
+             unknown: list[str], explain: bool) -> RouteResult:
+    """The turn's result: the picked skills that fit the catalog budget, rendered; the rest
+    marked over budget among the candidates when explaining."""
+    routed = [RoutedSkill(name=snap.skills[p].name, description=snap.skills[p].description,
+                          location=snap.skills[p].location, score=float(score), reason=reason,
+                          parameters_json=_parameters_json(snap.skills[p]))
+              for p, reason, score in plan.picked]
+    loc = config.include_location
+    entries = [catalog.Entry(r.name, r.description, r.location if loc else "") for r in routed]
+    shown = catalog.fit_budget(entries, query.format, config.activation_mode,
+                               query.max_catalog_chars)
+    text = catalog.render(entries[:shown], query.format, config.activation_mode)
+    tool = catalog.activate_tool(entries[:shown], query.format)
+    candidates: tuple[Candidate, ...] = ()
+    if explain:
+        for pos, _reason, score in plan.picked[shown:]:
+            old = plan.candidates.get(pos)
+            plan.candidates[pos] = Candidate(
+                snap.skills[pos].name, old.dense_score if old else 0.0,
+                old.lexical_score if old else 0.0, old.fused_score if old else float(score),
+                False, DropReason.OVER_BUDGET, old.matched_example if old else "")
+        candidates = tuple(sorted(plan.candidates.values(), key=lambda c: -c.fused_score))
+    return RouteResult(
+        skills=tuple(routed[:shown]), catalog_text=text, index_version=snap.info.version,
+        full_catalog_chars=full_catalog_chars(snap, query, config), catalog_chars=len(text),
+        routed_count=len(routed), unknown_explicit=tuple(unknown), candidates=candidates,
+        activate_tool_json=tool)
+
+
+def _parameters_json(skill: Skill) -> str:
+    if skill.parameters is None:
+        return ""
+    return json.dumps(skill.parameters, ensure_ascii=False, sort_keys=True)
+
+
+# The unrouted catalog's size per (snapshot, format, mode): rendering every skill costs
+# milliseconds at 10k skills, so it is done once. Kept here, not on the snapshot, which routing
+# only reads. A lost race recomputes the same value.
+_FULL_CHARS: dict[tuple[object, ...], int] = {}
+_FULL_CHARS_KEPT = 64
+
+
+def full_catalog_chars(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig) -> int:
+    """Size of the catalog an agent would inject without routing (every routable skill)."""
+    key = (snap.info.path, snap.info.version, query.format, config.activation_mode,
+           config.include_location)
+    size = _FULL_CHARS.get(key)
+    if size is None:
+        loc = config.include_location
+        entries = [catalog.Entry(s.name, s.description, s.location if loc else "")
+                   for s in snap.skills if filter_reason(s) is None]
+        size = len(catalog.render(entries, query.format, config.activation_mode))
+        if len(_FULL_CHARS) >= _FULL_CHARS_KEPT:
+            _FULL_CHARS.clear()  # snapshots come and go; a few formats of the live ones fit
+        _FULL_CHARS[key] = size
+    return size
