@@ -147,7 +147,6 @@ class ServerConfig:
     # without it `serve` refuses to start there (router.bearer.check_bind).
     allow_unauthenticated: bool = False
     open_metrics: bool = False  # with tokens, /metrics without one (a closed scrape network)
-    expose_paths: bool = True  # false: skill locations relative to their skill root
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,7 @@ from typing import Any
 FLAGS = {"tls_cert": "tls_cert_file", "tls_key": "tls_key_file",
          "tls_client_ca": "tls_client_ca_file", "token_file": "auth_token_file",
          "token_env": "auth_token_env", "health_port": "health_port",
-         "allow_unauthenticated": "allow_unauthenticated", "open_metrics": "open_metrics",
-         "expose_paths": "expose_paths"}
+         "allow_unauthenticated": "allow_unauthenticated", "open_metrics": "open_metrics"}
 
 
 def add_server_auth_args(parser: argparse.ArgumentParser) -> None:
@@ -36,9 +35,6 @@ def add_server_auth_args(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--open-metrics", action="store_true", default=None,
                        help="with tokens, serve /metrics without one, for a scrape network "
                             "closed by other means (server.open_metrics)")
-    group.add_argument("--hide-paths", dest="expose_paths", action="store_false", default=None,
-                       help="send skill locations relative to their skill root, never the "
-                            "server's absolute paths (server.expose_paths: false)")
 
 
 def server_auth_flags(args: argparse.Namespace) -> dict[str, Any]:

@@ -31,7 +31,7 @@ WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 class _Handler(WSGIRequestHandler):
     timeout = SILENT_SECONDS  # on every read of the request
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base's name
+    def log_message(self, format: str, *args: Any) -> None:
         """Scrapes are not logged."""
 
 

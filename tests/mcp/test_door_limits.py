@@ -31,7 +31,8 @@ IDLE = 3.0
 
 
 @pytest.fixture
-def started(tree: Tree, tree_engine: Engine, tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
+def started(tree: Tree, tree_engine: Engine,
+            tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
     """A door with tokens, 3 sessions per caller, 3 s idle expiry, a 2 s header deadline and
     a file limit of 256, once it accepts connections; its process and port."""
     (tmp_path / "tokens").write_text("\n".join(TOKENS) + "\n")
