@@ -146,6 +146,7 @@ class ServerConfig:
     # Listen beyond loopback with no caller authentication (an authenticating proxy in front);
     # without it `serve` refuses to start there (router.bearer.check_bind).
     allow_unauthenticated: bool = False
+    open_metrics: bool = False  # with tokens, /metrics without one (a closed scrape network)
 
 
 @dataclass(frozen=True)
@@ -172,6 +173,10 @@ class McpConfig:
     accept_token_env: str = ""  # name of an environment variable holding comma-separated tokens
     allowed_hosts: tuple[str, ...] = ()  # Host headers accepted besides loopback and --host
     allow_unauthenticated: bool = False  # beyond loopback with no tokens (a proxy in front)
+    header_timeout_seconds: float = 30.0  # a connection's headers must arrive within (<= 30)
+    max_connections: int = 1000  # open connections, at most half the file limit (router.httpd)
+    max_sessions_per_caller: int = 100  # open MCP sessions per token (or address); 429 past it
+    session_idle_seconds: float = 1800.0  # an MCP session with no request this long ends
 
 
 @dataclass(frozen=True)
@@ -184,6 +189,10 @@ class OpsConfig:
     host: str = "127.0.0.1"  # serve: the console's address
     accept_token_file: str = ""  # `ops`: accepted bearer tokens, one per line
     accept_token_env: str = ""  # `ops`: variable holding comma-separated accepted tokens
+    header_timeout_seconds: float = 30.0  # as mcp.header_timeout_seconds
+    max_connections: int = 1000  # as mcp.max_connections
+    session_seconds: float = 8 * 3600.0  # a login's session lasts this long
+    login_failures_per_minute: int = 10  # per client address; 429 past it
 
 
 @dataclass(frozen=True)

@@ -52,8 +52,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     level = logging.WARNING - 10 * min(args.verbose, 2)
     logging.basicConfig(level=level, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    from router.service.logs import use_format
+    from router.service.logs import quiet_repeats, use_format
 
     use_format("text")  # control characters in messages are escaped
+    quiet_repeats()  # a flood of one warning does not grow the log without bound
     return run_guarded(args.handler, args)
 

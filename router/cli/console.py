@@ -51,7 +51,7 @@ def cmd_ops(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise InvalidRequest(str(exc)) from exc
     console = ConsoleServer(args.target, auth, args.host, args.port, tokens,
-                            timeout=args.timeout)
+                            timeout=args.timeout, ops=ops)
     print(f"ops console: {console.url}/route (router {args.target}"
           f"{', tokens required' if tokens else ''})", flush=True)
     console.run()

@@ -26,9 +26,10 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from router.bearer import bearer_token
 from router.client import SkillRouterClient
 from router.console import learning_views, views
-from router.console.auth import COOKIE, ConsoleAccess, host_allowed
+from router.console.auth import COOKIE, ConsoleAccess, host_allowed, same_origin
 
 log = logging.getLogger(__name__)
 
@@ -77,16 +78,46 @@ class Console:
         response.headers["WWW-Authenticate"] = 'Bearer realm="skill-router-ops"'
         return response
 
+    def too_many(self) -> Response:
+        response = self.login_page(429, "too many wrong tokens from this address: wait a "
+                                        "minute")
+        response.headers["Retry-After"] = str(int(self.access.throttle.window))
+        return response
+
+    def caller(self, request: Request) -> str | Response:
+        """The caller's session, else the login form (401), or 429 for a client address
+        that presents a token after too many wrong ones."""
+        client = request.client.host if request.client else ""
+        offered = bearer_token(request.headers.get("authorization")) is not None
+        if offered and self.access.gated and self.access.throttle.blocked(client):
+            return self.too_many()
+        session = self.access.session(request.headers, request.cookies)
+        if session is None:
+            if offered:
+                self.access.throttle.failed(client)
+            return self.login_page()
+        return session
+
+    def foreign(self, request: Request, session: str = "") -> Response | None:
+        """403 for a POST whose ``Origin`` names another host than it was sent to."""
+        if same_origin(request.headers.get("origin"), request.headers.get("host", "")):
+            return None
+        return self.render("error.html", 403, session, title="Forbidden",
+                           message="this form was posted from another site (Origin)")
+
     def guarded(self, handler: Handler, *, post: bool = False) -> Callable[[Request],
                                                                            Awaitable[Response]]:
         """``handler`` for callers with a session; the login form (401) for others; a POST
-        also needs the session's CSRF token (403 without)."""
+        also needs the session's CSRF token and no foreign Origin (403 otherwise)."""
 
         async def endpoint(request: Request) -> Response:
-            session = self.access.session(request.headers, request.cookies)
-            if session is None:
-                return self.login_page()
+            session = self.caller(request)
+            if isinstance(session, Response):
+                return session
             if post:
+                refused = self.foreign(request, session)
+                if refused is not None:
+                    return refused
                 form = await read_form(request)
                 if not self.access.csrf_ok(session, form.get("csrf", "")):
                     return self.render("error.html", 403, session,
@@ -191,15 +222,24 @@ class Console:
             if session is not None:
                 return RedirectResponse("/route", status_code=303, headers=HEADERS)
             return self.login_page(status=200)
+        refused = self.foreign(request)
+        if refused is not None:
+            return refused
+        client = request.client.host if request.client else ""
+        if self.access.throttle.blocked(client):
+            return self.too_many()
         cookie = self.access.login((await read_form(request)).get("token", ""))
         if cookie is None:
+            self.access.throttle.failed(client)
             return self.login_page(error="that token is not accepted")
         response = RedirectResponse("/route", status_code=303, headers=HEADERS)
         response.set_cookie(COOKIE, cookie, httponly=True, samesite="strict", path="/",
-                            secure=request.url.scheme == "https")
+                            secure=request.url.scheme == "https",
+                            max_age=int(self.access.sessions.ttl))
         return response
 
     async def logout(self, request: Request, session: str) -> Response:
+        self.access.logout(session)
         response = RedirectResponse("/login", status_code=303, headers=HEADERS)
         response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
         return response

@@ -1,13 +1,19 @@
 """Who may use the ops console, and CSRF tokens for its forms.
 
 - **Tokens.** With accepted tokens every page needs one: ``Authorization: Bearer <token>`` or
-  the session cookie the login form sets (``POST /login``). The cookie holds an HMAC of the
-  token under a secret made when the console starts, never the token itself; it is HttpOnly,
-  SameSite=Strict and Path=/. Without a valid one a caller gets the login form (401) and
-  nothing else. Tokens are compared in constant time (``router.bearer.accepts``).
+  the session cookie the login form sets (``POST /login``). The cookie holds a random session
+  id kept by the console (``router.console.sessions``): it expires after ``ops.session_seconds``
+  and is removed at logout, after which the old cookie gets the login form (401) like any other
+  caller without a valid one. It is HttpOnly, SameSite=Strict, Path=/, and ``Secure`` when the
+  console is reached over TLS (a proxy in front saying so with ``X-Forwarded-Proto``). Tokens
+  are compared in constant time (``router.bearer.accepts``). A client address with
+  ``ops.login_failures_per_minute`` wrong tokens (login form or header) in the last minute is
+  answered 429 until the oldest leaves the minute.
 - **CSRF.** Every POST form carries a hidden ``csrf`` field: an HMAC, under the same secret,
   of the caller's session (the cookie value, the header token's HMAC, or "anonymous" on a
-  console without tokens). A POST whose field is missing or wrong is answered 403.
+  console without tokens). A POST whose field is missing or wrong is answered 403, and so is
+  one whose ``Origin`` header names another host (a POST without ``Origin`` is judged by its
+  field alone).
 - **Host.** A console without tokens answers only requests naming a loopback host (or the
   address it listens on) in ``Host``, else 421: a page that rebinds its own name to 127.0.0.1
   (DNS rebinding) cannot read the open console. A gated console answers any Host.
@@ -23,8 +29,10 @@ import hmac
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 from router.bearer import accepts, bearer_token, is_loopback
+from router.console.sessions import LoginThrottle, SessionTable
 from router.errors import InvalidRequest
 
 COOKIE = "skill_router_ops"
@@ -39,35 +47,37 @@ def _mac(secret: bytes, purpose: str, value: bytes) -> str:
 
 @dataclass(frozen=True)
 class ConsoleAccess:
-    """The accepted tokens (() = an open, loopback-only console) and this process's secret."""
+    """The accepted tokens (() = an open, loopback-only console), this process's secret, the
+    signed-in sessions and the failed logins."""
 
     tokens: tuple[bytes, ...] = ()
     secret: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
+    sessions: SessionTable = field(default_factory=lambda: SessionTable(8 * 3600.0))
+    throttle: LoginThrottle = field(default_factory=lambda: LoginThrottle(10))
 
     @property
     def gated(self) -> bool:
         return bool(self.tokens)
 
-    def cookie_for(self, token: bytes) -> str:
-        """The session cookie value for an accepted ``token``."""
-        return _mac(self.secret, "session", token)
-
     def session(self, headers: Mapping[str, str], cookies: Mapping[str, str]) -> str | None:
         """The caller's session id, or None when the console has tokens and the caller
-        presents no accepted one (header or cookie)."""
+        presents no accepted token (header) or live session (cookie)."""
         if not self.gated:
             return ANONYMOUS
         presented = bearer_token(headers.get("authorization"))
         if presented is not None:
-            return self.cookie_for(presented) if accepts(self.tokens, presented) else None
-        cookie = cookies.get(COOKIE, "").encode("ascii", "replace")
-        known = [self.cookie_for(token).encode("ascii") for token in self.tokens]
-        return cookie.decode("ascii") if cookie and accepts(known, cookie) else None
+            return _mac(self.secret, "header", presented) if accepts(self.tokens, presented) \
+                else None
+        cookie = cookies.get(COOKIE, "")
+        return cookie if cookie and self.sessions.alive(cookie) else None
 
     def login(self, presented: str) -> str | None:
-        """The cookie value for a token typed into the login form, None if not accepted."""
+        """A new session for a token typed into the login form, None if not accepted."""
         token = presented.strip().encode("utf-8")
-        return self.cookie_for(token) if token and accepts(self.tokens, token) else None
+        return self.sessions.open() if token and accepts(self.tokens, token) else None
+
+    def logout(self, session: str) -> None:
+        self.sessions.close(session)
 
     def csrf_for(self, session: str) -> str:
         return _mac(self.secret, "csrf", session.encode("ascii", "replace"))
@@ -75,6 +85,17 @@ class ConsoleAccess:
     def csrf_ok(self, session: str, presented: str) -> bool:
         return hmac.compare_digest(self.csrf_for(session).encode("ascii"),
                                    presented.encode("ascii", "replace"))
+
+
+def same_origin(origin: str | None, host: str) -> bool:
+    """Whether a request's ``Origin`` (None: not sent) names the host it was sent to."""
+    if origin is None:
+        return True
+    try:
+        netloc = urlsplit(origin.strip()).netloc
+    except ValueError:
+        return False
+    return bool(netloc) and netloc.lower() == host.strip().lower()
 
 
 def host_name(header: str) -> str:
@@ -93,11 +114,17 @@ def host_allowed(access: ConsoleAccess, header: str, bound: str) -> bool:
     return is_loopback(name) or (bool(name) and name == bound.strip("[]").lower())
 
 
-def console_access(host: str, tokens: Sequence[bytes]) -> ConsoleAccess:
+def console_access(host: str, tokens: Sequence[bytes], *, session_seconds: float = 8 * 3600.0,
+                   login_failures: int = 10) -> ConsoleAccess:
     """Apply the bind rule for a console on ``host``: InvalidRequest when it would listen
-    beyond loopback with no accepted token."""
+    beyond loopback with no accepted token. Sessions last ``session_seconds``; a client gets
+    ``login_failures`` wrong tokens a minute."""
     if not tokens and not is_loopback(host):
         raise InvalidRequest(f"refusing to serve the ops console on {host or 'all interfaces'} "
                              f"with no caller authentication: give accepted tokens with {GIVE}, "
                              "or listen on 127.0.0.1")
-    return ConsoleAccess(tuple(tokens))
+    if session_seconds <= 0 or login_failures < 1:
+        raise InvalidRequest("ops.session_seconds must be > 0 and "
+                             "ops.login_failures_per_minute >= 1")
+    return ConsoleAccess(tuple(tokens), sessions=SessionTable(session_seconds),
+                         throttle=LoginThrottle(login_failures))

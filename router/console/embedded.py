@@ -13,6 +13,7 @@ from router.config import OpsConfig, ServerConfig
 from router.console.auth import console_access
 from router.credentials import CallerAuth
 from router.errors import InvalidRequest
+from router.httpd import DoorLimits
 
 if TYPE_CHECKING:
     from router.console.server import ConsoleServer
@@ -36,6 +37,7 @@ class EmbeddedConsole:
     def __init__(self, server: ServerConfig, ops: OpsConfig, port: int | None) -> None:
         self.port = ops.port if port is None else port
         self.host = ops.host
+        self.ops = ops
         self._server: ConsoleServer | None = None
         if self.port < 0:
             raise InvalidRequest("--ops-port must be 0 (off) or a port number")
@@ -48,7 +50,10 @@ class EmbeddedConsole:
                                  "the TLS flags instead of --ops-port")
         self.tokens = read_tokens(server.auth_token_file, server.auth_token_env,
                                   env_setting="server.auth_token_env")
-        console_access(self.host, self.tokens)  # the bind rule, before anything loads
+        # the bind rule and the limits, before anything loads
+        console_access(self.host, self.tokens, session_seconds=ops.session_seconds,
+                       login_failures=ops.login_failures_per_minute)
+        DoorLimits(ops.header_timeout_seconds, ops.max_connections)
 
     @property
     def url(self) -> str | None:
@@ -62,7 +67,8 @@ class EmbeddedConsole:
 
         token = self.tokens[0].decode("utf-8") if self.tokens else ""
         self._server = ConsoleServer(loopback_target(address), CallerAuth(token=token),
-                                     self.host, self.port, self.tokens).start()
+                                     self.host, self.port, self.tokens,
+                                     ops=self.ops).start()
 
     def stop(self) -> None:
         if self._server is not None:

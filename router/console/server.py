@@ -1,6 +1,7 @@
 """Running the console: uvicorn on a socket bound before it starts (port 0 picks a free one,
 and connections queue from the moment ``start`` returns), on its own thread inside ``serve`` or
-in the foreground for ``skill-router ops``."""
+in the foreground for ``skill-router ops``; with the header deadline and connection cap of
+``router.httpd`` (``ops.header_timeout_seconds``, ``ops.max_connections``)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,11 @@ from types import FrameType
 import uvicorn
 
 from router.client import SkillRouterClient
+from router.config import OpsConfig
 from router.console.app import Console, console_app
 from router.console.auth import console_access
 from router.credentials import CallerAuth
+from router.httpd import DoorLimits, door_config
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +30,7 @@ def _bind(host: str, port: int) -> socket.socket:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host.strip("[]"), port))
-        sock.listen(128)
+        sock.listen(1024)
     except OSError:
         sock.close()
         raise
@@ -36,13 +39,17 @@ def _bind(host: str, port: int) -> socket.socket:
 
 class ConsoleServer:
     """The console for the router at ``target`` (reached with ``auth``), listening on
-    ``host:port`` and accepting ``tokens`` from its own callers. Raises InvalidRequest (bind
-    rule) or OSError (port busy) at construction; ``start`` serves on a thread."""
+    ``host:port`` and accepting ``tokens`` from its own callers, with the limits of ``ops``.
+    Raises InvalidRequest (bind rule, a bad limit) or OSError (port busy) at construction;
+    ``start`` serves on a thread."""
 
     def __init__(self, target: str, auth: CallerAuth, host: str, port: int,
                  tokens: Sequence[bytes], *, timeout: float = 10.0,
-                 reindex_timeout: float = 600.0) -> None:
-        access = console_access(host, tokens)
+                 reindex_timeout: float = 600.0, ops: OpsConfig | None = None) -> None:
+        ops = ops or OpsConfig()
+        limits = DoorLimits(ops.header_timeout_seconds, ops.max_connections)
+        access = console_access(host, tokens, session_seconds=ops.session_seconds,
+                                login_failures=ops.login_failures_per_minute)
         self.client = SkillRouterClient(target, timeout=timeout, ca_file=auth.ca_file,
                                         cert_file=auth.cert_file, key_file=auth.key_file,
                                         token=auth.token, tls=auth.tls)
@@ -51,9 +58,8 @@ class ConsoleServer:
         self._socket = _bind(host, port)
         self.host = host
         self.port: int = self._socket.getsockname()[1]
-        config = uvicorn.Config(console_app(self.console, host), log_level="warning",
-                                access_log=False, lifespan="off")
-        self._server = uvicorn.Server(config)
+        self._server = uvicorn.Server(door_config(console_app(self.console, host), limits,
+                                                  lifespan="off"))
         self._thread: threading.Thread | None = None
 
     @property

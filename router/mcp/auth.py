@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.datastructures import Headers
@@ -29,6 +29,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from router.bearer import accepts, bearer_token, check_bind, read_tokens
 from router.config import McpConfig
+from router.errors import InvalidRequest
+from router.httpd import DoorLimits
 
 log = logging.getLogger(__name__)
 
@@ -42,10 +44,14 @@ OPT_OUT = "--allow-unauthenticated (mcp.allow_unauthenticated)"
 
 @dataclass(frozen=True)
 class HttpAccess:
-    """What the HTTP door checks: the accepted tokens (() = none) and the allowed hosts."""
+    """What the HTTP door checks: the accepted tokens (() = none), the allowed hosts, its
+    connection limits (``router.httpd``) and its sessions (``router.mcp.quota``)."""
 
     tokens: tuple[bytes, ...]
     security: TransportSecuritySettings
+    limits: DoorLimits = field(default_factory=DoorLimits)
+    sessions_per_caller: int = 100
+    session_idle_seconds: float = 1800.0
 
 
 def http_access(host: str, config: McpConfig) -> HttpAccess:
@@ -59,7 +65,12 @@ def http_access(host: str, config: McpConfig) -> HttpAccess:
         log.warning("the MCP door listens on %s and authenticates nobody "
                     "(mcp.allow_unauthenticated): anyone who reaches it calls the service "
                     "as the door; keep an authenticating proxy in front", host)
-    return HttpAccess(tokens, transport_security(host, config.allowed_hosts))
+    if config.max_sessions_per_caller < 1 or config.session_idle_seconds <= 0:
+        raise InvalidRequest("mcp.max_sessions_per_caller must be >= 1 and "
+                             "mcp.session_idle_seconds > 0")
+    return HttpAccess(tokens, transport_security(host, config.allowed_hosts),
+                      DoorLimits(config.header_timeout_seconds, config.max_connections),
+                      config.max_sessions_per_caller, config.session_idle_seconds)
 
 
 def _host_patterns(host: str) -> list[str]:

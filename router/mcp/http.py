@@ -1,5 +1,7 @@
 """The door over streamable HTTP at ``/mcp``: the SDK's Starlette app with our Host/Origin
-settings, behind ``BearerGate`` when tokens are accepted, served by uvicorn."""
+settings and session idle expiry, behind ``SessionQuota`` (open sessions per caller) and
+``BearerGate`` when tokens are accepted, served by uvicorn with the header deadline and the
+connection cap of ``router.httpd``."""
 
 from __future__ import annotations
 
@@ -7,7 +9,9 @@ import anyio
 import uvicorn
 from starlette.types import ASGIApp
 
+from router.httpd import door_config
 from router.mcp.auth import BearerGate, HttpAccess
+from router.mcp.quota import SessionCounts, SessionQuota
 from router.mcp.server import SkillDoor
 
 PATH = "/mcp"
@@ -16,12 +20,14 @@ PATH = "/mcp"
 def http_app(door: SkillDoor, access: HttpAccess, host: str) -> ASGIApp:
     """The ASGI app: the SDK's streamable HTTP app, gated when ``access`` has tokens."""
     app: ASGIApp = door.streamable_http_app(streamable_http_path=PATH,
-                                            transport_security=access.security, host=host)
+                                            transport_security=access.security, host=host,
+                                            session_idle_timeout=access.session_idle_seconds)
+    app = SessionQuota(app, SessionCounts(access.sessions_per_caller,
+                                          access.session_idle_seconds))
     return BearerGate(app, access.tokens) if access.tokens else app
 
 
 def serve_http(door: SkillDoor, access: HttpAccess, host: str, port: int) -> None:
     """Serve until SIGTERM or SIGINT (uvicorn's handlers stop it gracefully)."""
-    config = uvicorn.Config(http_app(door, access, host), host=host, port=port,
-                            log_level="warning")
+    config = door_config(http_app(door, access, host), access.limits, host=host, port=port)
     anyio.run(uvicorn.Server(config).serve)

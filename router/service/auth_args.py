@@ -9,7 +9,7 @@ from typing import Any
 FLAGS = {"tls_cert": "tls_cert_file", "tls_key": "tls_key_file",
          "tls_client_ca": "tls_client_ca_file", "token_file": "auth_token_file",
          "token_env": "auth_token_env", "health_port": "health_port",
-         "allow_unauthenticated": "allow_unauthenticated"}
+         "allow_unauthenticated": "allow_unauthenticated", "open_metrics": "open_metrics"}
 
 
 def add_server_auth_args(parser: argparse.ArgumentParser) -> None:
@@ -32,6 +32,9 @@ def add_server_auth_args(parser: argparse.ArgumentParser) -> None:
                        help="listen beyond loopback with no token and no client certificate, "
                             "for a server behind an authenticating proxy; without it such a "
                             "server refuses to start (server.allow_unauthenticated)")
+    group.add_argument("--open-metrics", action="store_true", default=None,
+                       help="with tokens, serve /metrics without one, for a scrape network "
+                            "closed by other means (server.open_metrics)")
 
 
 def server_auth_flags(args: argparse.Namespace) -> dict[str, Any]:

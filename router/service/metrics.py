@@ -25,12 +25,12 @@ metrics. Exported (all prefixed ``skill_router_``):
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 import grpc
-from prometheus_client import CollectorRegistry, Counter, Histogram, start_http_server
+from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily
 from prometheus_client.registry import Collector
 
@@ -159,8 +159,10 @@ class ServiceMetrics:
 
 
 def start_metrics_http(metrics: ServiceMetrics, port: int, host: str = "0.0.0.0",
-                       ) -> tuple[Any, int]:
+                       tokens: Sequence[bytes] = ()) -> tuple[Any, int]:
     """Serve ``/metrics`` for ``metrics`` on ``host:port`` (0 = a free port) in a daemon
-    thread. Returns ``(http_server, bound_port)``; call ``http_server.shutdown()`` to stop."""
-    server, _thread = start_http_server(port, addr=host, registry=metrics.registry)
-    return server, int(server.server_port)
+    thread, asking for one of ``tokens`` when there are any (``router.service.metrics_http``).
+    Returns ``(http_server, bound_port)``; call ``http_server.shutdown()`` to stop."""
+    from router.service.metrics_http import serve_metrics
+
+    return serve_metrics(metrics.registry, port, host, tokens)

@@ -24,7 +24,7 @@ from grpc_reflection.v1alpha import reflection
 from router.client import SERVICE_NAME
 from router.config import ServerConfig
 from router.engine import Engine
-from router.service.auth import auth_interceptors, warn_if_open
+from router.service.auth import auth_interceptors, load_tokens, warn_if_open
 from router.service.interceptors import CallObserver, LoggingInterceptor
 from router.service.metrics import ServiceMetrics, start_metrics_http
 from router.service.poller import IndexPoller
@@ -161,8 +161,9 @@ def _start_metrics(metrics: ServiceMetrics, config: ServerConfig) -> tuple[Any, 
     """Start ``/metrics``; a busy port is logged and metrics stay off (serving goes on)."""
     if config.metrics_port <= 0:
         return None, None
+    tokens = () if config.open_metrics else load_tokens(config)  # with tokens: 401 without one
     try:
-        http, port = start_metrics_http(metrics, config.metrics_port, config.host)
+        http, port = start_metrics_http(metrics, config.metrics_port, config.host, tokens)
     except OSError as exc:
         log.error("metrics are off: cannot listen on %s:%d (%s)", config.host,
                   config.metrics_port, exc)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from router.config import OpsConfig
 from router.console.server import ConsoleServer
 from router.credentials import CallerAuth
 from router.engine import Engine
@@ -73,6 +74,6 @@ def gated_console(grpc_server: RouterServer) -> Iterator[str]:
     """A console that accepts TOKENS only; its base URL."""
     tokens = tuple(t.encode() for t in TOKENS)
     running = ConsoleServer(f"127.0.0.1:{grpc_server.port}", CallerAuth(), "127.0.0.1", 0,
-                            tokens).start()
+                            tokens, ops=OpsConfig(login_failures_per_minute=10_000)).start()
     yield running.url
     running.stop()
