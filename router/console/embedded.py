@@ -13,7 +13,7 @@ from router.config import OpsConfig, ServerConfig
 from router.console.auth import console_access
 from router.credentials import CallerAuth
 from router.errors import InvalidRequest
-from router.httpd import DoorLimits
+from router.common.httpd import DoorLimits
 
 if TYPE_CHECKING:
     from router.console.server import ConsoleServer

@@ -1,7 +1,7 @@
 """Running the console: uvicorn on a socket bound before it starts (port 0 picks a free one,
 and connections queue from the moment ``start`` returns), on its own thread inside ``serve`` or
 in the foreground for ``skill-router ops``; with the header deadline and connection cap of
-``router.httpd`` (``ops.header_timeout_seconds``, ``ops.max_connections``)."""
+``router.common.httpd`` (``ops.header_timeout_seconds``, ``ops.max_connections``)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from router.config import OpsConfig
 from router.console.app import Console, console_app
 from router.console.auth import console_access
 from router.credentials import CallerAuth
-from router.httpd import DoorLimits, door_config
+from router.common.httpd import DoorLimits, door_config
 
 log = logging.getLogger(__name__)
 

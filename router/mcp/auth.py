@@ -30,7 +30,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from router.bearer import accepts, bearer_token, check_bind, read_tokens
 from router.config import McpConfig
 from router.errors import InvalidRequest
-from router.httpd import DoorLimits
+from router.common.httpd import DoorLimits
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +45,7 @@ OPT_OUT = "--allow-unauthenticated (mcp.allow_unauthenticated)"
 @dataclass(frozen=True)
 class HttpAccess:
     """What the HTTP door checks: the accepted tokens (() = none), the allowed hosts, its
-    connection limits (``router.httpd``) and its sessions (``router.mcp.quota``)."""
+    connection limits (``router.common.httpd``) and its sessions (``router.mcp.quota``)."""
 
     tokens: tuple[bytes, ...]
     security: TransportSecuritySettings

@@ -1,7 +1,7 @@
 """The door over streamable HTTP at ``/mcp``: the SDK's Starlette app with our Host/Origin
 settings and session idle expiry, behind ``SessionQuota`` (open sessions per caller) and
 ``BearerGate`` when tokens are accepted, served by uvicorn with the header deadline and the
-connection cap of ``router.httpd``."""
+connection cap of ``router.common.httpd``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import anyio
 import uvicorn
 from starlette.types import ASGIApp
 
-from router.httpd import door_config
+from router.common.httpd import door_config
 from router.mcp.auth import BearerGate, HttpAccess
 from router.mcp.quota import SessionCounts, SessionQuota
 from router.mcp.server import SkillDoor

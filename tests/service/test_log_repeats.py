@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from router.errors import InvalidRequest
-from router.httpd import DoorLimits, connection_cap
+from router.common.httpd import DoorLimits, connection_cap
 from router.service.logs import RepeatFilter
 
 
