@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from router.activation.activator import Activation, Activator, Resource, ResourceList
-from router.activation.sessions import SessionStore, check_session_fields
+from router.activation.sessions import SessionStore
 from router.config import Config
 from router.encoders.base import Embedder
 from router.encoders.cache import QueryCache
@@ -61,9 +61,8 @@ class Engine:
         self.activator = Activator(self._lookup, lambda: [s.name for s in self.skills()],
                                    SessionStore(), digests=lambda: self._snapshot.digests)
         self.index_dir = Path(index_dir) if index_dir is not None else None
-        # Learning from traffic: what was shown, then activated (router.learning).
+        # Learning from traffic (router.learning), and what operators see of it (the same store)
         self.recorder = Recorder(self.index_dir, config.feedback)
-        # What operators see of it (SkillStats, ListExamples, PurgeExamples): the same store.
         self.review = Review(self.index_dir, config.feedback, self.recorder.enabled)
         # Rebuilds and reloads, one at a time (router.reindex).
         self._reindexer = Reindexer(self.index_dir, config, lambda: self._served, self.swap)
@@ -154,7 +153,7 @@ class Engine:
     def validate(self, query: RouteQuery) -> RouteQuery:
         """Check a request; return it with defaults filled. Raises InvalidRequest."""
         query = checked_query(query, self._config.routing, self._fusion.history_turns)
-        check_session_fields(query.session_id, query.active_skills)
+        self.recorder.owners.claim(query.session_id, query.principal, query.active_skills)
         return query
 
     def _vectors(self, query: RouteQuery, embedder: Embedder) -> core.QueryVectors:
@@ -162,7 +161,7 @@ class Engine:
                                 core.retrieval_text(query), query.history, self._fusion)
 
     def route(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:
-        query = self.validate(query)
+        query = self.validate(query)  # the session is the caller's (PermissionDenied if not)
         remembered = self.activator.sessions.active(query.session_id)
         if remembered:
             query = replace(query, active_skills=(*query.active_skills,
@@ -173,30 +172,31 @@ class Engine:
                           explain=explain)
 
     def route_turn(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:
-        """``route`` plus what a turn does besides: a ``/name`` the user typed is activated
-        (content in ``explicit_content``, marked active for the session)."""
+        """``route``, and a ``/name`` the user typed activated (in ``explicit_content``)."""
         result = self.route(query, explain=explain)
         result = replace(result, route_id=self.recorder.on_route(query, result))
         explicit = [s.name for s in result.skills if s.reason is Reason.EXPLICIT]
         if not explicit:
             return result
-        done = self.activator.activate(explicit[0], session_id=query.session_id,
-                                       active_skills=query.active_skills, explicit=True)
-        self.recorder.on_activate(done.name, query.session_id, result.route_id, explicit=True)
+        done = self.activator.activate(explicit[0], query.session_id, query.active_skills,
+                                       explicit=True)
+        self.recorder.on_explicit(done.name, query, result.route_id)
         return replace(result, explicit_content=done.content)
 
     def activate(self, name: str, session_id: str = "", active_skills: tuple[str, ...] = (),
-                 include_frontmatter: bool = False, route_id: str = "") -> Activation:
+                 include_frontmatter: bool = False, route_id: str = "",
+                 principal: str = "") -> Activation:
+        self.recorder.check_owner(session_id, route_id, principal)
         done = self.activator.activate(name, session_id, active_skills, include_frontmatter)
-        self.recorder.on_activate(done.name, session_id, route_id)
+        self.recorder.on_activate(done.name, session_id, route_id, principal=principal)
         return done
 
-    def feedback(self, skill: str, session_id: str, outcome: str, route_id: str = "") -> bool:
-        """Record an outcome for ``skill`` (see ``router.learning.recorder``); False when
-        feedback is off. An unknown skill is ``NotFound``."""
-        check_session_fields(session_id, ())
+    def feedback(self, skill: str, session_id: str, outcome: str, route_id: str = "",
+                 principal: str = "") -> bool:
+        """Record an outcome for ``skill`` (``router.learning.recorder``); False if not stored."""
+        self.recorder.check_owner(session_id, route_id, principal)
         self.activator.find(skill)  # NotFound (close names suggested) for an unknown skill
-        return self.recorder.on_feedback(skill, session_id, outcome, route_id)
+        return self.recorder.on_feedback(skill, session_id, outcome, route_id, principal)
 
     def read_resource(self, name: str, path: str) -> Resource:
         return self.activator.read_resource(name, path)

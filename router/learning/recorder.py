@@ -7,10 +7,15 @@
   retrieved for that message: always-on skills and the session's active skills are in every
   catalog, so activating them teaches nothing. With a
   ``route_id`` the window is read from the store, so any replica can decide; without one, from
-  this process's memory. A ``/name`` the user typed records one too (its own Route).
-  Activations that match no shown skill are counted but teach nothing.
+  this process's memory. Only the model's choices teach: a skill the user named (``/name`` or
+  ``$name``, activated by Route) is counted but records no example, and its Route is ``forced``:
+  no later activation learns from it. Activations that match no shown skill are counted but
+  teach nothing.
 - A Feedback outcome is counted; ``wrong_skill`` on a Route that showed the skill records that
-  Route's message as a negative example for it.
+  Route's message as a negative example for it. Feedback that names neither a route nor a
+  session is not recorded at all (it could be anyone's, and would move the counters).
+- Every row carries the caller's principal (``router.activation.owners``); a route row's
+  principal owns its ``route_id``: ``route_owner`` tells the Engine, which refuses the others.
 
 The Engine owns one ``Recorder``; ``Recorder.disabled()`` records nothing and hands out no ids.
 """
@@ -24,6 +29,7 @@ from pathlib import Path
 
 from router.config import FeedbackConfig
 from router.errors import InvalidRequest
+from router.learning.owners import Owners, check_route_owner
 from router.learning.policy import check_policy
 from router.learning.routes import RouteDirectory, RouteWindow, ShownRoute, pick
 from router.learning.rows import ACTIVATE, FEEDBACK, OUTCOMES, ROUTE, Row, new_id
@@ -49,6 +55,7 @@ class Recorder:
         self._window = RouteWindow()
         self._directory = RouteDirectory(self.folder) if self.folder is not None else None
         self._failing = False  # the last write failed (later failures are logged quietly)
+        self.owners = Owners(self.session_owner)  # who created each session id
 
     @classmethod
     def disabled(cls) -> Recorder:
@@ -96,7 +103,9 @@ class Recorder:
         row = Row(kind=ROUTE, ts=time.time(), session=query.session_id, route_id=route_id,
                   query=explicit_names(query.message)[1],
                   shown=tuple(s.name for s in result.skills),
-                  retrieved=tuple(s.name for s in result.skills if s.reason is Reason.RETRIEVED))
+                  retrieved=tuple(s.name for s in result.skills if s.reason is Reason.RETRIEVED),
+                  principal=query.principal,
+                  forced=any(s.reason is Reason.EXPLICIT for s in result.skills))
         if not self._append(row, durable=False):  # synced right after, off the turn's path
             return ""
         route = ShownRoute.from_row(row)
@@ -105,49 +114,79 @@ class Recorder:
         self._directory.add(route)
         return route_id
 
-    def _showing(self, skill: str, session: str, route_id: str) -> ShownRoute | None:
-        """The Route of the session's window that showed ``skill`` (see the module doc)."""
+    def _find(self, route_id: str) -> ShownRoute | None:
         if len(route_id) > MAX_ROUTE_ID_CHARS:
             raise InvalidRequest(f"route_id has {len(route_id)} characters; pass back the "
                                  "route_id a Route returned")
+        if not route_id or self._directory is None:
+            return None
+        found = self._directory.find(route_id)
+        self._directory.refresh()
+        return found or self._directory.find(route_id)
+
+    def check_owner(self, session_id: str, route_id: str, principal: str) -> None:
+        """Activate's and Feedback's check, before anything is written: the route and the
+        session are ``principal``'s (a session nobody owns becomes its); PermissionDenied
+        otherwise."""
+        check_route_owner(self.route_owner(route_id), principal)
+        self.owners.claim(session_id, principal)
+
+    def route_owner(self, route_id: str) -> str | None:
+        """The principal whose Route made ``route_id``; None when it is not known."""
+        found = self._find(route_id) if self.enabled else None
+        return found.principal if found is not None else None
+
+    def session_owner(self, session: str) -> str | None:
+        """The principal of ``session``'s recent Routes known here; None when none are."""
+        return self._directory.owner(session) if self._directory is not None else None
+
+    def _showing(self, skill: str, session: str, route_id: str,
+                 principal: str) -> ShownRoute | None:
+        """The Route of the session's window that showed ``skill`` (see the module doc)."""
         if route_id and self._directory is not None:
-            found = self._directory.find(route_id)
-            self._directory.refresh()
-            found = found or self._directory.find(route_id)
+            found = self._find(route_id)
             if found is not None:
-                if session and found.session != session:
+                if (session and found.session != session) or found.principal != principal:
                     return None  # another conversation's Route
                 window = self._directory.last(found.session) if found.session else [found]
                 return pick(window, skill, route_id)
         return pick(self._window.last(session), skill) if session else None
 
+    def on_explicit(self, skill: str, query: RouteQuery, route_id: str) -> None:
+        """Count the activation of a skill the user named on Route ``route_id``; it teaches
+        nothing (the user chose it, not the model)."""
+        if self.enabled:
+            self._append(Row(kind=ACTIVATE, ts=time.time(), skill=skill, session=query.session_id,
+                             route_id=route_id, principal=query.principal))
+
     def on_activate(self, skill: str, session: str, route_id: str = "",
-                    explicit: bool = False) -> None:
-        """Count an activation; a positive example when the rule holds (or ``explicit``: the
-        user typed ``/skill`` on Route ``route_id``)."""
+                    principal: str = "") -> None:
+        """Count an activation; a positive example when the rule holds."""
         if not self.enabled:
             return
-        route = self._showing(skill, session, route_id)
-        if explicit and route is None:
-            route = self._directory.find(route_id) if self._directory is not None else None
+        route = self._showing(skill, session, route_id, principal)
         row = Row(kind=ACTIVATE, ts=time.time(), skill=skill,
                   session=session or (route.session if route else ""),
                   query=route.query if route is not None else "",
-                  route_id=route.route_id if route is not None else route_id)
+                  route_id=route.route_id if route is not None else route_id,
+                  principal=principal)
         self._append(row)
         if route is not None:
             log.debug("learned: %r -> %s", route.query, skill)
 
-    def on_feedback(self, skill: str, session: str, outcome: str, route_id: str = "") -> bool:
-        """Store an outcome; False when disabled or the store cannot be written. ``outcome`` is
-        one of ``OUTCOMES``."""
+    def on_feedback(self, skill: str, session: str, outcome: str, route_id: str = "",
+                    principal: str = "") -> bool:
+        """Store an outcome; False when disabled, when it names neither a route nor a session,
+        or when the store cannot be written. ``outcome`` is one of ``OUTCOMES``."""
         if outcome not in OUTCOMES:
             raise InvalidRequest(f"unknown outcome {outcome!r}; use one of "
                                  f"{', '.join(OUTCOMES)}")
-        if not self.enabled:
+        if not self.enabled or not (session or route_id):
             return False
-        route = self._showing(skill, session, route_id) if outcome == "wrong_skill" else None
+        route = (self._showing(skill, session, route_id, principal)
+                 if outcome == "wrong_skill" else None)
         return self._append(Row(kind=FEEDBACK, ts=time.time(), skill=skill, outcome=outcome,
                                 session=session or (route.session if route else ""),
                                 query=route.query if route is not None else "",
-                                route_id=route_id or (route.route_id if route else "")))
+                                route_id=route_id or (route.route_id if route else ""),
+                                principal=principal))

@@ -35,16 +35,19 @@ class ShownRoute:
     shown: tuple[str, ...]  # retrieved for this message (always-on and active skills are
     # in every catalog of a session: activating them says nothing about the message)
     ts: float
+    principal: str = ""  # the caller that routed it: it owns the route_id
+    forced: bool = False  # the user named a skill in it: the model chose nothing
 
     @classmethod
     def from_row(cls, row: Row) -> ShownRoute:
-        return cls(row.route_id, row.session, row.query, row.retrieved, row.ts)
+        return cls(row.route_id, row.session, row.query, row.retrieved, row.ts, row.principal,
+                   row.forced)
 
 
 def pick(routes: list[ShownRoute], skill: str, preferred: str = "") -> ShownRoute | None:
     """Among ``routes`` (a session's window), the one named ``preferred`` if it showed
-    ``skill``, else the most recent that did."""
-    showing = [r for r in routes if skill in r.shown]
+    ``skill``, else the most recent that did; a forced Route never counts."""
+    showing = [r for r in routes if skill in r.shown and not r.forced]
     for route in showing:
         if route.route_id == preferred:
             return route
@@ -139,6 +142,12 @@ class RouteDirectory:
     def find(self, route_id: str) -> ShownRoute | None:
         with self._lock:
             return self._routes.get(route_id)
+
+    def owner(self, session: str) -> str | None:
+        """The principal of the session's Routes known here (None: none known)."""
+        with self._lock:
+            window = self._by_session.get(session)
+            return window[-1].principal if window else None
 
     def last(self, session: str) -> list[ShownRoute]:
         """The session's last ``WINDOW`` Routes known, oldest first."""

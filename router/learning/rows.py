@@ -3,7 +3,8 @@
 Kinds:
 
 - ``route``: a Route answered (``route_id``, ``session``, the retrieval text as ``query``, the
-  ``shown`` and ``retrieved`` skill names), kept briefly so any replica can complete a record;
+  ``shown`` and ``retrieved`` skill names; ``forced`` when the user named a skill in it, so it
+  teaches nothing), kept briefly so any replica can complete a record;
 - ``activate``: an activation of ``skill``; ``query`` is set when the recording rule made it a
   positive example (the message of the Route that showed the skill), empty otherwise;
 - ``feedback``: an ``outcome`` for ``skill``; a ``wrong_skill`` with a ``query`` is a negative
@@ -11,8 +12,10 @@ Kinds:
 - ``purge``: hides every row of ``skill`` (all skills when empty) older than ``before``;
 - ``count``: per-skill counters of one UTC day, folded from raw rows by compaction.
 
-Every row has a unique ``rid``; readers drop repeats, so a row found in two files (a compaction
-interrupted between writing its output and removing its inputs) counts once. Pure: no I/O.
+Rows written for a caller carry its ``principal`` (the sha256 of its bearer token; "" for the
+one anonymous principal of a server without tokens). Every row has a unique ``rid``; readers
+drop repeats, so a row found in two files (a compaction interrupted between writing its output
+and removing its inputs) counts once. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -58,6 +61,8 @@ class Row:
     before: float = 0.0  # purge: rows older than this are hidden
     counts: Mapping[str, int] = field(default_factory=dict)  # count rows
     counted: bool = False  # already folded into count rows by a compaction
+    principal: str = ""  # who wrote it (see the module doc)
+    forced: bool = False  # route: the user named a skill (/name, $name): it teaches nothing
 
     @property
     def day(self) -> float:
@@ -77,7 +82,7 @@ class Row:
             "session": self.session, "skill": self.skill, "query": self.query,
             "route_id": self.route_id, "outcome": self.outcome, "shown": list(self.shown),
             "retrieved": list(self.retrieved), "before": self.before, "counts": dict(self.counts),
-            "counted": self.counted}
+            "counted": self.counted, "principal": self.principal, "forced": self.forced}
         data.update({k: v for k, v in optional.items() if v})
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
@@ -105,7 +110,9 @@ def parse_row(line: str) -> Row | None:
                    retrieved=_names(data.get("retrieved")),
                    before=float(data.get("before", 0.0)),
                    counts={str(k): int(v) for k, v in dict(counts).items()},
-                   counted=bool(data.get("counted", False)))
+                   counted=bool(data.get("counted", False)),
+                   principal=str(data.get("principal", "")),
+                   forced=bool(data.get("forced", False)))
     except (KeyError, TypeError, ValueError):
         return None
 

@@ -46,6 +46,7 @@ class RouteQuery:
     format: CatalogFormat = CatalogFormat.XML
     active_skills: tuple[str, ...] = ()
     max_catalog_chars: int = 0  # 0 = no budget
+    principal: str = ""  # who asks (router.activation.owners): it owns the session and route
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,10 @@ with one of them. The presented token is compared with every configured one in c
 the call runs. ``grpc.health.v1.Health`` stays open so load balancers and kubelet probes need no
 token. Tokens are read once, at start-up, by ``router.bearer`` (shared with the MCP door).
 
+Each accepted token is its own principal (``router.learning.owners``): ``principal_reader`` names
+the caller of a call by the sha256 of its token; without tokens every caller is the one
+anonymous principal. Session ids and route ids belong to the principal that created them.
+
 ``check_open_bind`` is the bind rule ``serve`` applies before it loads anything: beyond loopback
 a server must ask for a token or a client certificate, or be started with
 ``--allow-unauthenticated`` (``server.allow_unauthenticated``) behind an authenticating proxy.
@@ -23,6 +27,7 @@ import grpc
 
 from router.bearer import accepts, bearer_token, check_bind, is_loopback, read_tokens
 from router.config import ServerConfig
+from router.learning.owners import ANONYMOUS, principal_of_token
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +104,14 @@ def auth_interceptors(config: ServerConfig) -> list[TokenInterceptor]:
     """The interceptors ``config`` asks for: a TokenInterceptor when tokens are configured."""
     tokens = load_tokens(config)
     return [TokenInterceptor(tokens)] if tokens else []
+
+
+def principal_reader(config: ServerConfig) -> Callable[[grpc.ServicerContext], str]:
+    """How the servicer names a call's principal: the sha256 of its accepted bearer token when
+    ``config`` asks for tokens (the interceptor has refused every other call), else ANONYMOUS."""
+    if not (config.auth_token_file or config.auth_token_env):
+        return lambda context: ANONYMOUS
+    return lambda context: principal_of_token(presented_token(context.invocation_metadata()))
 
 
 GIVE = ("--token-file FILE or --token-env VAR (server.auth_token_file, server.auth_token_env), "

@@ -136,9 +136,9 @@ class ServiceMetrics:
             self._observe_route(record.response)
         elif method == "Activate":
             self.skill_activated.labels(skill=str(getattr(record.request, "name", ""))).inc()
-        elif method == "Feedback":
+        elif method == "Feedback":  # counted when stored (never for a route- and session-less one)
             counter = self.outcomes.get(int(getattr(record.request, "outcome", 0)))
-            if counter is not None:
+            if counter is not None and getattr(record.response, "recorded", False):
                 counter.labels(skill=str(getattr(record.request, "skill", ""))).inc()
 
     def _observe_route(self, response: Any) -> None:

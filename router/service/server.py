@@ -24,7 +24,7 @@ from grpc_reflection.v1alpha import reflection
 from router.client import SERVICE_NAME
 from router.config import ServerConfig
 from router.engine import Engine
-from router.service.auth import auth_interceptors, load_tokens, warn_if_open
+from router.service.auth import auth_interceptors, load_tokens, principal_reader, warn_if_open
 from router.service.interceptors import CallObserver, LoggingInterceptor
 from router.service.metrics import ServiceMetrics, start_metrics_http
 from router.service.poller import IndexPoller
@@ -69,7 +69,7 @@ def build_server(engine: Engine, config: ServerConfig, address: str | None = Non
                  # A busy port is an error: never share it with another server process.
                  ("grpc.so_reuseport", 0)],
     )
-    add_to_server(engine, server)
+    add_to_server(engine, server, principal_reader(config))
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in HEALTH_SERVICES:

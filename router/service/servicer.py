@@ -40,6 +40,7 @@ from router.v1 import router_pb2_grpc as pb_grpc
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+Principal = Callable[[grpc.ServicerContext], str]
 
 # The one table from error class to status code. First match wins, so subclasses
 # (e.g. IndexCorrupt, an IndexUnavailable) follow their parent unless listed earlier.
@@ -62,20 +63,20 @@ def status_for(exc: Exception) -> tuple[grpc.StatusCode, str]:
 
 
 class SkillRouterServicer(pb_grpc.SkillRouterServicer):
-    """Serves one Engine. Thread-safe because the Engine is."""
+    """Serves one Engine (thread-safe as it is); ``principal`` names each call's caller."""
 
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
+    def __init__(self, engine: Engine, principal: Principal = lambda context: "") -> None:
+        self._engine, self._principal = engine, principal
 
     def Route(self, request: pb.RouteRequest,
               context: grpc.ServicerContext) -> pb.RouteResponse:
         return _guarded(context, "Route", lambda: route_to_proto(
-            self._engine.route_turn(query_from_proto(request))))
+            self._engine.route_turn(query_from_proto(request, self._principal(context)))))
 
     def Explain(self, request: pb.RouteRequest,
                 context: grpc.ServicerContext) -> pb.ExplainResponse:
-        return _guarded(context, "Explain",
-                        lambda: explain_to_proto(self._engine.explain(query_from_proto(request))))
+        return _guarded(context, "Explain", lambda: explain_to_proto(
+            self._engine.explain(query_from_proto(request, self._principal(context)))))
 
     def ListSkills(self, request: pb.ListSkillsRequest,
                    context: grpc.ServicerContext) -> pb.ListSkillsResponse:
@@ -96,7 +97,7 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
         return _guarded(context, "Activate", lambda: activation_to_proto(
             self._engine.activate(request.name, request.session_id,
                                   tuple(request.active_skills), request.include_frontmatter,
-                                  route_id=request.route_id)))
+                                  request.route_id, self._principal(context))))
 
     def ReadResource(self, request: pb.ReadResourceRequest,
                      context: grpc.ServicerContext) -> pb.ReadResourceResponse:
@@ -120,7 +121,7 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
         return _guarded(context, "Feedback", lambda: pb.FeedbackResponse(
             recorded=self._engine.feedback(request.skill, request.session_id,
                                            outcome_from_proto(request.outcome),
-                                           request.route_id)))
+                                           request.route_id, self._principal(context))))
 
     def ListResources(self, request: pb.ListResourcesRequest,
                       context: grpc.ServicerContext) -> pb.ListResourcesResponse:
@@ -159,8 +160,8 @@ def _guarded(context: grpc.ServicerContext, method: str, call: Callable[[], T]) 
     context.abort(code, message)
 
 
-def add_to_server(engine: Engine, server: grpc.Server) -> SkillRouterServicer:
+def add_to_server(engine: Engine, server: grpc.Server, principal: Principal) -> SkillRouterServicer:
     """Register a servicer for ``engine`` on ``server`` and return it."""
-    servicer = SkillRouterServicer(engine)
+    servicer = SkillRouterServicer(engine, principal)
     pb_grpc.add_SkillRouterServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
     return servicer

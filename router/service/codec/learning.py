@@ -44,9 +44,12 @@ def stats_to_proto(report: StatsReport, enabled: bool) -> pb.SkillStatsResponse:
 
 def examples_to_proto(examples: Sequence[RecordedExample], limit: int,
                       enabled: bool) -> pb.ListExamplesResponse:
+    """The listed examples without their session ids: a session id lets its holder act in that
+    conversation, and no caller of the API is known to be an operator (``skill-router examples
+    list --index DIR``, reading the store on disk, shows them)."""
     return pb.ListExamplesResponse(
         examples=[pb.RecordedExample(skill=e.skill, positive=e.positive, query=e.query,
-                                     session_id=e.session, recorded_at=e.ts, learned=e.learned)
+                                     recorded_at=e.ts, learned=e.learned)
                   for e in examples[:limit]],
         total=len(examples), feedback_enabled=enabled)
 

@@ -24,8 +24,8 @@ _REASONS: dict[Reason, pb.RouteReason] = {
 }
 
 
-def query_from_proto(request: pb.RouteRequest) -> RouteQuery:
-    """Convert a RouteRequest; an unknown ``format`` number is rejected here."""
+def query_from_proto(request: pb.RouteRequest, principal: str = "") -> RouteQuery:
+    """Convert a RouteRequest asked by ``principal``; an unknown ``format`` is rejected here."""
     fmt = _FORMATS.get(request.format)
     if fmt is None:
         known = ", ".join(f"{pb.CatalogFormat.Name(n)} ({n})" for n in sorted(_FORMATS))
@@ -38,6 +38,7 @@ def query_from_proto(request: pb.RouteRequest) -> RouteQuery:
         format=fmt,
         active_skills=tuple(request.active_skills),
         max_catalog_chars=request.max_catalog_chars,
+        principal=principal,
     )
 
 

@@ -1,0 +1,73 @@
+"""Who owns a session id and a ``route_id``: the principal that first used it.
+
+A principal is who a call comes from: under ``serve --token-file`` (or ``--token-env``) each
+accepted bearer token is its own principal, named by the sha256 of the token (the token itself is
+never stored); a server without tokens has one anonymous principal (""); a door in front of a
+running service (``mcp --target``, the console) is the principal of the token it presents.
+
+A session id belongs to the principal whose call first named it; a ``route_id`` to the principal
+whose Route made it (recorded in its route row, so every replica can tell). Route, Activate and
+Feedback from another principal on them are ``PermissionDenied`` before anything is written
+(the Engine asks its ``Recorder``, which holds the ``Owners`` and the route rows).
+``Owners`` remembers ``MAX_SESSIONS`` session ids (least recently used forgotten first, ten times
+what the activation session store keeps, so a session's active skills are forgotten first); a
+session it does not know is looked up among the recent Routes of the store (``known``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Collection
+
+from router.activation.sessions import check_session_fields
+from router.errors import PermissionDenied
+
+ANONYMOUS = ""
+MAX_SESSIONS = 100_000
+NOT_YOURS = ("{what} belongs to another caller: use the ids your own calls created (start a "
+             "new session with a fresh session_id)")
+
+
+def principal_of_token(token: bytes | None) -> str:
+    """The principal a bearer token names: the hex sha256 of the token (ANONYMOUS for none)."""
+    return hashlib.sha256(token).hexdigest() if token else ANONYMOUS
+
+
+def check_route_owner(owner: str | None, principal: str) -> None:
+    """PermissionDenied when a ``route_id`` known to be ``owner``'s is used by ``principal``
+    (None: the route is not known, and teaches nothing)."""
+    if owner is not None and owner != principal:
+        raise PermissionDenied(NOT_YOURS.format(what="route_id"))
+
+
+class Owners:
+    """Thread-safe map session id -> the principal that created it."""
+
+    def __init__(self, known: Callable[[str], str | None] = lambda _: None,
+                 max_sessions: int = MAX_SESSIONS) -> None:
+        self._known = known
+        self._max = max_sessions
+        self._owners: OrderedDict[str, str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def claim(self, session_id: str, principal: str, active_skills: Collection[str] = ()) -> None:
+        """Check the session fields, then make ``principal`` the owner of ``session_id`` if
+        nobody owns it yet; PermissionDenied when another principal does. An empty id is
+        nobody's."""
+        check_session_fields(session_id, active_skills)
+        if not session_id:
+            return
+        with self._lock:
+            owner = self._owners.get(session_id)
+            if owner is None:
+                found = self._known(session_id)
+                owner = principal if found is None else found
+                self._owners[session_id] = owner
+                while len(self._owners) > self._max:
+                    self._owners.popitem(last=False)
+            else:
+                self._owners.move_to_end(session_id)
+        if owner != principal:
+            raise PermissionDenied(NOT_YOURS.format(what="session_id"))
