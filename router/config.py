@@ -161,6 +161,7 @@ class FeedbackConfig:
     retention_days: float = 90.0  # rows older than this are dropped
     min_sessions: int = 2  # distinct sessions whose examples a skill needs before any counts
     max_per_session: int = 5  # examples one session may contribute (its newest)
+    max_per_principal: int = 100  # requests one caller may teach one skill, per label (its first)
 
 
 @dataclass(frozen=True)

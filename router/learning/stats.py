@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from router.config import FeedbackConfig
-from router.learning.policy import purged
+from router.learning.policy import kept_rows, purged
 from router.learning.rows import (
     ACTIVATE,
     COUNT,
@@ -92,19 +92,10 @@ def _fold(rows: list[Row]) -> list[Row]:
             for (day, skill), counts in sorted(days.items()) if counts]
 
 
-def _newest_per_skill(rows: Iterable[Row], cap: int) -> list[Row]:
-    groups: dict[tuple[str, str], list[Row]] = defaultdict(list)
-    for row in rows:
-        groups[(row.kind, row.skill)].append(row)
-    kept: list[Row] = []
-    for group in groups.values():
-        kept.extend(sorted(group, key=lambda r: r.ts, reverse=True)[:cap])
-    return kept
-
-
 def compact_rows(rows: Iterable[Row], policy: FeedbackConfig, now: float) -> list[Row]:
     """The rows a compaction keeps: counters folded per day and skill; example rows within
-    retention, not purged, at most ``max_rows_per_skill`` per skill and kind; route rows of
+    retention, not purged, of the requests the caps keep (``router.learning.policy.kept_rows``:
+    a flood never evicts rows with as much support); route rows of
     the last hour (to complete records); purge rows within retention. Nothing else: activation
     and outcome rows that are not examples live on as counters only."""
     cutoff = now - policy.retention_days * DAY_SECONDS
@@ -117,5 +108,4 @@ def compact_rows(rows: Iterable[Row], policy: FeedbackConfig, now: float) -> lis
               if row.kind == ROUTE and row.ts >= now - ROUTE_KEEP_SECONDS
               and not purged(row, purges)]
     kept = _fold(current) + purges + routes
-    return kept + sorted(_newest_per_skill(examples, policy.max_rows_per_skill),
-                         key=lambda r: r.ts)
+    return kept + sorted(kept_rows(examples, policy), key=lambda r: r.ts)

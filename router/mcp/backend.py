@@ -49,6 +49,7 @@ class SkillFile:
     name: str
     description: str
     skill_file: str  # "SKILL.md" or "manifest.json": the file that defines the skill
+    model_invocable: bool = True  # False: ``disable-model-invocation`` (the user's alone)
 
 
 class Backend(Protocol):
@@ -103,8 +104,8 @@ class EngineBackend:
         return self.engine.read_resource(name, path)
 
     def skills(self) -> tuple[SkillFile, ...]:
-        return tuple(SkillFile(s.name, s.description, os.path.basename(s.location))
-                     for s in self.engine.skills() if s.enabled)
+        return tuple(SkillFile(s.name, s.description, os.path.basename(s.location),
+                               s.model_invocable) for s in self.engine.skills() if s.enabled)
 
     def skill_entries(self) -> tuple[SkillEntry, ...]:
         """Every enabled skill with its recorded files (the Skills extension's source)."""

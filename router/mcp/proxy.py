@@ -93,8 +93,8 @@ class GrpcBackend:
 
     def skills(self) -> tuple[SkillFile, ...]:
         reply = _call(self.client.target, self.client.list_skills)
-        return tuple(SkillFile(s.name, s.description, os.path.basename(s.location))
-                     for s in reply.skills if s.enabled)
+        return tuple(SkillFile(s.name, s.description, os.path.basename(s.location),
+                               s.model_invocable) for s in reply.skills if s.enabled)
 
     def skill_entries(self) -> tuple[SkillEntry, ...]:
         reply = _call(self.client.target, lambda: self.client.list_skills(include_files=True))

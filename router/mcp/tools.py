@@ -3,12 +3,22 @@
 ``SkillTools`` turns backend answers into MCP tool results and refusals into ``ToolError``
 (the SDK returns those as ``isError`` results). It knows nothing of transports: the server
 hands it the MCP session key of each call.
+
+The model calls these tools, so they never hand it a user-only skill (``disable-model-invocation``:
+only the user may start it): ``activate_skill`` refuses it (the activator's rule), a ``/name`` of
+one in a ``search_skills`` query is read as a plain word (the model wrote the query, not the
+user: nothing is activated or marked active), and ``read_skill_resource`` refuses its SKILL.md
+(or manifest.json) and any bundled file with the same bytes. The host-facing reads
+(``resources/read``, ``skills/get``) keep serving it with its frontmatter, for the host to start
+it when its user asks (docs/mcp.md).
 """
 
 from __future__ import annotations
 
 import base64
 import logging
+import posixpath
+import re
 
 import anyio.to_thread
 from mcp.server.mcpserver.exceptions import ToolError
@@ -20,6 +30,7 @@ from router.errors import RouterError
 from router.mcp.backend import Backend
 from router.mcp.resources import resource_uri
 from router.mcp.sessions import DoorSessions
+from router.routing.router import explicit_names
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +54,8 @@ READ_DESCRIPTION = (
     "<skill_resources> of activate_skill's result. Give the skill's name and the path exactly as "
     "listed (relative to the skill directory). Text files come back as text, other files as a "
     "binary blob. Paths that leave the skill directory are refused.")
+USER_ONLY = ("skill {name!r} can only be started by the user (type /{name} in the host); the "
+             "model may not load its instructions")
 NO_SKILL_FITS = ("No skill fits this request: continue without one. Call search_skills again "
                  "when the task changes.")
 
@@ -70,6 +83,12 @@ class ActivateOutput(BaseModel):
     already_active: bool
     resources: list[str]
     resources_truncated: bool
+
+
+def plain_word(query: str, name: str) -> str:
+    """``query`` with ``/name`` and ``$name`` mentions of ``name`` left as the bare word."""
+    mention = re.compile(rf"(?:^|(?<=\s))[/$]({re.escape(name)})(?=$|[\s.,:;!?)])", re.IGNORECASE)
+    return mention.sub(lambda m: m.group(1), query)
 
 
 def already_active_text(name: str) -> str:
@@ -104,9 +123,35 @@ class SkillTools:
         self.backend = backend
         self.sessions = sessions
 
+    def _user_only(self) -> dict[str, str]:
+        """Lower-cased name -> the defining file of every user-only skill (blocking)."""
+        return {f.name.lower(): f.skill_file for f in self.backend.skills()
+                if not f.model_invocable}
+
+    def _model_query(self, query: str) -> str:
+        """``query`` with its mentions of user-only skills made plain words (blocking)."""
+        names = {name.lower() for name in explicit_names(query)[0]}
+        if not names:
+            return query  # no mention: no ListSkills call on the turn's path
+        for name in names & self._user_only().keys():
+            query = plain_word(query, name)
+        return query
+
+    def _model_read(self, name: str, path: str) -> Resource:
+        """``read_resource`` for the model: never a user-only skill's instructions."""
+        found = self.backend.read_resource(name, path)
+        skill_file = self._user_only().get(found.name.lower())
+        if skill_file is None:
+            return found
+        if (posixpath.normpath(path).casefold() == skill_file.casefold()
+                or found.content == self.backend.read_resource(found.name, skill_file).content):
+            raise ToolError(USER_ONLY.format(name=found.name))
+        return found
+
     async def search(self, key: str, query: str, top_k: int) -> CallToolResult:
         state = self.sessions.state(key)
         try:
+            query = await anyio.to_thread.run_sync(self._model_query, query)
             found = await anyio.to_thread.run_sync(self.backend.search, query, top_k, state)
         except RouterError as exc:
             raise ToolError(str(exc)) from exc
@@ -139,7 +184,7 @@ class SkillTools:
 
     async def read(self, name: str, path: str) -> CallToolResult:
         try:
-            found = await anyio.to_thread.run_sync(self.backend.read_resource, name, path)
+            found = await anyio.to_thread.run_sync(self._model_read, name, path)
         except RouterError as exc:
             raise ToolError(str(exc)) from exc
         return resource_result(found)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from router.config import FeedbackConfig
 from router.examples.model import ExampleSource
-from router.learning.policy import select_examples
+from router.learning.policy import kept_rows, select_examples
 from router.learning.rows import ACTIVATE, DAY_SECONDS, FEEDBACK, PURGE, Row, parse_row
 
 NOW = 1_800_000_000.0
@@ -75,9 +77,37 @@ def test_rows_without_a_session_and_rows_past_retention_never_count() -> None:
     assert learned(rows) == {}
 
 
-def test_cap_per_skill_keeps_the_newest() -> None:
+def test_a_full_cap_per_skill_evicts_nothing_without_more_support() -> None:
     rows = [pos(f"q{i}", "pdf", f"s{i}", age=100.0 - i) for i in range(6)]
-    assert sorted(learned(rows, FeedbackConfig(max_rows_per_skill=2))) == ["q4", "q5"]
+    capped = FeedbackConfig(max_rows_per_skill=2)
+    assert sorted(learned(rows, capped)) == ["q0", "q1"]  # the later ones have no more support
+    backed = [pos("q5", "pdf", s, age=1.0) for s in ("t1", "t2")]
+    assert sorted(learned(rows + backed, capped)) == ["q0", "q5"]  # 3 sessions beat 1
+
+
+def test_what_one_principal_teaches_one_skill_is_capped_at_its_first() -> None:
+    policy = FeedbackConfig(max_per_principal=3, min_sessions=2)
+    genuine = [replace(pos(f"genuine {i}", "pdf", f"g{i}", age=500.0 - i), principal="team")
+               for i in range(3)]
+    flood = [replace(pos(f"planted {i}", "pdf", f"x{i}-{j}", age=100.0 - i), principal="bot")
+             for i in range(50) for j in range(3)]
+    taught = learned(genuine + flood, policy)
+    assert sorted(taught) == ["genuine 0", "genuine 1", "genuine 2", "planted 0", "planted 1",
+                              "planted 2"]  # the flood's first three; the genuine ones stay
+
+
+def test_the_same_session_id_from_two_principals_is_two_sessions() -> None:
+    rows = [replace(pos("merge pdfs", "pdf", "s"), principal=p) for p in ("a", "b")]
+    assert learned(rows) == {"merge pdfs": ("pdf",)}
+
+
+def test_compaction_keeps_the_rows_the_selection_keeps() -> None:
+    policy = FeedbackConfig(max_rows_per_skill=3, min_sessions=1)
+    early = [pos(f"early {i}", "pdf", f"e{i}", age=900.0 - i) for i in range(3)]
+    late = [pos(f"late {i}", "pdf", f"l{i}", age=100.0 - i) for i in range(20)]
+    kept = kept_rows(early + late, policy)
+    assert sorted(r.query for r in kept) == ["early 0", "early 1", "early 2"]
+    assert learned(kept, policy) == learned(early + late, policy)
 
 
 def test_purges_hide_a_skill_or_old_rows() -> None:
