@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -223,13 +224,16 @@ def write(folder: Path, learned: Learned) -> None:
     data = {"rows": [r.to_dict() for r in learned.selection.rows],
             "calibration": list(learned.calibration_texts), "nearest": list(learned.nearest),
             "nearest_zero_shot": list(learned.nearest_zero_shot)}
-    (folder / EXAMPLES_JSON).write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    # the rows hold requests learned from users' traffic: owner-only, like the feedback store
+    fd = os.open(folder / EXAMPLES_JSON, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(json.dumps(data, ensure_ascii=False))
     width = learned.calibration_vectors.shape[1]
     stacked = np.vstack([learned.vectors.reshape(-1, width),
                          learned.calibration_vectors]).astype(np.float32)
     np.save(folder / EXAMPLES_NPY, stacked)
     if learned.expanded is not None:
-        (folder / LEXICAL_EXAMPLES).mkdir()
+        (folder / LEXICAL_EXAMPLES).mkdir(mode=0o700)  # the example requests' words
         learned.expanded.save(folder / LEXICAL_EXAMPLES)
 
 

@@ -13,6 +13,7 @@ renamed into place; a compaction interrupted anywhere is finished by the next on
 full read), and a row present twice meanwhile counts once (rows carry unique ids). Full reads
 hold the lock shared, so they never see a half-finished compaction. A torn last line (a crash
 mid-write) is skipped.
+Rows hold users' text: the folder is owner-only (0700), every file in it is created 0600.
 """
 
 from __future__ import annotations
@@ -57,6 +58,12 @@ def data_files(folder: Path) -> list[Path]:
         return []
     return [folder / n for n in names if n.endswith(SUFFIX)
             and (n.startswith(SEGMENT_PREFIX) or n.startswith(COMPACTED_PREFIX))]
+
+
+def private_folder(folder: Path) -> None:
+    """``folder`` created owner-only, or made so if an older server left it open to others."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(folder, 0o700)
 
 
 def _sync_dir(folder: Path) -> None:
@@ -154,7 +161,7 @@ class SegmentWriter:
                 log.warning("cannot sync feedback segment in %s: %s", self.folder, exc)
 
     def _open(self) -> int:
-        self.folder.mkdir(parents=True, exist_ok=True)
+        private_folder(self.folder)
         self._serial += 1
         name = (f"{SEGMENT_PREFIX}{socket.gethostname()}-{os.getpid()}-{time.time_ns()}-"
                 f"{self._serial}{SUFFIX}")
@@ -185,7 +192,7 @@ class SegmentWriter:
 def _locked(folder: Path, mode: int) -> Iterator[bool]:
     """Hold the compaction lock (``fcntl.LOCK_SH`` / ``LOCK_EX``, maybe ``| LOCK_NB``);
     yields False when a non-blocking request found it taken."""
-    folder.mkdir(parents=True, exist_ok=True)
+    private_folder(folder)
     fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         try:
@@ -281,7 +288,8 @@ def _merge(folder: Path, inputs: list[Path], policy: FeedbackConfig, now: float)
     name = f"{COMPACTED_PREFIX}{time.time_ns()}-{uuid.uuid4().hex[:8]}{SUFFIX}"
     temporary, pending = folder / f".new-{name}", folder / f"{name}{PENDING}"
     header = json.dumps({"kind": "header", "inputs": [p.name for p in inputs]})
-    with temporary.open("w", encoding="utf-8") as handle:
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # users' text
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(header + "\n" + "".join(row.to_json() + "\n" for row in kept))
         handle.flush()
         os.fsync(handle.fileno())

@@ -73,11 +73,12 @@ def test_the_window_is_the_sessions_last_three_routes(served: Served, index: Pat
     assert positives(index) == {("kept", PDF, "skill-0"), ("kept-memory", PDF, "skill-0")}
 
 
-def test_a_typed_name_records_the_rest_of_the_message(served: Served, index: Path) -> None:
+def test_a_typed_name_is_counted_and_teaches_nothing(served: Served, index: Path) -> None:
     turn = served.stub.Route(pb.RouteRequest(message="/skill-4 list every table",
                                              session_id="conv-1"))
     assert turn.explicit_content and turn.route_id
-    assert positives(index) == {("conv-1", "list every table", "skill-4")}
+    assert positives(index) == set()  # the user chose the skill: its text says nothing of it
+    assert [(r.skill, r.session) for r in activations(index)] == [("skill-4", "conv-1")]
 
 
 def test_feedback_is_counted_and_a_wrong_skill_is_a_negative(index: Path) -> None:
