@@ -75,7 +75,8 @@ def test_a_flood_evicts_none_of_the_earlier_examples_on_disk_either(index: Path)
     engine = open_engine(index, **caps)
     with serving(engine) as served:
         _teach(served.stub, "genuine", 5)
-        assert len(_learned(index, FeedbackConfig(**caps))) == 5  # a burst teaches at once
+        burst = _learned(index, FeedbackConfig(**caps))  # type: ignore[arg-type]
+        assert len(burst) == 5  # a burst of distinct sessions teaches at once
         _teach(served.stub, "planted", 20)
     engine.recorder.close()  # as when the process ends: its segment can be compacted
     policy = FeedbackConfig(**caps)  # type: ignore[arg-type]

@@ -5,11 +5,10 @@ session moves no counter; ListExamples shows no session ids."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
-
-import hashlib
 
 import grpc
 import pytest
