@@ -157,7 +157,7 @@ class FeedbackConfig:
     """
 
     enabled: bool = True
-    max_rows_per_skill: int = 200  # learned examples kept per skill (newest first)
+    max_rows_per_skill: int = 200  # learned examples kept per skill (most support, then first)
     retention_days: float = 90.0  # rows older than this are dropped
     min_sessions: int = 2  # distinct sessions whose examples a skill needs before any counts
     max_per_session: int = 5  # examples one session may contribute (its newest)
