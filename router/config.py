@@ -175,7 +175,7 @@ class McpConfig:
     allowed_hosts: tuple[str, ...] = ()  # Host headers accepted besides loopback and --host
     allow_unauthenticated: bool = False  # beyond loopback with no tokens (a proxy in front)
     header_timeout_seconds: float = 30.0  # a connection's headers must arrive within (<= 30)
-    max_connections: int = 1000  # open connections, at most half the file limit (router.common.httpd)
+    max_connections: int = 1000  # open connections, at most half the file limit (common.httpd)
     max_sessions_per_caller: int = 100  # open MCP sessions per token (or address); 429 past it
     session_idle_seconds: float = 1800.0  # an MCP session with no request this long ends
 

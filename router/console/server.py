@@ -15,11 +15,11 @@ from types import FrameType
 import uvicorn
 
 from router.client import SkillRouterClient
+from router.common.httpd import DoorLimits, door_config
 from router.config import OpsConfig
 from router.console.app import Console, console_app
 from router.console.auth import console_access
 from router.credentials import CallerAuth
-from router.common.httpd import DoorLimits, door_config
 
 log = logging.getLogger(__name__)
 

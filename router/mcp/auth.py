@@ -28,9 +28,9 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from router.bearer import accepts, bearer_token, check_bind, read_tokens
+from router.common.httpd import DoorLimits
 from router.config import McpConfig
 from router.errors import InvalidRequest
-from router.common.httpd import DoorLimits
 
 log = logging.getLogger(__name__)
 

@@ -7,8 +7,8 @@ import logging
 
 import pytest
 
-from router.errors import InvalidRequest
 from router.common.httpd import DoorLimits, connection_cap
+from router.errors import InvalidRequest
 from router.service.logs import RepeatFilter
 
 
