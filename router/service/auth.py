@@ -25,9 +25,10 @@ from typing import Any
 
 import grpc
 
+from router.access.model import ANONYMOUS, Principal
 from router.bearer import accepts, bearer_token, check_bind, is_loopback, read_tokens
 from router.config import ServerConfig
-from router.learning.owners import ANONYMOUS, principal_of_token
+from router.learning.owners import principal_of_token
 
 log = logging.getLogger(__name__)
 
@@ -106,12 +107,14 @@ def auth_interceptors(config: ServerConfig) -> list[TokenInterceptor]:
     return [TokenInterceptor(tokens)] if tokens else []
 
 
-def principal_reader(config: ServerConfig) -> Callable[[grpc.ServicerContext], str]:
-    """How the servicer names a call's principal: the sha256 of its accepted bearer token when
-    ``config`` asks for tokens (the interceptor has refused every other call), else ANONYMOUS."""
+def principal_reader(config: ServerConfig) -> Callable[[grpc.ServicerContext], Principal]:
+    """How the servicer names a call's principal: the one named by the sha256 of its accepted
+    bearer token when ``config`` asks for tokens (the interceptor has refused every other call),
+    else ANONYMOUS. Either sees every skill and holds the roles route, ops and admin."""
     if not (config.auth_token_file or config.auth_token_env):
         return lambda context: ANONYMOUS
-    return lambda context: principal_of_token(presented_token(context.invocation_metadata()))
+    return lambda context: Principal(
+        principal_of_token(presented_token(context.invocation_metadata())))
 
 
 GIVE = ("--token-file FILE or --token-env VAR (server.auth_token_file, server.auth_token_env), "

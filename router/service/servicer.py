@@ -15,6 +15,7 @@ from typing import TypeVar
 
 import grpc
 
+from router.access.model import ANONYMOUS, Principal
 from router.engine import Engine
 from router.errors import (
     IndexUnavailable,
@@ -40,7 +41,7 @@ from router.v1 import router_pb2_grpc as pb_grpc
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-Principal = Callable[[grpc.ServicerContext], str]
+PrincipalReader = Callable[[grpc.ServicerContext], Principal]
 
 # The one table from error class to status code. First match wins, so subclasses
 # (e.g. IndexCorrupt, an IndexUnavailable) follow their parent unless listed earlier.
@@ -65,18 +66,19 @@ def status_for(exc: Exception) -> tuple[grpc.StatusCode, str]:
 class SkillRouterServicer(pb_grpc.SkillRouterServicer):
     """Serves one Engine (thread-safe as it is); ``principal`` names each call's caller."""
 
-    def __init__(self, engine: Engine, principal: Principal = lambda context: "") -> None:
+    def __init__(self, engine: Engine,
+                 principal: PrincipalReader = lambda context: ANONYMOUS) -> None:
         self._engine, self._principal = engine, principal
 
     def Route(self, request: pb.RouteRequest,
               context: grpc.ServicerContext) -> pb.RouteResponse:
         return _guarded(context, "Route", lambda: route_to_proto(
-            self._engine.route_turn(query_from_proto(request, self._principal(context)))))
+            self._engine.route_turn(query_from_proto(request, self._principal(context).name))))
 
     def Explain(self, request: pb.RouteRequest,
                 context: grpc.ServicerContext) -> pb.ExplainResponse:
         return _guarded(context, "Explain", lambda: explain_to_proto(
-            self._engine.explain(query_from_proto(request, self._principal(context)))))
+            self._engine.explain(query_from_proto(request, self._principal(context).name))))
 
     def ListSkills(self, request: pb.ListSkillsRequest,
                    context: grpc.ServicerContext) -> pb.ListSkillsResponse:
@@ -97,7 +99,7 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
         return _guarded(context, "Activate", lambda: activation_to_proto(
             self._engine.activate(request.name, request.session_id,
                                   tuple(request.active_skills), request.include_frontmatter,
-                                  request.route_id, self._principal(context))))
+                                  request.route_id, self._principal(context).name)))
 
     def ReadResource(self, request: pb.ReadResourceRequest,
                      context: grpc.ServicerContext) -> pb.ReadResourceResponse:
@@ -121,7 +123,7 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
         return _guarded(context, "Feedback", lambda: pb.FeedbackResponse(
             recorded=self._engine.feedback(request.skill, request.session_id,
                                            outcome_from_proto(request.outcome),
-                                           request.route_id, self._principal(context))))
+                                           request.route_id, self._principal(context).name)))
 
     def ListResources(self, request: pb.ListResourcesRequest,
                       context: grpc.ServicerContext) -> pb.ListResourcesResponse:
@@ -160,7 +162,8 @@ def _guarded(context: grpc.ServicerContext, method: str, call: Callable[[], T]) 
     context.abort(code, message)
 
 
-def add_to_server(engine: Engine, server: grpc.Server, principal: Principal) -> SkillRouterServicer:
+def add_to_server(engine: Engine, server: grpc.Server,
+                  principal: PrincipalReader) -> SkillRouterServicer:
     """Register a servicer for ``engine`` on ``server`` and return it."""
     servicer = SkillRouterServicer(engine, principal)
     pb_grpc.add_SkillRouterServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
