@@ -96,7 +96,7 @@ class IndexConfig:
     # the exact neighbours and costs more per query (see router.index.dense).
     hnsw_ef_search: int = 128
     # Fit the fusion weight and the use of examples to the catalog from its example requests at
-    # build time (router.routing.tuning); false builds serve the defaults.
+    # build time (router.calibration.settings_fit); false builds serve the defaults.
     fit_settings: bool = True
     # Fine-tune a copy of the embedding model on the catalog's examples at build time and keep
     # it with the version (router.index.fine_tune.stage): "auto" (enough examples, adopted only when

@@ -20,11 +20,11 @@ from router.errors import IndexUnavailable, InvalidRequest
 from router.examples.sources import files_from_settings
 from router.index import build
 from router.index.build import ReindexResult, ReindexStats
-from router.index.fine_tune import stage as encoder_fine_tune
+from router.index.fine_tune.stored import base_of
 from router.index.layout import current_version
+from router.index.plan import BuildPlan
 from router.index.store import IndexSnapshot, load_index
 from router.learning.traffic import traffic_examples
-from router.routing.tuning import tuner_for
 
 log = logging.getLogger(__name__)
 
@@ -104,17 +104,17 @@ class Reindexer:
                     self._stats.last_result = result
 
     def _rebuild(self, index_dir: Path, full: bool, started: float) -> ReindexResult:
-        served, embedder = self._served()
+        served, _ = self._served()  # its query encoder serves queries only
         recorded = build.recorded_settings(served.info.path)
         discovery = build.discovery_from_settings(recorded, served.info.version)
+        # embedded with the full-precision model, whatever serves queries (router.index.plan)
+        plan = replace(BuildPlan.from_config(self._config, discovery,
+                                             model=base_of(served.info.model)),
+                       example_files=files_from_settings(recorded),
+                       **traffic_examples(index_dir, self._config.feedback))
         outcome = build.build(
-            discovery, embedder, index_dir, keep_versions=self._config.index.keep_versions,
-            served=build.Served(served.info.version, served.skills, recorded), full=full,
-            example_files=files_from_settings(recorded), workers=self._config.index.build_workers,
-            **traffic_examples(index_dir, self._config.feedback),
-            tuner=tuner_for(self._config.index),
-            fine_tune=encoder_fine_tune.options_for(self._config.index),
-            before_prune=lambda info: self._swap(load_index(index_dir, info.version)))
+            plan, index_dir, served=build.Served(served.info.version, served.skills, recorded),
+            full=full, before_prune=lambda info: self._swap(load_index(index_dir, info.version)))
         changes = outcome.changes
         if outcome.info is None:
             log.info("reindex: %d skills unchanged; still serving %s", changes.unchanged,

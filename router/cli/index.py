@@ -59,47 +59,38 @@ def register(sub: Any) -> None:
 def cmd_index(args: argparse.Namespace) -> int:
     from router.cli.skills import discovery_config_from_args
     from router.common.checkpoints import checkpoint
-    from router.encoders.device import placement_for
-    from router.encoders.factory import make_embedder
     from router.index import build
-    from router.index.fine_tune.stage import options_for
+    from router.index.plan import BuildPlan
     from router.index.query_encoder import prepare_query_embedder
     from router.index.shards import ShardSpec
     from router.learning.traffic import traffic_examples
-    from router.routing.tuning import tuner_for
     from router.skills.scan_plan import allow_partial
 
     config = load_config(getattr(args, "config", None))
     if args.fine_tune_encoder is not None:
         config = replace(config, index=replace(config.index,
                                                fine_tune_encoder=args.fine_tune_encoder))
-    workers = config.index.build_workers if args.build_workers is None \
-        else worker_count(args.build_workers, "--build-workers")
+    if args.build_workers is not None:
+        config = replace(config, index=replace(
+            config.index, build_workers=worker_count(args.build_workers, "--build-workers")))
     out = args.out or config.index.index_dir
     spec = ShardSpec.parse(args.shard) if args.shard else None
-    progress = sys.stderr.isatty()
     started = time.perf_counter()
-    model = args.model or config.index.model
-    # before anything is read or written: an unusable --device / --precision stops here
-    placement = placement_for(args.device or config.index.device,
-                              args.precision or config.index.precision, model=model)
     discovery = allow_partial(discovery_config_from_args(args, config.discovery),
                               args.allow_partial_scan)
+    # before anything is read or written: an unusable --device / --precision stops here
+    plan = BuildPlan.from_config(config, discovery, model=args.model, device=args.device,
+                                 precision=args.precision, progress=sys.stderr.isatty())
     checkpoint("starting")
-    embedder = make_embedder(model, batch_size=config.index.batch_size, progress=progress,
-                             placement=placement)
     if spec is not None:
-        shard = build.build_shard(discovery, embedder, out, spec, progress=progress,
-                                  workers=workers)
+        shard = build.build_shard(plan, out, spec)
         _report(f"shard {spec.index}/{spec.count}: {shard.skills} of {shard.total} skills "
                 f"({shard.reused} embeddings reused)", shard.skills, started, shard.path,
                 shard.diagnostics)
         return 0
-    run = build.merge_shards if args.merge else build.build
-    outcome = run(discovery, embedder, out, keep_versions=config.index.keep_versions,
-                  progress=progress, example_files=args.examples,
-                  **traffic_examples(out, config.feedback), tuner=tuner_for(config.index),
-                  fine_tune=options_for(config.index, device=placement.device), workers=workers)
+    plan = replace(plan, example_files=tuple(args.examples),
+                   **traffic_examples(out, config.feedback))
+    outcome = build.merge_shards(plan, out) if args.merge else build.build(plan, out)
     info = outcome.info
     if info is None:  # only a build given the served skills may skip writing
         raise InvalidRequest("nothing was built")

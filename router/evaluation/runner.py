@@ -7,19 +7,18 @@ import logging
 import re
 import time
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from router.config import Config, DiscoveryConfig
-from router.encoders.factory import make_embedder
 from router.engine import Engine
 from router.errors import InvalidRequest
 from router.evaluation.metrics import Labelled, Outcome, Scores, score, split_of
 from router.examples.model import Example
 from router.index.build import build
-from router.index.fine_tune.stage import Options
+from router.index.plan import BuildPlan
 from router.routing.model import Reason, RouteQuery
-from router.routing.tuning import tuner_for
 
 log = logging.getLogger(__name__)
 
@@ -63,11 +62,8 @@ def index_for_root(root: str | Path, config: Config, cache_dir: str | Path,
     Unchanged descriptions reuse their cached embeddings, so a repeat run is quick.
     """
     target = Path(cache_dir) / cache_slug(root)
-    embedder = make_embedder(config.index.model, batch_size=config.index.batch_size)
-    build(root_discovery(root), embedder, target, keep_versions=config.index.keep_versions,
-          progress=progress, extra_examples=examples, tuner=tuner_for(config.index),
-          fine_tune=Options(mode=config.index.fine_tune_encoder),
-          workers=config.index.build_workers)
+    plan = BuildPlan.from_config(config, root_discovery(root), progress=progress)
+    build(replace(plan, extra_examples=examples), target)
     return target
 
 

@@ -2,6 +2,6 @@
 requests look like. Pure: ``model`` (the ``Example`` record), ``loading`` (parsing the skill
 folders' ``evals/evals.json`` and trigger-eval files and ``--examples`` JSON lines), ``sources``
 (every source gathered), ``selection`` (caps, removed skills), ``scoring`` (how examples lift
-or push down a skill's dense score), ``gate`` (the relevance gate calibrated per catalog on
-``offtopic.txt``). The index stores them (``router.index.examples``); traffic adds to them
-(``router.learning``)."""
+or push down a skill's dense score). The relevance gate they help calibrate and the
+routing settings fitted on them are ``router.calibration``'s. The index stores them
+(``router.index.example_store``); traffic adds to them (``router.learning``)."""

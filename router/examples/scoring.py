@@ -19,7 +19,7 @@ Seal-Tools overall (example requests carry argument values and phrasing that mat
 skills). Other catalogs pull the other way, so the view is only the default: a build with
 enough examples chooses between the view, the closest example (``CLOSEST``) and both
 (``BOTH``), and whether to expand BM25 documents, by cross-validation on the catalog's own
-examples (``router.routing.tuning``).
+examples (``router.calibration.settings_fit``).
 """
 
 from __future__ import annotations

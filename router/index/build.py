@@ -1,8 +1,9 @@
 """The one index-build pipeline: discover -> build (with the settings that repeat it) -> prune.
 
 ``skill-router index``, the Reindex RPC (through ``Engine.reindex``) and ``skill-router eval``
-all build through ``build``; a sharded build (``build_shard`` on N workers, then
-``merge_shards``) ends in the same ``build`` with every embedding already made.
+all build through ``build``, each with a ``router.index.plan.BuildPlan`` made from the config;
+a sharded build (``build_shard`` on N workers, then ``merge_shards``) takes the same plan and
+ends in the same ``build`` with every embedding already made.
 
 A build records its effective discovery settings in the manifest,
 so a reindex needs no arguments: it discovers skills again with those settings and, given the
@@ -25,13 +26,13 @@ from router.config import DiscoveryConfig
 from router.encoders.base import Embedder
 from router.errors import IndexUnavailable, InvalidRequest
 from router.examples.loading import fingerprint
-from router.examples.model import Example
 from router.examples.sources import example_settings, gather
 from router.index import shards
+from router.index.build_inputs import Carried
 from router.index.digest_store import previous_digests
-from router.index.examples import Tuner
 from router.index.fine_tune import stage as encoder_fine_tune
 from router.index.layout import MANIFEST, IndexInfo, read_manifest
+from router.index.plan import BuildPlan
 from router.index.recovery import disk_problem, restore_current
 from router.index.retention import prune
 from router.index.store import build_index
@@ -141,23 +142,20 @@ class BuildOutcome:
     diagnostics: tuple[Diagnostic, ...]
 
 
-def build(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path, *,
-          keep_versions: int, served: Served | None = None, full: bool = False,
-          progress: bool = False, known: Mapping[str, np.ndarray] | None = None,
-          inputs: Mapping[str, Any] | None = None, example_files: Sequence[str] = (),
-          extra_examples: Sequence[Example] = (), tuner: Tuner | None = None,
+def build(plan: BuildPlan, out: str | Path, *, served: Served | None = None,
+          full: bool = False, known: Mapping[str, np.ndarray] | None = None,
           before_prune: Callable[[IndexInfo], None] | None = None,
-          fine_tune: encoder_fine_tune.Options | None = None,
-          workers: Workers | int = 1) -> BuildOutcome:
-    """Discover skills with ``discovery`` and build a new current version under ``out``.
+          embedder: Embedder | None = None) -> BuildOutcome:
+    """Discover skills as ``plan`` says and build a new current version under ``out``.
 
     Example requests come from the skill folders (``evals/evals.json``, trigger-eval files),
-    from ``example_files`` (JSON lines; their paths are recorded, so a Reindex re-reads them)
-    and from ``extra_examples`` (e.g. learned from traffic); a problem in any of them is a
-    diagnostic. Their fingerprint is an input: changed examples alone make a new version.
+    from the plan's ``example_files`` (JSON lines; their paths are recorded, so a Reindex
+    re-reads them) and its ``extra_examples`` (e.g. learned from traffic); a problem in any of
+    them is a diagnostic. Their fingerprint is an input: changed examples alone make a new
+    version. The plan's ``inputs`` are further settings the build depends on (e.g. the
+    fingerprint of the examples learned from traffic), recorded in the manifest beside the
+    discovery settings.
 
-    ``inputs`` are further settings the build depends on (e.g. the fingerprint of the
-    examples learned from traffic), recorded in the manifest beside the discovery settings.
     Given the ``served`` index, nothing is built when no skill was added, changed or removed,
     every input is as recorded and the folder is sound (unless ``full``): a ``CURRENT`` that is
     missing or names a damaged version is pointed back at the served version when that is
@@ -165,35 +163,38 @@ def build(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path, *,
     re-embeds every skill instead of re-using unchanged embeddings; ``known`` supplies
     embeddings made elsewhere (see ``merge_shards``). ``before_prune`` runs once the new
     version is current and before old versions are pruned (a server swaps it in there).
-    ``tuner`` (``router.routing.tuning.tune``) fits the routing settings to the catalog from
-    its examples; without it the defaults are served. ``fine_tune`` may fine-tune the encoder
-    on the examples (``router.index.fine_tune.stage``; its mode is an input when the encoder can be
-    tuned). ``workers`` (a process count, 0 = one per usable CPU, or a running ``Workers``)
-    share the per-skill work of a large catalog (``router.common.workers``; same result).
+    The routing settings are fitted to the catalog from its examples when the plan says so
+    (``router.calibration.settings_fit``; otherwise the defaults are served), and the encoder
+    may be fine-tuned on them (``router.index.fine_tune.stage``; its mode is an input when the
+    encoder can be tuned). The plan's ``workers`` share the per-skill work of a large catalog
+    (``router.common.workers``; same result). ``embedder`` replaces the plan's encoder
+    (a test's, or one already made by the caller).
     """
-    with Workers.using(workers) as pool:
-        found = _discover(discovery, pool)
-        examples, problems = gather(found.skills, example_files, extra_examples, pool)
+    embedder = embedder or plan.encoder.make(plan.stages.progress)
+    with Workers.using(plan.workers) as pool:
+        found = _discover(plan.discovery, pool)
+        examples, problems = gather(found.skills, plan.example_files, plan.extra_examples, pool)
         diagnostics = (*found.diagnostics, *problems)
         # every skill file's digest, once: fingerprinted here, recorded by the build (1M skills)
         digested = file_digests.compute_all(found.skills, previous_digests(Path(out)), pool)
-        inputs = {**(inputs or {}), **example_settings(example_files),
+        inputs = {**plan.inputs, **example_settings(plan.example_files),
                   EXAMPLES_FINGERPRINT: fingerprint(examples),
                   FILES_FINGERPRINT: file_digests.fingerprint(digested)}
-        if fine_tune is not None and encoder_fine_tune.tunable(embedder):
-            inputs[FINE_TUNE_KEY] = fine_tune.mode
+        if encoder_fine_tune.tunable(embedder):
+            inputs[FINE_TUNE_KEY] = plan.stages.fine_tune.mode
         changes = compare(served.skills if served else (), found.skills)
         damaged = served is not None and _unrepaired(out, served.version)
         if served is not None and not (changes.any or full or damaged
                                        or _inputs_differ(served, inputs)):
             return BuildOutcome(None, changes, diagnostics)
-        info = build_index(found.skills, diagnostics, embedder, out, progress=progress,
-                           settings={**discovery_settings(discovery), **inputs},
-                           reuse=not (full or damaged), known=known, examples=examples,
-                           tuner=tuner, fine_tune=fine_tune, digested=digested, workers=pool)
+        carried = Carried({**discovery_settings(plan.discovery), **inputs},
+                          reuse=not (full or damaged), known=known, digested=digested,
+                          workers=pool)
+        info = build_index(found.skills, diagnostics, embedder, out, examples=examples,
+                           stages=plan.stages, carried=carried)
     if before_prune is not None:
         before_prune(info)
-    prune(out, keep_versions)
+    prune(out, plan.keep_versions)
     return BuildOutcome(info, changes, diagnostics)
 
 
@@ -226,44 +227,39 @@ class ShardOutcome:
     diagnostics: tuple[Diagnostic, ...]
 
 
-def build_shard(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path,
-                spec: shards.ShardSpec, *, progress: bool = False,
-                workers: Workers | int = 1) -> ShardOutcome:
+def build_shard(plan: BuildPlan, out: str | Path, spec: shards.ShardSpec, *,
+                embedder: Embedder | None = None) -> ShardOutcome:
     """Embed shard ``spec`` of the catalog into a partial under ``out`` (the index is not
     touched). Unchanged skills reuse the current index's embeddings, like a normal build.
-    ``workers`` share the discovery of a large catalog, as in ``build``."""
-    with Workers.using(workers) as pool:
-        found = _discover(discovery, pool)
-    print_ = shards.fingerprint(found.skills, discovery_settings(discovery), embedder.model_id)
+    The plan's ``workers`` share the discovery of a large catalog, as in ``build``."""
+    embedder = embedder or plan.encoder.make(plan.stages.progress)
+    with Workers.using(plan.workers) as pool:
+        found = _discover(plan.discovery, pool)
+    print_ = shards.fingerprint(found.skills, discovery_settings(plan.discovery),
+                                embedder.model_id)
     mine = sorted((s for s in found.skills if shards.shard_of(s.name, spec.count) == spec.index),
                   key=lambda s: s.name)
     cache = previous_vectors(Path(out), embedder.model_id)
-    vectors, reused = embed_skills(mine, embedder, cache, progress)
+    vectors, reused = embed_skills(mine, embedder, cache, plan.stages.progress)
     path = shards.write_partial(out, spec, print_, embedder.model_id, mine, vectors)
     log.info("shard %d/%d: %d of %d skills (%d embeddings reused) -> %s", spec.index,
              spec.count, len(mine), len(found.skills), reused, path)
     return ShardOutcome(path, len(mine), reused, len(found.skills), tuple(found.diagnostics))
 
 
-def merge_shards(discovery: DiscoveryConfig, embedder: Embedder, out: str | Path, *,
-                 keep_versions: int, progress: bool = False,
-                 inputs: Mapping[str, Any] | None = None, example_files: Sequence[str] = (),
-                 extra_examples: Sequence[Example] = (),
-                 tuner: Tuner | None = None,
-                 fine_tune: encoder_fine_tune.Options | None = None,
-                 workers: Workers | int = 1) -> BuildOutcome:
+def merge_shards(plan: BuildPlan, out: str | Path, *,
+                 embedder: Embedder | None = None) -> BuildOutcome:
     """Assemble the partials of every shard into a normal new version under ``out`` (made
     current by the same atomic switch as any build), then remove the partials. A missing,
     stale or corrupt partial raises IndexUnavailable and leaves the current index as it was.
-    ``workers`` as in ``build``."""
-    with Workers.using(workers) as pool:
-        found = _discover(discovery, pool)
-        print_ = shards.fingerprint(found.skills, discovery_settings(discovery),
+    The plan's ``workers`` as in ``build``."""
+    embedder = embedder or plan.encoder.make(plan.stages.progress)
+    with Workers.using(plan.workers) as pool:
+        found = _discover(plan.discovery, pool)
+        print_ = shards.fingerprint(found.skills, discovery_settings(plan.discovery),
                                     embedder.model_id)
         known = shards.collect_partials(out, found.skills, print_, embedder.model_id)
-        outcome = build(discovery, embedder, out, keep_versions=keep_versions,
-                        progress=progress, known=known, inputs=inputs,
-                        example_files=example_files, extra_examples=extra_examples,
-                        tuner=tuner, fine_tune=fine_tune, workers=pool)
+        outcome = build(dataclasses.replace(plan, workers=pool), out, known=known,
+                        embedder=embedder)
     shards.clear_partials(out, print_)
     return outcome

@@ -35,7 +35,7 @@ class IndexInfo:
     build_seconds: float = 0.0
     calibrated_gate: float = 0.0  # the relevance gate calibrated at index time (0: none)
     example_count: int = 0  # example request rows folded into the index
-    tuning_json: str = ""  # routing settings fitted to the catalog (router.routing.tuning)
+    tuning_json: str = ""  # settings fitted to the catalog (router.calibration.settings_fit)
 
 
 def checksums(folder: Path) -> dict[str, str]:

@@ -9,7 +9,7 @@ Layout under an index root (default ``index_data/``)::
         vectors.npy              normalised float32 embeddings, row i = skill i
         dense.faiss              FAISS inner-product index over vectors.npy
         lexical/                 the BM25 index (router.index.lexical)
-        examples.json, .npy      example requests and gate calibration (router.index.examples)
+        examples.json, .npy      example requests and gate calibration (router.index.example_store)
         encoder/                 the fine-tuned encoder, when the build adopted one
                                  (router.index.fine_tune.stage; the manifest model is then
                                  ``<base>+ft-<hash12>``)
@@ -38,17 +38,16 @@ from typing import Any
 
 import numpy as np
 
+from router.calibration.gate import Calibration, ZeroShotGate
+from router.calibration.settings import TunedSettings
 from router.common.checkpoints import checkpoint
-from router.common.workers import Workers
 from router.encoders.base import Embedder
 from router.errors import IndexCorrupt
-from router.examples.gate import Calibration, ZeroShotGate
-from router.examples.loading import fingerprint
 from router.examples.model import Example
 from router.examples.scoring import ExampleIndex
-from router.examples.settings import TunedSettings
 from router.index import dense, digest_store
-from router.index import examples as stored_examples
+from router.index import example_store as stored_examples
+from router.index.build_inputs import Carried, Stages
 from router.index.fine_tune import stage as encoder_fine_tune
 from router.index.layout import (
     MANIFEST,
@@ -71,7 +70,6 @@ from router.index.version_files import (
     write_json,
 )
 from router.skills import digests
-from router.skills.digests import SkillDigests
 from router.skills.model import Diagnostic, Level, Skill
 
 log = logging.getLogger(__name__)
@@ -118,63 +116,56 @@ class IndexSnapshot:
 
 
 def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
-                embedder: Embedder, root: str | Path, *, progress: bool = False,
-                settings: dict[str, Any] | None = None, reuse: bool = True,
-                known: Mapping[str, np.ndarray] | None = None,
-                examples: Sequence[Example] = (),
-                tuner: stored_examples.Tuner | None = None,
-                fine_tune: encoder_fine_tune.Options | None = None,
-                digested: Mapping[str, SkillDigests] | None = None,
-                workers: Workers | None = None) -> IndexInfo:
+                embedder: Embedder, root: str | Path, *, examples: Sequence[Example] = (),
+                stages: Stages | None = None, carried: Carried | None = None) -> IndexInfo:
     """Embed ``skills`` and write a new version under ``root``; make it current atomically.
 
-    ``reuse`` takes the current version's embedding of any unchanged text instead of
-    encoding it again; ``known`` adds embeddings made elsewhere (a sharded build's partials),
-    keyed by ``vectors.text_key``; ``settings`` (e.g. the discovery settings) are kept in the
-    manifest; ``examples`` (from every source) are selected, embedded and stored with the
-    version, and the relevance gate is calibrated against the catalog (``router.examples``).
-    ``fine_tune`` may replace the encoder with one fine-tuned on the examples, stored in the
-    version (``router.index.fine_tune.stage``); every vector of the version is then that model's.
-    ``digested``: the skills' file digests already computed against the current version's
-    record (``build`` fingerprints them); recorded as they are when ``reuse``, so the files
-    are not read twice. ``workers`` split the BM25 words of a large catalog over processes.
+    ``examples`` (from every source) are selected, embedded and stored with the version, and
+    the relevance gate is calibrated against the catalog (``router.calibration.gate_fit``).
+    ``stages`` may fit the routing settings to them (``router.calibration.settings_fit``) and
+    replace the encoder with one fine-tuned on them, stored in the version
+    (``router.index.fine_tune.stage``; every vector of the version is then that model's).
+    ``carried`` (``router.index.plan.Carried``): ``reuse`` takes the current version's
+    embedding of any unchanged text instead of encoding it again; ``known`` adds embeddings
+    made elsewhere (a sharded build's partials), keyed by ``vectors.text_key``; ``settings``
+    (e.g. the discovery settings) are kept in the manifest; ``digested``: the skills' file
+    digests already computed against the current version's record (``build`` fingerprints
+    them), recorded as they are when ``reuse``, so the files are not read twice; ``workers``
+    split the BM25 words of a large catalog over processes.
     """
     root = Path(root)
     (root / VERSIONS).mkdir(parents=True, exist_ok=True)
     staging = encoder_fine_tune.new_staging(root)
     try:
-        return _build(skills, diagnostics, embedder, root, staging, progress=progress,
-                      settings=settings, reuse=reuse, known=known, examples=examples,
-                      tuner=tuner, fine_tune=fine_tune or encoder_fine_tune.Options(),
-                      digested=digested, workers=workers)
+        return _build(skills, diagnostics, embedder, root, staging, examples,
+                      stages or Stages(), carried or Carried())
     finally:
         encoder_fine_tune.discard(staging)
 
 
 def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder: Embedder,
-           root: Path, staging: Path, *, progress: bool, settings: dict[str, Any] | None,
-           reuse: bool, known: Mapping[str, np.ndarray] | None, examples: Sequence[Example],
-           tuner: stored_examples.Tuner | None, fine_tune: encoder_fine_tune.Options,
-           digested: Mapping[str, SkillDigests] | None, workers: Workers | None) -> IndexInfo:
+           root: Path, staging: Path, examples: Sequence[Example], stages: Stages,
+           carried: Carried) -> IndexInfo:
+    progress, reuse, digested = stages.progress, carried.reuse, carried.digested
     started = time.perf_counter()
     ordered = sorted(skills, key=lambda s: s.name)
-    fine_tuned = encoder_fine_tune.stage(ordered, examples, embedder, root, fine_tune,
+    fine_tuned = encoder_fine_tune.stage(ordered, examples, embedder, root, stages.fine_tune,
                                   staging=staging, progress=progress, reuse=reuse)
     placed = build_record(embedder)
     embedder = fine_tuned.embedder
     cache = previous_vectors(root, embedder.model_id) if reuse else {}
     cache.update(fine_tuned.known)
-    cache.update(known or {})
+    cache.update(carried.known or {})
     vectors, reused = embed_skills(ordered, embedder, cache, progress)
     documents = [skill_document(s.name, s.description) for s in ordered]
     # the FAISS graph (native, GIL released) is built on a thread while BM25 and the examples
     # run here: at 1M skills each takes about a minute, so overlapping them saves one
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="faiss-build") as pool:
         graph = pool.submit(dense.build, vectors)
-        lexical = LexicalIndex.build(documents, workers)
-        learned = stored_examples.prepare(
-            [s.name for s in ordered], vectors, examples, embedder, root,
-            fingerprint(examples), documents, lexical, tuner)
+        lexical = LexicalIndex.build(documents, carried.workers)
+        learned = stored_examples.prepare([s.name for s in ordered], vectors, examples,
+                                          embedder, root, documents, lexical,
+                                          stages.fit_settings)
         dense_index = graph.result()
     built_at = datetime.now(UTC)
     stamp = built_at.isoformat()
@@ -194,7 +185,7 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
             "model": embedder.model_id, "dimension": int(embedder.dimension),
             "skill_count": len(ordered), "built_at": stamp,
             "content_hashes": {s.name: s.content_hash for s in ordered},
-            "libraries": library_versions(), "settings": settings or {},
+            "libraries": library_versions(), "settings": dict(carried.settings),
             "build": placed,
             **learned.manifest(), encoder_fine_tune.RECORD: fine_tuned.record,
             "files": checksums(tmp),

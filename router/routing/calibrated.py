@@ -1,6 +1,7 @@
 """What an index calibrated for its catalog, applied to a turn (pure): the fusion settings
-fitted from the catalog's examples (``router.routing.tuning``) and the relevance gate
-(``router.examples.gate``)."""
+fitted from the catalog's examples (``router.calibration.settings_fit``) and the relevance
+gate (``router.calibration.gate``), read from the snapshot and applied with calibration's pure
+functions."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from router.examples.gate import refusal
+from router.calibration.gate import refusal
 from router.examples.scoring import VIEW
 from router.index.store import IndexSnapshot
 from router.routing.fusion import Fused, FusionConfig
@@ -40,11 +41,11 @@ def gate_in_force(snap: IndexSnapshot, fusion: FusionConfig) -> float:
 def off_topic_turn(snap: IndexSnapshot, views: np.ndarray, fused: Sequence[Fused],
                    fusion: FusionConfig, lifted: tuple[float | None, float] = (None, -1.0),
                    ) -> str:
-    """Why the calibrated gate (``router.examples.gate``) refuses a turn whose view vectors
+    """Why the calibrated gate (``router.calibration.gate``) refuses a turn whose view vectors
     (row 0: the whole message) are ``views``, in words ("" when it does not). Where examples
     scored the turn, ``lifted`` is its best cosine over the descriptions alone and its closest
     positive example's cosine, and the index's zero-shot gate may refuse it too
-    (``router.examples.gate.ZeroShotGate``)."""
+    (``router.calibration.gate.ZeroShotGate``)."""
     null = snap.off_topic
     if fusion.min_dense <= 0 or null is None or not len(null) or not fused:
         return ""

@@ -41,52 +41,30 @@ Cosine thresholds are model-specific: set ``min_dense`` to 0 or recalibrate for 
 
 from __future__ import annotations
 
-import itertools
 import logging
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
-from router.encoders.base import normalise
+from router.calibration.fusion_terms import (
+    DenseScale,
+    FusionConfig,
+    Hits,
+    lexical_scale,
+    pool,
+    query_views,
+    split_sentences,
+    unit,
+)
 from router.routing.model import DropReason
 
 log = logging.getLogger(__name__)
 
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[A-Z0-9\"'(\[])|\n+")
-
-
-@dataclass(frozen=True)
-class FusionConfig:
-    """Every tuned constant of fusion and gating, with its measured default."""
-
-    dense_weight: float = 0.5  # lexical weight is 1 - dense_weight
-    depth: int = 50  # top-N asked from each retriever per view
-    max_segments: int = 6  # sentence views per message; 0 or 1 disables them
-    min_segment_words: int = 3  # shorter sentences are merged into the one before
-    min_dense: float = 0.18  # gate: the turn's best cosine must reach this; 0 disables
-    min_fused: float = 0.0  # gate: a candidate's fused score must reach this
-    tail_ratio: float = 0.45  # drop candidates below tail_ratio * best fused; 0 disables
-    history_weight: float = 0.4  # weight of earlier turns (vector mix and lexical view)
-    history_turns: int = 2  # earlier user turns considered
-
-    def __post_init__(self) -> None:
-        for name in ("dense_weight", "tail_ratio", "history_weight"):
-            if not 0.0 <= getattr(self, name) <= 1.0:
-                raise ValueError(f"{name} must be within [0, 1], got {getattr(self, name)}")
-        if self.depth < 1:
-            raise ValueError(f"depth must be at least 1, got {self.depth}")
-
-
-@dataclass(frozen=True)
-class Hits:
-    """One retriever's top-N for one view: row ids and raw scores, best first."""
-
-    ids: np.ndarray
-    scores: np.ndarray
-    weight: float = 1.0
+# fusion's terms live below the index (the settings fit uses them too); named here for the turn
+__all__ = ["Fused", "FusionConfig", "GateResult", "Hits", "fuse", "fuse_views", "gate",
+           "history_text", "mix_history", "pool", "query_views", "split_sentences"]
 
 
 @dataclass(frozen=True)
@@ -108,36 +86,6 @@ class GateResult(NamedTuple):
     dropped: tuple[tuple[Fused, DropReason], ...] = ()
 
 
-def query_views(message: str, config: FusionConfig) -> list[str]:
-    """The whole message, then its sentences when there are at least two of them."""
-    text = message.strip()
-    if config.max_segments < 2 or not text:
-        return [text]
-    segments = split_sentences(text, config.min_segment_words)
-    if len(segments) < 2:
-        return [text]
-    return [text, *_merge_to(segments, config.max_segments)]
-
-
-def split_sentences(text: str, min_words: int = 3) -> list[str]:
-    """Sentences of ``text``; fragments under ``min_words`` words join the previous sentence."""
-    out: list[str] = []
-    for part in filter(None, (p.strip() for p in _SENTENCE_END.split(text))):
-        if out and len(part.split()) < min_words:
-            out[-1] = f"{out[-1]} {part}"
-        else:
-            out.append(part)
-    return out
-
-
-def _merge_to(segments: list[str], limit: int) -> list[str]:
-    """Join neighbouring segments so that at most ``limit`` remain, keeping all text."""
-    if len(segments) <= limit:
-        return segments
-    bounds = np.linspace(0, len(segments), limit + 1).round().astype(int).tolist()
-    return [" ".join(segments[a:b]) for a, b in itertools.pairwise(bounds)]
-
-
 def history_text(history: Sequence[str], config: FusionConfig) -> str:
     """The last ``history_turns`` non-empty earlier turns, oldest first, one per line."""
     turns = [t.strip() for t in history if t.strip()]
@@ -146,20 +94,9 @@ def history_text(history: Sequence[str], config: FusionConfig) -> str:
     return "\n".join(turns[-config.history_turns :])
 
 
-def _unit(vector: np.ndarray) -> np.ndarray:
-    row: np.ndarray = normalise(np.asarray(vector, dtype=np.float32).reshape(1, -1))[0]
-    return row
-
-
 def mix_history(message: np.ndarray, history: np.ndarray, weight: float) -> np.ndarray:
     """``normalise(message + weight * history)``: the message vector nudged toward the context."""
-    return _unit(np.asarray(message, dtype=np.float32) + weight * np.asarray(history, np.float32))
-
-
-def pool(vectors: np.ndarray) -> np.ndarray:
-    """Normalised mean of (at least one) sentence vectors. Stands in for embedding the whole
-    message: as good on the dev set, cheaper, and free of the model's input length cut-off."""
-    return _unit(np.asarray(vectors, dtype=np.float32).mean(axis=0))
+    return unit(np.asarray(message, dtype=np.float32) + weight * np.asarray(history, np.float32))
 
 
 _Best = dict[int, tuple[float, float]]  # row id -> (raw score, normalised weighted score)
@@ -173,23 +110,15 @@ def _keep_best(best: _Best, view: Hits, raw: np.ndarray, norm: np.ndarray) -> No
 
 def _dense_best(views: Sequence[Hits], baseline: float) -> tuple[_Best, tuple[float, float]]:
     """Best cosine per id over the views, and (raw, normalised) for ids no view returned."""
-    nonempty = [v for v in views if len(v.ids)]
-    if not nonempty:
+    scale = DenseScale.of(views, baseline)
+    if scale is None:
         return {}, (0.0, 0.0)
-    top = max(float(np.max(v.scores)) for v in nonempty)
-    floor = max(float(np.min(v.scores)) for v in nonempty)
-    span = top - baseline
-
-    def norm(raw: np.ndarray) -> np.ndarray:
-        if span <= 0:
-            return np.ones_like(raw)
-        return np.asarray(np.clip((raw - baseline) / span, 0.0, 1.0))
-
     best: _Best = {}
-    for view in nonempty:
-        raw = np.asarray(view.scores, dtype=np.float64)
-        _keep_best(best, view, raw, norm(raw) * view.weight)
-    return best, (floor, float(norm(np.array([floor]))[0]))
+    for view in views:
+        if len(view.ids):
+            raw = np.asarray(view.scores, dtype=np.float64)
+            _keep_best(best, view, raw, scale(raw) * view.weight)
+    return best, (scale.floor, scale.floor_score)
 
 
 def _lexical_best(views: Sequence[Hits]) -> _Best:
@@ -197,9 +126,9 @@ def _lexical_best(views: Sequence[Hits]) -> _Best:
     best: _Best = {}
     for view in views:
         raw = np.asarray(view.scores, dtype=np.float64)
-        top = float(raw.max()) if len(raw) else 0.0
-        if top > 0:
-            _keep_best(best, view, raw, np.clip(raw / top, 0.0, 1.0) * view.weight)
+        scaled = lexical_scale(raw)
+        if scaled is not None:
+            _keep_best(best, view, raw, scaled * view.weight)
     return best
 
 

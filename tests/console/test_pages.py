@@ -10,7 +10,7 @@ import re
 
 import httpx2
 
-from router.examples.gate import bundled_requests
+from router.calibration.gate import bundled_requests
 from tests.console.conftest import HOSTILE, HOSTILE_TEXT, PDF_SKILL
 from tests.support.pages import csrf
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -69,22 +70,21 @@ def test_explicit_name_is_never_outranked_by_examples(tmp_path: Path) -> None:
 
 def test_extra_examples_are_an_input_of_the_build(tmp_path: Path) -> None:
     """Examples from elsewhere (traffic) alone make a new version; the same ones again do not."""
-    from router.encoders.hashing import HashEmbedder
     from router.examples.model import Example, ExampleSource
     from router.index.build import Served, build, recorded_settings
+    from router.index.plan import BuildPlan, EncoderPlan
     from router.index.store import load_index
 
     skills, out = write_catalog(tmp_path / "skills", 6), tmp_path / "index"
     assert main(index_argv(skills, out)) == 0
-    discovery = DiscoveryConfig(bundled_roots=(str(skills),))
+    plan = BuildPlan(DiscoveryConfig(bundled_roots=(str(skills),)), EncoderPlan("hash"))
     learned = [Example(ASK, ("skill-2",), (), ExampleSource.TRAFFIC, "traffic")]
 
     def rebuild(extra: list[Example]) -> bool:
         served = load_index(out)
-        outcome = build(discovery, HashEmbedder(), out, keep_versions=3,
+        outcome = build(replace(plan, extra_examples=extra), out,
                         served=Served(served.info.version, served.skills,
-                                      recorded_settings(served.info.path)),
-                        extra_examples=extra)
+                                      recorded_settings(served.info.path)))
         return outcome.info is not None
 
     assert rebuild(learned) and load_index(out).info.example_count == 1

@@ -13,13 +13,12 @@ from pathlib import Path
 
 import numpy as np
 
+from router.calibration.settings import TunedSettings
 from router.encoders.base import Embedder
 from router.encoders.hashing import HashEmbedder
-from router.examples.loading import fingerprint
 from router.examples.model import Example
-from router.examples.settings import TunedSettings
 from router.index import dense
-from router.index import examples as stored_examples
+from router.index import example_store as stored_examples
 from router.index.layout import IndexInfo
 from router.index.lexical import LexicalIndex, skill_document
 from router.index.store import FORMAT_VERSION, IndexSnapshot
@@ -45,7 +44,7 @@ def snapshot_of(skills: Iterable[Skill], embedder: Embedder | None = None, *,
     lexical = LexicalIndex.build(documents)
     names = [s.name for s in ordered]
     learned = stored_examples.prepare(names, vectors, examples, embedder, _NO_INDEX,
-                                      fingerprint(examples), documents, lexical)
+                                      documents, lexical)
     positions = {n: i for i, n in enumerate(names)}
     index = stored_examples.as_index(learned.selection.rows, learned.vectors, positions,
                                      vectors)

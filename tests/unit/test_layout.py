@@ -1,6 +1,7 @@
 """The package's shape holds: no import cycle (function-level and type-only imports count), the
-encoders independent of the index, a short top level, small modules, and no benchmark code
-shipped in the package."""
+encoders independent of the index, the build-time calibration below the index, a short top
+level, small modules, no function with more than ``MAX_PARAMETERS`` parameters, and no
+benchmark code shipped in the package."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ GENERATED = PACKAGE / "v1"
 ENCODERS = PACKAGE / "encoders"
 MAX_TOP_LEVEL_FILES = 8
 MAX_MODULE_LINES = 300
+MAX_PARAMETERS = 8  # positional and keyword-only, self / cls not counted: more wants a plan
 
 
 def _modules() -> dict[str, Path]:
@@ -130,3 +132,40 @@ def test_top_level_is_short_and_modules_are_small() -> None:
 def test_benchmarks_live_outside_the_package() -> None:
     assert not [p for p in PACKAGE.rglob("*.py") if "bench" in p.name]
     assert (REPO / "benchmarks" / "__main__.py").is_file()
+
+
+def _crowded(source: str) -> dict[str, int]:
+    """Every function of ``source`` that takes more than ``MAX_PARAMETERS`` parameters."""
+    out = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            args = node.args
+            names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+            if names[:1] in (["self"], ["cls"]):
+                names = names[1:]
+            if len(names) > MAX_PARAMETERS:
+                out[f"{node.name}:{node.lineno}"] = len(names)
+    return out
+
+
+def test_no_function_takes_more_than_eight_parameters() -> None:
+    crowded = {f"{path.relative_to(REPO)}:{where}": n for path in _modules().values()
+               for where, n in _crowded(path.read_text(encoding="utf-8")).items()}
+    assert crowded == {}
+
+
+def test_the_parameter_count_sees_keyword_only_and_skips_self() -> None:
+    nine = ", ".join(f"a{i}" for i in range(8))
+    assert _crowded(f"def f({nine}, *, b): ...") == {"f:1": 9}
+    assert _crowded(f"class C:\n    def m(self, {nine}): ...") == {}
+    assert _crowded(f"def g(a, /, {nine}): ...") == {"g:1": 9}
+
+
+def test_calibration_imports_neither_the_index_nor_routing() -> None:
+    modules = _modules()
+    below = {name: _imports(path, set(modules)) for name, path in modules.items()
+             if name.startswith("router.calibration")}
+    assert below  # the package exists
+    upward = {name: sorted(i for i in found if i.startswith(("router.index", "router.routing")))
+              for name, found in below.items()}
+    assert {name: found for name, found in upward.items() if found} == {}

@@ -1,6 +1,6 @@
 """Encoder fine-tuning per catalog, the build stage: it may replace the base embedding model
 with a copy fine-tuned on the catalog's example requests (always called *encoder fine-tuning*,
-to keep it apart from the fit of the routing settings).
+to keep it apart from the fit of the routing settings, ``router.calibration.settings_fit``).
 
 ``index.fine_tune_encoder`` (``--fine-tune-encoder``): ``off`` never tunes; ``auto`` (the
 default) tunes when the examples hold at least ``MIN_REQUESTS`` distinct positive requests and
@@ -25,7 +25,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -141,8 +141,8 @@ def stage(skills: Sequence[Skill], examples: Sequence[Example], embedder: Embedd
     reused = _reuse(root, digest, options, embedder)
     if reused is not None:
         return reused
-    return _tune(skills, base, train_pairs, held, digest, root if reuse else None, options,
-                 staging, progress)
+    return _tune(skills, base, _Split(train_pairs, held, digest), root if reuse else None,
+                 options, staging, progress)
 
 
 def _record(options: Options, adopted: bool, why: str, **more: Any) -> dict[str, Any]:
@@ -185,11 +185,19 @@ def _tuned_embedder(model: str, embedder: Embedder, folder: Path) -> Embedder:
     return SentenceTransformerEmbedder(model, path=str(folder / ENCODER_DIR))
 
 
-def _tune(skills: Sequence[Skill], base: Embedder, pairs: Sequence[Pair],
-          held: Sequence[Pair], digest: str, root: Path | None, options: Options,
-          staging: Path, progress: bool) -> Outcome:
+class _Split(NamedTuple):
+    """The pairs trained on, those held out to judge the result, and the hash of both."""
+
+    pairs: Sequence[Pair]
+    held: Sequence[Pair]
+    digest: str
+
+
+def _tune(skills: Sequence[Skill], base: Embedder, split: _Split, root: Path | None,
+          options: Options, staging: Path, progress: bool) -> Outcome:
     from router.encoders import training
 
+    pairs, held, digest = split
     device = options.device or training.default_device()
     bound = options.cpu_seconds if device == "cpu" else None
     trainer = options.trainer or training.train

@@ -1,5 +1,5 @@
-"""Routing settings fitted to a catalog from its examples (router.routing.tuning), and how a
-build stores them and the router applies them."""
+"""Routing settings fitted to a catalog from its examples (router.calibration.settings_fit), and
+how a build stores them and the router applies them."""
 
 from __future__ import annotations
 
@@ -10,21 +10,30 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from router.calibration.settings import TunedSettings
+from router.calibration.settings_choice import PRIOR, choose
+from router.calibration.settings_fit import (
+    FOLDS,
+    MIN_HELD_OUT,
+    WEIGHTS,
+    ExampleRows,
+    _fuse_all,
+    tune,
+)
 from router.config import Config
 from router.encoders.hashing import HashEmbedder
 from router.engine import Engine
 from router.examples.model import Example, ExampleSource
-from router.examples.settings import TunedSettings
-from router.index.examples import LEXICAL_EXAMPLES
+from router.index.build_inputs import Stages
+from router.index.example_store import LEXICAL_EXAMPLES
 from router.index.lexical import LexicalIndex
 from router.index.store import build_index, load_index
 from router.routing.fusion import FusionConfig, Hits, fuse_views
 from router.routing.model import RouteQuery
-from router.routing.settings_choice import PRIOR, choose
-from router.routing.tuning import FOLDS, MIN_HELD_OUT, WEIGHTS, _fuse_all, tune
 from router.skills.model import Skill
 
 SKILLS = 40
+FIT = Stages(fit_settings=True)  # a version build that fits its settings
 
 
 def _unit(rows: np.ndarray) -> np.ndarray:
@@ -83,8 +92,8 @@ def test_expanding_bm25_with_examples_is_chosen_where_only_the_examples_know_the
     rng = np.random.default_rng(3)
     skills = _unit(rng.normal(size=(SKILLS, 32)))
     vectors = _unit(rng.normal(size=(len(queries), 32)))
-    fit = tune(skills, skills.mean(axis=0), queries, skill, np.zeros(len(queries), bool),
-               vectors, _no_sentences, _lexical(documents))
+    rows = ExampleRows(queries, skill, np.zeros(len(queries), bool), vectors)
+    fit = tune(skills, skills.mean(axis=0), rows, _no_sentences, _lexical(documents))
     assert fit is not None
     got = fit.settings
     assert got.expand_lexical
@@ -107,8 +116,8 @@ def test_full_use_of_the_examples_stays_when_nothing_beats_it() -> None:
     documents, queries, skill = _catalog(code_words_in_descriptions=True)
     skills = np.eye(SKILLS, 48, dtype=np.float32)
     vectors = skills[skill]
-    fit = tune(skills, skills.mean(axis=0), queries, skill, np.zeros(len(queries), bool),
-               vectors, _no_sentences, _lexical(documents))
+    rows = ExampleRows(queries, skill, np.zeros(len(queries), bool), vectors)
+    fit = tune(skills, skills.mean(axis=0), rows, _no_sentences, _lexical(documents))
     assert fit is not None
     got = fit.settings
     assert (got.dense_weight, got.example_mode, got.expand_lexical) == PRIOR
@@ -160,9 +169,8 @@ def test_too_few_examples_fit_nothing() -> None:
     documents, queries, skill = _catalog(code_words_in_descriptions=False)
     few = MIN_HELD_OUT - 1
     skills = np.eye(SKILLS, 48, dtype=np.float32)
-    assert tune(skills, skills.mean(axis=0), queries[:few], skill[:few],
-                np.zeros(few, bool), skills[skill[:few]], _no_sentences,
-                _lexical(documents)) is None
+    rows = ExampleRows(queries[:few], skill[:few], np.zeros(few, bool), skills[skill[:few]])
+    assert tune(skills, skills.mean(axis=0), rows, _no_sentences, _lexical(documents)) is None
 
 
 def test_settings_round_trip_and_refuse_malformed_records() -> None:
@@ -190,7 +198,7 @@ def _examples() -> list[Example]:
 
 def test_a_build_stores_the_fitted_settings_and_routing_applies_them(tmp_path: Path) -> None:
     info = build_index(_skills(), [], HashEmbedder(), tmp_path, examples=_examples(),
-                       tuner=tune)
+                       stages=FIT)
     manifest = json.loads((Path(info.path) / "manifest.json").read_text(encoding="utf-8"))
     fitted = TunedSettings.from_dict(manifest["tuning"])
     assert fitted is not None and fitted.held_out == SKILLS * 3
@@ -212,9 +220,9 @@ def test_a_build_stores_the_fitted_settings_and_routing_applies_them(tmp_path: P
     assert explicit.settings_reason == ""
 
 
-def test_a_build_without_a_tuner_or_examples_serves_the_defaults(tmp_path: Path) -> None:
+def test_a_build_without_the_fit_or_examples_serves_the_defaults(tmp_path: Path) -> None:
     build_index(_skills(), [], HashEmbedder(), tmp_path / "untuned", examples=_examples())
-    build_index(_skills(), [], HashEmbedder(), tmp_path / "bare", tuner=tune)
+    build_index(_skills(), [], HashEmbedder(), tmp_path / "bare", stages=FIT)
     for name in ("untuned", "bare"):
         snap = load_index(tmp_path / name)
         assert snap.tuning is None and snap.lexical_examples is None
@@ -227,7 +235,7 @@ def test_explain_and_info_on_the_command_line_show_the_fitted_settings(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from router.cli import main
 
-    build_index(_skills(), [], HashEmbedder(), tmp_path, examples=_examples(), tuner=tune)
+    build_index(_skills(), [], HashEmbedder(), tmp_path, examples=_examples(), stages=FIT)
     fitted = load_index(tmp_path).tuning
     assert fitted is not None
     assert main(["explain", "--index", str(tmp_path), "--format", "json",
@@ -252,17 +260,18 @@ def test_explain_and_info_on_the_command_line_show_the_fitted_settings(
 def test_index_fits_settings_unless_switched_off(tmp_path: Path, fit: str,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     from router.cli import main
-    from router.config import IndexConfig
-    from router.routing.tuning import tuner_for
+    from router.config import load_config
+    from router.index.plan import BuildPlan
     from tests.support.indexes import index_argv
     from tests.support.skills import write_catalog
 
-    assert tuner_for(IndexConfig()) is tune and tuner_for(IndexConfig(fit_settings=False)) is None
     skills, out, examples = write_catalog(tmp_path / "skills", 20), tmp_path / "index", \
         tmp_path / "examples.jsonl"
     examples.write_text("".join(json.dumps({"query": f"{v} run the zq{i}x job",
                                             "skills": [f"skill-{i}"]}) + "\n"
                                 for i in range(20) for v in ("please", "kindly", "now")))
     monkeypatch.setenv("SKILL_ROUTER_INDEX_FIT_SETTINGS", fit)
+    config = load_config(None)
+    assert BuildPlan.from_config(config, config.discovery).stages.fit_settings == (fit == "true")
     assert main([*index_argv(skills, out), "--examples", str(examples)]) == 0
     assert (load_index(out).tuning is not None) == (fit == "true")

@@ -18,6 +18,7 @@ from router.encoders.hashing import HashEmbedder
 from router.errors import InvalidRequest
 from router.index import build
 from router.index.layout import read_manifest
+from router.index.plan import BuildPlan, EncoderPlan
 from router.index.shards import ShardSpec
 from tests.support import REPO
 from tests.support.processes import cli_argv
@@ -156,14 +157,14 @@ def test_vectors_made_on_a_gpu_are_reused_by_a_cpu_build_and_merge_across_device
         tmp_path: Path) -> None:
     skills = write_catalog(tmp_path / "skills")
     out = tmp_path / "index"
-    discovery = DiscoveryConfig(bundled_roots=(str(skills),))
-    first = build.build(discovery, _GpuMade(), out, keep_versions=3).info
+    plan = BuildPlan(DiscoveryConfig(bundled_roots=(str(skills),)), EncoderPlan("hash"))
+    first = build.build(plan, out, embedder=_GpuMade()).info
     assert first is not None
     assert read_manifest(Path(first.path))["build"]["device"] == "cuda:0"
-    again = build.build(discovery, HashEmbedder(), out, keep_versions=3).info
+    again = build.build(plan, out).info
     assert again is not None and again.reused_embeddings == again.skill_count  # not re-embedded
-    build.build_shard(discovery, _GpuMade(), out, ShardSpec(0, 2))
-    build.build_shard(discovery, HashEmbedder(), out, ShardSpec(1, 2))
-    merged = build.merge_shards(discovery, HashEmbedder(), out, keep_versions=3).info
+    build.build_shard(plan, out, ShardSpec(0, 2), embedder=_GpuMade())
+    build.build_shard(plan, out, ShardSpec(1, 2))
+    merged = build.merge_shards(plan, out).info
     assert merged is not None and merged.skill_count == first.skill_count
     assert read_manifest(Path(merged.path))["model"] == first.model

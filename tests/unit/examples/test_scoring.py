@@ -7,10 +7,10 @@ from pathlib import Path
 
 import numpy as np
 
+from router.calibration import gate
 from router.config import Config
 from router.encoders.hashing import HashEmbedder
 from router.engine import Engine
-from router.examples import gate
 from router.examples.model import Example, ExampleSource
 from router.examples.scoring import best_cosines, example_index, with_examples
 from router.examples.selection import TRAFFIC_CAP, bound, select

@@ -17,6 +17,7 @@ from router.encoders.sentence import SentenceTransformerEmbedder
 from router.encoders.training import Pair, batches
 from router.errors import IndexCorrupt, InvalidRequest
 from router.examples.model import Example
+from router.index.build_inputs import Stages
 from router.index.fine_tune import judge
 from router.index.fine_tune.stage import Options
 from router.index.fine_tune.stored import ENCODER_DIR, base_of, encoder_problem, locate, tuned_id
@@ -37,7 +38,8 @@ def _build(root: Path, trainer: FakeTrainer, mode: str = "auto", *,
            given: list[Example] | None = None) -> dict[str, object]:
     info = build_index(catalog(), [], embedder or base_embedder(), root,
                        examples=examples() if given is None else given,
-                       fine_tune=Options(mode=mode, min_requests=40, trainer=trainer))
+                       stages=Stages(fine_tune=Options(mode=mode, min_requests=40,
+                                                     trainer=trainer)))
     return read_manifest(Path(info.path))
 
 
@@ -82,7 +84,7 @@ def test_auto_needs_enough_examples_and_off_never_tunes(tmp_path: Path) -> None:
     few = _build(tmp_path / "few", trainer, given=examples(per_skill=2))
     assert few["model"] == "fake-base" and "auto tunes from 40" in few["fine_tune"]["why"]
     off = build_index(catalog(), [], base_embedder(), tmp_path / "off", examples=examples(),
-                      fine_tune=Options(mode="off", trainer=trainer))
+                      stages=Stages(fine_tune=Options(mode="off", trainer=trainer)))
     assert off.model == "fake-base" and read_manifest(Path(off.path))["fine_tune"] is None
     assert trainer.calls == []
 
@@ -142,7 +144,7 @@ def test_a_corrupt_encoder_file_is_refused_on_load(tmp_path: Path) -> None:
 
 def test_the_hash_embedder_is_never_tuned(tmp_path: Path) -> None:
     info = build_index(catalog(), [], HashEmbedder(), tmp_path, examples=examples(),
-                       fine_tune=Options(mode="on", trainer=FakeTrainer("good")))
+                       stages=Stages(fine_tune=Options(mode="on", trainer=FakeTrainer("good"))))
     record = read_manifest(Path(info.path))["fine_tune"]
     assert info.model == "hash-256" and record["adopted"] is False
     assert "cannot be fine-tuned" in record["why"]

@@ -4,9 +4,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from router.calibration.gate import bundled_requests
 from router.encoders.hashing import HashEmbedder
 from router.errors import IndexCorrupt, IndexUnavailable
-from router.examples.gate import bundled_requests
 from router.index.layout import CURRENT, VERSIONS, current_version
 from router.index.store import build_index, load_index
 from router.skills.model import Skill

@@ -1,5 +1,5 @@
 """Routing settings a build fitted to its catalog from the catalog's example requests (the
-record only; ``router.routing.tuning`` fits them, the router applies them)."""
+record only; ``router.calibration.settings_fit`` fits them, the router applies them)."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ class HeldOut:
     requests, each scored without itself): its best cosine, best BM25 score and
     whole-request vector; and its best cosine and BM25 score with no examples at all, as a
     request for a skill no example teaches is scored. The relevance gate is fitted on both
-    (``router.examples.gate``)."""
+    (``router.calibration.gate_fit``)."""
 
     best: np.ndarray
     lexical: np.ndarray
@@ -73,7 +73,7 @@ class HeldOut:
 
 @dataclass(frozen=True)
 class Fit:
-    """A tuner's answer: the settings, and the held-out requests' evidence under them."""
+    """The settings fit's answer: the settings, and the held-out requests' evidence under them."""
 
     settings: TunedSettings
     held_out: HeldOut

@@ -61,9 +61,9 @@ LEXICAL_QUANTILE = 0.9
 # With example requests the catalog's own on-topic requests are known, so a build tries
 # stricter settings, strictest first (each refuses everything the next one does), as
 # (DENSE_LOW quantile, MARGIN), and keeps the first that refuses no more of the held-out
-# example requests than the defaults do (router.routing.tuning scores them). Allowing 0.5% more
-# picked the strictest on the dev set's 700 examples and emptied 6 more of its 809 train
-# requests (0.4% -> 1.1%).
+# example requests than the defaults do (router.calibration.settings_fit scores them).
+# Allowing 0.5% more picked the strictest on the dev set's 700 examples and emptied 6 more
+# of its 809 train requests (0.4% -> 1.1%).
 STRICTER = ((0.9, 0.1), (0.9, 0.2), (0.8, 0.2), (0.8, 0.3))
 OFFTOPIC_RESOURCE = "offtopic.txt"
 
@@ -105,7 +105,7 @@ def parse_requests(text: str) -> list[str]:
 
 def bundled_requests() -> list[str]:
     """The packaged off-topic requests."""
-    text = files("router.examples").joinpath(OFFTOPIC_RESOURCE).read_text(encoding="utf-8")
+    text = files("router.calibration").joinpath(OFFTOPIC_RESOURCE).read_text(encoding="utf-8")
     return parse_requests(text)
 
 
@@ -120,17 +120,31 @@ def refuses(best: float, nearest_off_topic: float, calibration: Calibration | No
 def refusal(best: float, nearest_off_topic: float, calibration: Calibration | None,
             lexical: float | None = None) -> str:
     """Why such a turn is off-topic for this catalog, in words ("" when it is not); the
-    tests of ``refused``."""
+    tests of ``refused``, on one turn."""
     if calibration is None:
         return ""
     c, words = calibration, np.inf if lexical is None else lexical  # None: BM25 cannot refuse
-    if best < c.min_dense and nearest_off_topic >= best + c.margin:
+    if _by_margin(c, best, nearest_off_topic):
         return (f"best cosine {best:.3f} is under the calibrated gate {c.min_dense:.3f} and an "
                 f"off-topic request is closer ({nearest_off_topic:.3f}, margin {c.margin:g})")
-    if c.lexical > 0 and best < c.dense_low and words < c.lexical:
+    if _by_both(c, best, words):
         return (f"neither retriever finds more than off-topic requests do: best cosine "
                 f"{best:.3f} < {c.dense_low:.3f} and best BM25 {words:.2f} < {c.lexical:.2f}")
     return ""
+
+
+def _by_margin(c: Calibration, best: Any, nearest: Any) -> Any:
+    """The nearest-request test, on one turn (floats) or several (arrays): under the gate and
+    closer to an off-topic request than to any skill by the margin."""
+    return (best < c.min_dense) & (nearest >= best + c.margin)
+
+
+def _by_both(c: Calibration, best: Any, lexical: Any) -> Any:
+    """The two-retriever test, on one turn or several: neither cosine nor BM25 finds more than
+    off-topic requests do (off when the build recorded no BM25 quantile)."""
+    if c.lexical <= 0:
+        return np.zeros(np.shape(best), dtype=bool)
+    return (best < c.dense_low) & (lexical < c.lexical)
 
 
 def calibrate(best: np.ndarray, catalog_requests: int = 0, quantile: float = QUANTILE,
@@ -150,11 +164,9 @@ def calibrate(best: np.ndarray, catalog_requests: int = 0, quantile: float = QUA
 def refused(calibration: Calibration, best: np.ndarray, nearest: np.ndarray,
             lexical: np.ndarray) -> np.ndarray:
     """Which of several turns (best cosine, nearest off-topic cosine, best BM25 of each) are
-    off-topic for this catalog (see ``refuses``)."""
-    by_margin = (best < calibration.min_dense) & (nearest >= best + calibration.margin)
-    by_both = (best < calibration.dense_low) & (lexical < calibration.lexical) \
-        if calibration.lexical > 0 else np.zeros(len(best), dtype=bool)
-    return np.asarray(by_margin | by_both)
+    off-topic for this catalog (the tests of ``refusal``)."""
+    return np.asarray(_by_margin(calibration, best, nearest)
+                      | _by_both(calibration, best, lexical))
 
 
 @dataclass(frozen=True)

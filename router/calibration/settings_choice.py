@@ -1,8 +1,8 @@
 """How a build chooses its routing settings from cross-validated figures (pure, numpy only):
 the prior (full use of the examples) unless the best combination beats it on the held-out
 requests, then the defaults unless it beats those too; each a sign test at ``SIGMAS`` where a
-request is won on recall@5 first, then on its reciprocal rank (``router.routing.tuning`` has
-the whole story and the measurements)."""
+request is won on recall@5 first, then on its reciprocal rank
+(``router.calibration.settings_fit`` has the whole story and the measurements)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from router.calibration.settings import TunedSettings
 from router.examples.scoring import BOTH
-from router.examples.settings import TunedSettings
 
 log = logging.getLogger(__name__)
 

@@ -5,11 +5,12 @@ Files in a version folder (checksummed with the others by the manifest):
     examples.json   {"rows": [{"query", "skill", "negative", "source", "origin"}, ...],
                      "calibration": [off-topic request, ...], "nearest": [row, ...],
                      "nearest_zero_shot": [row, ...]}  (rows of "calibration" each gate's
-                     nearest-request test compares with; router.examples.gate)
+                     nearest-request test compares with; router.calibration.gate)
     examples.npy    float32, normalised: one row per example row, then one per calibration
                     request
     lexical-examples/  the BM25 index over skill documents expanded with their examples'
-                    text, when the build's tuned settings chose it (router.routing.tuning)
+                    text, when the settings fitted at build time chose it
+                    (router.calibration.settings_fit)
 
 Embeddings are reused from the current version by (model, text), like skill embeddings.
 """
@@ -19,26 +20,23 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from router.calibration import gate
+from router.calibration.gate_fit import calibrate_gate
+from router.calibration.settings import Fit, TunedSettings
+from router.calibration.settings_fit import ExampleRows, tune
 from router.encoders.base import Embedder
 from router.errors import IndexUnavailable
-from router.examples import gate, selection
+from router.examples import selection
+from router.examples.loading import fingerprint
 from router.examples.model import Example
-from router.examples.scoring import (
-    VIEW,
-    ExampleIndex,
-    best_cosines,
-    closest_positive,
-    example_index,
-    positive_texts,
-)
-from router.examples.settings import Fit, TunedSettings
+from router.examples.scoring import ExampleIndex, example_index, positive_texts
 from router.index.layout import VERSIONS, current_version, read_manifest
 from router.index.lexical import LexicalIndex
 from router.index.vectors import catalog_centroid
@@ -48,13 +46,6 @@ log = logging.getLogger(__name__)
 EXAMPLES_JSON = "examples.json"
 EXAMPLES_NPY = "examples.npy"
 LEXICAL_EXAMPLES = "lexical-examples"
-
-# Fits routing settings to a catalog from its examples (``router.routing.tuning.tune``, given
-# by the caller of the build): skill vectors, their centroid, the example rows (queries, skill
-# positions, negative flags, vectors), a sentence encoder and a builder of BM25 indexes over the
-# skill documents with extra texts appended.
-Tuner = Callable[..., Fit | None]
-
 
 @dataclass(frozen=True)
 class Learned:
@@ -125,11 +116,10 @@ def expanded_documents(documents: Sequence[str],
     return [" ".join([doc, *extra.get(i, ())]) for i, doc in enumerate(documents)]
 
 
-def _tune(tuner: Tuner | None, index: ExampleIndex | None, documents: Sequence[str],
-          plain: LexicalIndex | None, skill_vectors: np.ndarray,
-          embedder: Embedder) -> tuple[Fit | None, LexicalIndex | None]:
-    """The tuner's fit, and the BM25 index expanded with every example when it chose one."""
-    if tuner is None or index is None:
+def _fit(index: ExampleIndex | None, documents: Sequence[str], plain: LexicalIndex | None,
+         skill_vectors: np.ndarray, embedder: Embedder) -> tuple[Fit | None, LexicalIndex | None]:
+    """The settings fit, and the BM25 index expanded with every example when it chose one."""
+    if index is None:
         return None, None
 
     def lexical_for(extra: Mapping[int, Sequence[str]]) -> LexicalIndex:
@@ -137,8 +127,9 @@ def _tune(tuner: Tuner | None, index: ExampleIndex | None, documents: Sequence[s
             return plain
         return LexicalIndex.build(expanded_documents(documents, extra))
 
-    fit = tuner(skill_vectors, catalog_centroid(skill_vectors), index.queries, index.skill,
-                index.negative, index.vectors, embedder.encode, lexical_for)
+    rows = ExampleRows(index.queries, index.skill, index.negative, index.vectors)
+    fit = tune(skill_vectors, catalog_centroid(skill_vectors), rows, embedder.encode,
+               lexical_for)
     if fit is None or not fit.settings.expand_lexical:
         return fit, None
     return fit, lexical_for(positive_texts(index))
@@ -156,12 +147,12 @@ def _best_bm25(texts: Sequence[str], lexical: LexicalIndex | None) -> np.ndarray
 
 
 def prepare(names: Sequence[str], skill_vectors: np.ndarray, examples: Sequence[Example],
-            embedder: Embedder, root: Path, fingerprint: str,
-            documents: Sequence[str] = (), lexical: LexicalIndex | None = None,
-            tuner: Tuner | None = None) -> Learned:
-    """Select and embed the examples, calibrate the gate against this catalog, and fit the
-    routing settings to it with ``tuner`` (over the skills' BM25 ``documents``, whose index
-    is ``lexical``)."""
+            embedder: Embedder, root: Path, documents: Sequence[str] = (),
+            lexical: LexicalIndex | None = None, fit_settings: bool = False) -> Learned:
+    """Select and embed the examples, fit the routing settings to the catalog when
+    ``fit_settings`` (``router.calibration.settings_fit``, over the skills' BM25
+    ``documents``, whose index is ``lexical``) and calibrate the gate against it
+    (``router.calibration.gate_fit``)."""
     chosen = selection.select(examples, set(names))
     if chosen.unknown_skills:
         log.warning("examples name %d skills the catalog does not hold (ignored): %s",
@@ -173,40 +164,13 @@ def prepare(names: Sequence[str], skill_vectors: np.ndarray, examples: Sequence[
     null = vectors[len(chosen.rows):]
     positions = {n: i for i, n in enumerate(names)}
     index = as_index(chosen.rows, rows, positions, skill_vectors)
-    fit, expanded = _tune(tuner, index, documents, lexical, skill_vectors, embedder)
-    tuned = fit.settings if fit else None
-    best = best_cosines(null, skill_vectors, index, tuned.example_mode if tuned else VIEW)
+    fit, expanded = _fit(index, documents, lexical, skill_vectors, embedder) if fit_settings \
+        else (None, None)
     words = _best_bm25(calibration_texts, expanded or lexical)
-    calibration = gate.calibrate(best, catalog_requests=len(chosen.off_topic), lexical=words)
-    nearest = _under(best, calibration)
-    if fit is not None and calibration is not None and nearest:
-        held = fit.held_out
-        near = (held.vectors @ null[list(nearest)].T).max(axis=1)
-        calibration = gate.fit_to_catalog(calibration, best, [
-            (held.best, near, held.lexical),
-            (held.untaught_best, near, held.untaught_lexical)])
-    learned = Learned(chosen, rows, calibration_texts, null, calibration, fingerprint, nearest,
-                      tuned, expanded)
-    if index is None or calibration is None:
-        return learned
-    # Examples lift every request's best cosine, off-topic ones too: the gate the catalog
-    # would have without them is kept beside it (router.examples.gate.ZeroShotGate).
-    plain = best_cosines(null, skill_vectors, None)
-    zero = gate.calibrate(plain, catalog_requests=len(chosen.off_topic), lexical=words)
-    if zero is None:
-        return learned
-    nearest_zero = _under(plain, zero)
-    reach = closest_positive(null, index)
-    taught = float(np.max(reach)) if np.any(reach > -1.0) else 2.0  # 2: no positive example
-    zero_shot = gate.ZeroShotGate(zero, null[list(nearest_zero)], taught)
-    return replace(learned, zero_shot=zero_shot, nearest_zero_shot=nearest_zero)
-
-
-def _under(best: np.ndarray, calibration: gate.Calibration | None) -> tuple[int, ...]:
-    """Rows under the gate. Requests a catalog reaches above its own gate (a travel request
-    where a travel policy skill exists) are not what an off-topic turn looks like there."""
-    return tuple(i for i, b in enumerate(best.tolist())
-                 if calibration is None or b < calibration.min_dense)
+    fitted = calibrate_gate(null, skill_vectors, index, words, len(chosen.off_topic), fit)
+    return Learned(chosen, rows, calibration_texts, null, fitted.calibration,
+                   fingerprint(examples), fitted.nearest, fit.settings if fit else None,
+                   expanded, fitted.zero_shot, fitted.nearest_zero_shot)
 
 
 def as_index(rows: Sequence[selection.Row], vectors: np.ndarray,

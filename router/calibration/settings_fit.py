@@ -18,7 +18,7 @@ or, finding as many, ranks the first one higher (ranks separate combinations whe
 cannot: requests learned from traffic were by construction all found when they were learned,
 so every combination finds nearly all of them again).
 
-1. The prior is full use of the evidence (``router.routing.settings_choice.PRIOR``: dense
+1. The prior is full use of the evidence (``router.calibration.settings_choice.PRIOR``: dense
    weight 0.7, both kinds of example evidence, BM25 documents expanded with the examples'
    text): on two public catalogs it was the best combination with curated and with learned
    examples. It stays unless the combination with the best recall@5 (then MRR@10) beats it.
@@ -30,7 +30,7 @@ The choice, the figures behind it and the reason in words are stored in the mani
 by ``info``; Explain shows the settings a turn was routed with and why they were chosen. Each
 held-out request's evidence under the chosen settings (best cosine, best BM25 score) is handed
 back too: those are the catalog's on-topic requests, which the relevance gate is fitted on
-(``router.examples.gate``).
+(``router.calibration.gate_fit``).
 """
 
 from __future__ import annotations
@@ -39,23 +39,30 @@ import logging
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import NamedTuple, Protocol
 
 import numpy as np
 
-from router.config import IndexConfig
+from router.calibration.fusion_terms import (
+    DenseScale,
+    FusionConfig,
+    Hits,
+    lexical_scale,
+    pool,
+    query_views,
+)
+from router.calibration.settings import Fit, HeldOut
+from router.calibration.settings_choice import choose
 from router.examples.model import query_key
 from router.examples.scoring import (
     MODES,
     VIEW,
+    ExampleIndex,
     example_index,
     positive_texts,
     top_rows,
     with_examples,
 )
-from router.examples.settings import Fit, HeldOut
-from router.routing.fusion import FusionConfig, Hits, pool, query_views
-from router.routing.settings_choice import choose
 
 log = logging.getLogger(__name__)
 
@@ -71,9 +78,24 @@ class Searcher(Protocol):
     def search(self, query: str, k: int) -> tuple[np.ndarray, np.ndarray]: ...
 
 
-def tuner_for(config: IndexConfig) -> Callable[..., Fit | None] | None:
-    """What a build is handed to fit its settings: ``tune``, or None (``fit_settings`` off)."""
-    return tune if config.fit_settings else None
+class ExampleRows(NamedTuple):
+    """The example rows a fit learns from: row ``i`` is request ``queries[i]`` for the skill at
+    position ``skill[i]`` (a counter-example when ``negative[i]``), embedded as ``vectors[i]``."""
+
+    queries: Sequence[str]
+    skill: np.ndarray
+    negative: np.ndarray
+    vectors: np.ndarray
+
+
+@dataclass(frozen=True)
+class _Fold:
+    """What one fold's held-out requests are scored against."""
+
+    skill_vectors: np.ndarray
+    centroid: np.ndarray
+    index: ExampleIndex | None  # the other folds' examples
+    lexical: tuple[Searcher, Searcher]  # BM25: plain, expanded with the other folds' examples
 
 
 def fold_of(query: str) -> int:
@@ -125,19 +147,19 @@ def _combos() -> list[tuple[float, str, bool]]:
     return [(w, m, e) for e in (False, True) for m in MODES for w in WEIGHTS]
 
 
-def tune(skill_vectors: np.ndarray, centroid: np.ndarray, queries: Sequence[str],
-         skill: np.ndarray, negative: np.ndarray, vectors: np.ndarray,
+def tune(skill_vectors: np.ndarray, centroid: np.ndarray, rows: ExampleRows,
          encode: Callable[[Sequence[str]], np.ndarray],
          lexical_for: Callable[[Mapping[int, Sequence[str]]], Searcher],
          fusion: FusionConfig | None = None) -> Fit | None:
-    """Cross-validate every combination (module doc) over the example rows ``queries`` (skill
-    position ``skill[i]``, ``negative[i]``, whole-request vector ``vectors[i]``). ``encode``
-    embeds sentence views; ``lexical_for(extra)`` builds a BM25 index over the skills'
-    documents with ``extra[skill]`` texts appended. Returns the chosen settings and each
-    held-out request's evidence under them; None when there are too few examples."""
+    """Cross-validate every combination (module doc) over the example ``rows`` against the
+    skills (``centroid``: their mean vector). ``encode`` embeds sentence views;
+    ``lexical_for(extra)`` builds a BM25 index over the skills' documents with
+    ``extra[skill]`` texts appended. Returns the chosen settings and each held-out request's
+    evidence under them; None when there are too few examples."""
     fusion = fusion or FusionConfig()
-    skill = np.asarray(skill, dtype=np.int64)
-    negative = np.asarray(negative, dtype=bool)
+    queries, vectors = rows.queries, rows.vectors
+    skill = np.asarray(rows.skill, dtype=np.int64)
+    negative = np.asarray(rows.negative, dtype=bool)
     requests = _held_out(queries, skill, negative, vectors, encode, fusion)
     if len(requests) < MIN_HELD_OUT or len(skill_vectors) == 0:
         return None
@@ -155,10 +177,10 @@ def tune(skill_vectors: np.ndarray, centroid: np.ndarray, queries: Sequence[str]
             index = example_index([q for q, t in zip(queries, train, strict=True) if t],
                                   skill[train], negative[train], vectors[train], skill_vectors)
         expanded = lexical_for(positive_texts(index) if index is not None else {})
+        against = _Fold(skill_vectors, centroid, index, (plain, expanded))
         for k, req in enumerate(requests):
             if req.fold == fold:
-                best[k], words[k] = _score(req, skill_vectors, centroid, index,
-                                           (plain, expanded), combos, fusion, recall[k], rr[k])
+                best[k], words[k] = _score(req, against, combos, fusion, recall[k], rr[k])
     settings = choose(combos, recall, rr, (fusion.dense_weight, DEFAULT_MODE, False), FOLDS)
     held_out = HeldOut(best[:, MODES.index(settings.example_mode)].astype(np.float32),
                        words[:, int(settings.expand_lexical)].astype(np.float32),
@@ -167,14 +189,14 @@ def tune(skill_vectors: np.ndarray, centroid: np.ndarray, queries: Sequence[str]
     return Fit(settings, held_out)
 
 
-def _score(req: _Request, skill_vectors: np.ndarray, centroid: np.ndarray, index: Any,
-           lexical: tuple[Searcher, Searcher], combos: Sequence[tuple[float, str, bool]],
+def _score(req: _Request, fold: _Fold, combos: Sequence[tuple[float, str, bool]],
            fusion: FusionConfig, recall: np.ndarray, rr: np.ndarray,
            ) -> tuple[list[float], list[float]]:
     """Score one held-out request under every combination into ``recall`` and ``rr``; return
     its best cosine per example mode and without examples, and its best BM25 score per BM25
     index (plain, expanded)."""
-    described = [_dense(skill_vectors, q, fusion.depth) for q in req.vectors]
+    index = fold.index
+    described = [_dense(fold.skill_vectors, q, fusion.depth) for q in req.vectors]
     dense_by_mode: dict[str, list[Hits]] = {}
     for mode in MODES:
         if index is None:
@@ -186,8 +208,8 @@ def _score(req: _Request, skill_vectors: np.ndarray, centroid: np.ndarray, index
                 hits.append(Hits(ev.ids, ev.scores))
             dense_by_mode[mode] = hits
     lexical_hits = [[Hits(*searcher.search(t, fusion.depth)) for t in req.views]
-                    for searcher in lexical]
-    baseline = float(req.vectors[0] @ centroid)
+                    for searcher in fold.lexical]
+    baseline = float(req.vectors[0] @ fold.centroid)
     weights = np.asarray(WEIGHTS)
     column = {combo: i for i, combo in enumerate(combos)}
     for mode in MODES:
@@ -219,25 +241,16 @@ def _fuse_all(dense: Sequence[Hits], lexical: Sequence[Hits], baseline: float,
     ids = np.unique(np.concatenate([*d_ids, *(np.asarray(h.ids, np.int64) for h in l_hits),
                                     np.zeros(0, np.int64)]))
     d = np.full(len(ids), -np.inf)
-    floor_norm = 0.0
-    if d_ids:
-        top = max(float(r.max()) for r in d_raw)
-        floor = max(float(r.min()) for r in d_raw)
-        span = top - baseline
-
-        def norm(raw: np.ndarray) -> np.ndarray:
-            if span <= 0:
-                return np.ones_like(raw)
-            return np.clip((raw - baseline) / span, 0.0, 1.0)
-
+    scale = DenseScale.of(dense, baseline)
+    if scale is not None:
         for i, raw, hits in zip(d_ids, d_raw, (h for h in dense if len(h.ids)), strict=True):
-            np.maximum.at(d, np.searchsorted(ids, i), norm(raw) * hits.weight)
-        floor_norm = float(norm(np.array([floor]))[0])
-    d[np.isneginf(d)] = floor_norm
+            np.maximum.at(d, np.searchsorted(ids, i), scale(raw) * hits.weight)
+    d[np.isneginf(d)] = scale.floor_score if scale is not None else 0.0
     lex = np.zeros(len(ids))
     for h in l_hits:
-        raw = np.asarray(h.scores, dtype=np.float64)
-        np.maximum.at(lex, np.searchsorted(ids, np.asarray(h.ids, np.int64)),
-                      np.clip(raw / float(raw.max()), 0.0, 1.0) * h.weight)
+        scaled = lexical_scale(np.asarray(h.scores, dtype=np.float64))
+        if scaled is not None:
+            np.maximum.at(lex, np.searchsorted(ids, np.asarray(h.ids, np.int64)),
+                          scaled * h.weight)
     fused = weights[:, None] * d[None, :] + (1.0 - weights)[:, None] * lex[None, :]
     return ids, np.argsort(-fused, axis=1, kind="stable")[:, :10]

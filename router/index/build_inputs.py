@@ -1,0 +1,40 @@
+"""What a version build (``router.index.store.build_index``) is handed besides its catalog:
+the stages it runs, from the build plan (``router.index.plan``), and what the pipeline carries
+into it (``router.index.build``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from router.common.workers import Workers
+from router.index.fine_tune import stage as encoder_fine_tune
+from router.skills.digests import SkillDigests
+
+
+@dataclass(frozen=True)
+class Stages:
+    """What a version build does beyond embedding and indexing its skills: fit the routing
+    settings to the examples (``router.calibration.settings_fit``), fine-tune the encoder on
+    them (``router.index.fine_tune.stage``), and whether it shows progress."""
+
+    fit_settings: bool = False
+    fine_tune: encoder_fine_tune.Options = field(default_factory=encoder_fine_tune.Options)
+    progress: bool = False
+
+
+@dataclass(frozen=True)
+class Carried:
+    """What the pipeline hands a version build from the version before it and its own work:
+    the ``settings`` recorded in the manifest; ``reuse`` of the current version's embeddings;
+    embeddings ``known`` from elsewhere (a sharded build's partials); the skills' file digests
+    already computed; the running ``workers``."""
+
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    reuse: bool = True
+    known: Mapping[str, np.ndarray] | None = None
+    digested: Mapping[str, SkillDigests] | None = None
+    workers: Workers | None = None

@@ -1,0 +1,73 @@
+"""The one build plan: everything a build is asked to do, made once from the config.
+
+``skill-router index``, the Reindex RPC (``Engine.reindex``), ``skill-router eval`` and the
+sharded build all take a :class:`BuildPlan` (``router.index.build``). Its encoder is always the
+full-precision model (sentence-transformers on the configured device), whatever backend serves
+queries (``index.query_backend``): an index's vectors all come from that one model, so a
+Reindex gives what a fresh build of the same catalog gives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from router.common.workers import Workers
+from router.config import Config, DiscoveryConfig
+from router.encoders.base import Embedder
+from router.encoders.device import Placement, placement_for
+from router.examples.model import Example
+from router.index.build_inputs import Stages
+from router.index.fine_tune import stage as encoder_fine_tune
+
+
+@dataclass(frozen=True)
+class EncoderPlan:
+    """The build encoder: a model on a resolved device and precision."""
+
+    model: str
+    placement: Placement = field(default_factory=Placement)
+    batch_size: int = 64
+
+    def make(self, progress: bool = False) -> Embedder:
+        """The embedder (sentence-transformers on torch; the hashing test embedder for
+        ``hash``), not loaded yet."""
+        from router.encoders.factory import make_embedder
+
+        return make_embedder(self.model, batch_size=self.batch_size, progress=progress,
+                             placement=self.placement)
+
+
+@dataclass(frozen=True)
+class BuildPlan:
+    """A build: discovery, examples (``example_files``, JSON lines whose paths are recorded so
+    a Reindex re-reads them, and ``extra_examples``, e.g. learned from traffic, with the
+    ``inputs`` recorded about them), the encoder, the stages, ``workers`` (processes, 0 = one
+    per usable CPU) and the versions kept."""
+
+    discovery: DiscoveryConfig
+    encoder: EncoderPlan
+    keep_versions: int = 3
+    example_files: Sequence[str] = ()
+    extra_examples: Sequence[Example] = ()
+    inputs: Mapping[str, Any] = field(default_factory=dict)
+    stages: Stages = field(default_factory=Stages)
+    workers: Workers | int = 1  # a running pool, or a process count
+
+    @classmethod
+    def from_config(cls, config: Config, discovery: DiscoveryConfig, *,
+                    model: str | None = None, device: str | None = None,
+                    precision: str | None = None, progress: bool = False) -> BuildPlan:
+        """The plan ``config`` asks for (``model``, ``device`` and ``precision`` replace
+        ``index.model``, ``index.device`` and ``index.precision``). An unusable device or
+        precision raises here, before anything is read or written."""
+        index = config.index
+        model = model or index.model
+        placement = placement_for(device or index.device, precision or index.precision,
+                                  model=model)
+        stages = Stages(index.fit_settings,
+                        encoder_fine_tune.options_for(index, device=placement.device), progress)
+        return cls(discovery, EncoderPlan(model, placement, index.batch_size),
+                   keep_versions=index.keep_versions, stages=stages,
+                   workers=index.build_workers)
