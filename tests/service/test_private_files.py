@@ -10,7 +10,7 @@ import stat
 from pathlib import Path
 
 from router.config import FeedbackConfig
-from router.index.examples import EXAMPLES_JSON, LEXICAL_EXAMPLES
+from router.index.example_store import EXAMPLES_JSON, LEXICAL_EXAMPLES
 from router.index.layout import current_version
 from router.learning.store import compact, feedback_dir
 from router.v1 import router_pb2 as pb
