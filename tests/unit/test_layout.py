@@ -169,3 +169,34 @@ def test_calibration_imports_neither_the_index_nor_routing() -> None:
     upward = {name: sorted(i for i in found if i.startswith(("router.index", "router.routing")))
               for name, found in below.items()}
     assert {name: found for name, found in upward.items() if found} == {}
+
+
+MAX_PACKAGE_SHARE = 0.16  # of router/'s lines, for any one top-level package or module
+UNIT = REPO / "tests" / "unit"
+
+
+def _shares() -> dict[str, float]:
+    lines: dict[str, int] = {}
+    for path in PACKAGE.rglob("*.py"):
+        if GENERATED in path.parents:
+            continue
+        top = path.relative_to(PACKAGE).parts[0]
+        lines[top] = lines.get(top, 0) + len(path.read_text(encoding="utf-8").splitlines())
+    total = sum(lines.values())
+    return {name: count / total for name, count in lines.items()}
+
+
+def test_no_package_holds_more_than_its_share_of_the_lines() -> None:
+    crowded = {name: round(share, 3) for name, share in _shares().items()
+               if share > MAX_PACKAGE_SHARE}
+    assert crowded == {}
+
+
+def test_unit_tests_mirror_the_packages() -> None:
+    folders = sorted(p.name for p in UNIT.iterdir()
+                     if p.is_dir() and (PACKAGE / p.name).is_dir())
+    strays = sorted(p.name for p in UNIT.iterdir() if p.is_dir() and p.name != "__pycache__"
+                    and not (PACKAGE / p.name).is_dir())
+    assert len(folders) >= 6, folders
+    assert strays == []  # a unit-test folder is named after the package it tests
+    assert len(list(UNIT.glob("test_*.py"))) <= 12
