@@ -9,7 +9,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -44,17 +44,23 @@ def latencies(call: Callable[[str], object], inputs: Sequence[str],
 
 
 def interleaved(calls: dict[str, Callable[[str], object]], inputs: Sequence[str],
-                warmup: int = 3) -> dict[str, dict[str, float]]:
+                warmup: int = 3, same: Mapping[str, str] | None = None,
+                ) -> dict[str, dict[str, float]]:
     """Latencies of several callables taken in turn, request by request, so load from other
     processes on a shared machine falls on all of them alike. Each gets its own inputs
-    (``inputs`` is split evenly), so none is served from a cache another one filled."""
+    (``inputs`` is split evenly), so none is served from a cache another one filled, except
+    the callables ``same`` maps to another one: they get that one's input, after it (a bare
+    encode of the message a Route just had, which no cache of the encoder's own answers)."""
+    same = same or {}
     names = list(calls)
+    own = [name for name in names if name not in same]
     times: dict[str, list[float]] = {name: [] for name in names}
-    for i in range(0, len(inputs) - len(names) + 1, len(names)):
-        for name, text in zip(names, inputs[i:i + len(names)], strict=True):
+    for i in range(0, len(inputs) - len(own) + 1, len(own)):
+        given = dict(zip(own, inputs[i:i + len(own)], strict=True))
+        for name in names:
             started = time.perf_counter()
-            calls[name](text)
-            if i >= warmup * len(names):
+            calls[name](given[same.get(name, name)])
+            if i >= warmup * len(own):
                 times[name].append(time.perf_counter() - started)
     return {name: summary(times[name]) for name in names}
 

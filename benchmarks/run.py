@@ -2,12 +2,14 @@
 
 For each catalog size: Route p50/p99 in-process and over gRPC on loopback (one client),
 throughput at 8 and 32 concurrent calls, the *floor* in the same run (one sentence-transformers
-encode of the query + one exact FAISS search, the naive in-process loop), and flat vs HNSW
-search. Once per run: encoder latency and batch rates (torch vs ONNX, 1 vs 2 threads, single
-queries vs micro-batches), the index build rate against the raw batch-encode rate, an
-incremental reindex of one changed skill, and cold start (process start to first answered
-Route). Skill vectors for catalog indexes are computed once with the ONNX encoder (identical
-to torch) and cached under ``<out>/.cache``; the build-rate figures always embed for real.
+encode of the query + one exact FAISS search, the naive in-process loop), the bare encode of
+each in-process Route's message by the serving encoder (so the router's own overhead shows:
+in-process p50 / bare encode p50), and flat vs HNSW search. Once per run: encoder latency and
+batch rates (torch vs ONNX, 1 vs 2 threads, single queries vs micro-batches), the index build
+rate against the raw batch-encode rate, an incremental reindex of one changed skill, and cold
+start (process start to first answered Route; int8 ONNX, ONNX and torch). Skill vectors for
+catalog indexes are computed once with the ONNX encoder (identical to torch) and cached under
+``<out>/.cache``; the build-rate figures always embed for real.
 """
 
 from __future__ import annotations
@@ -78,6 +80,7 @@ def run(options: BenchOptions) -> dict[str, Any]:
         torch = make_embedder(options.model, backend="torch")
         onnx_dir = work / "onnx-export"
         prepare_query_embedder(options.model, onnx_dir)
+        prepare_query_embedder(options.model, onnx_dir, backend="onnx-int8")  # as `index` does
         vectors, made = skill_vectors(options, max(options.sizes), onnx_dir / ".onnx")
         pool = _Requests(bench_catalog.requests(100 * options.requests + 2000))
         queries = query_embedder(options.model, onnx_dir).encode(pool.take(200))
@@ -146,14 +149,18 @@ def _size_figures(state: _Run, size: int, onnx_dir: Path) -> dict[str, Any]:
     def floor(text: str) -> object:
         return dense.search(flat, state.torch.encode([text])[0], 10)
 
+    def bare_encode(text: str) -> object:  # the serving encoder alone, on the Route's message
+        return engine.embedder.encode([text])
+
     # The server runs in its own process, as it does beside a gateway; the client here.
     with bench_measure.serve_process(root, {"SKILL_ROUTER_INDEX_QUERY_BACKEND": backend}) \
             as address:
         call, close = bench_measure.grpc_route_call(address)
         try:
-            calls = {"route_in_process": route, "route_grpc": call, "floor_torch_exact": floor}
+            calls = {"route_in_process": route, "bare_encode": bare_encode,
+                     "route_grpc": call, "floor_torch_exact": floor}
             figures.update(bench_measure.interleaved(calls, state.requests.take(
-                3 * options.requests)))
+                3 * options.requests), same={"bare_encode": "route_in_process"}))
             for conc in (8, 32):
                 texts = state.requests.take(max(4 * conc, options.requests))
                 figures[f"throughput_{conc}"] = bench_measure.throughput(call, texts, conc)
@@ -163,7 +170,7 @@ def _size_figures(state: _Run, size: int, onnx_dir: Path) -> dict[str, Any]:
     figures["search"] = _search_figures(engine.snapshot.vectors, flat, state.queries, real)
     if size == 10_000 or (size == max(options.sizes) and 10_000 not in options.sizes):
         runs = 1 if options.quick else COLD_START_RUNS
-        figures["cold_start"] = _cold_starts(root, state.requests.take(2 * runs), runs)
+        figures["cold_start"] = _cold_starts(root, state.requests.take(3 * runs), runs)
     return figures
 
 
@@ -207,10 +214,10 @@ def _recall(index: Any, exact: Any, queries: np.ndarray, k: int) -> float:
 def _cold_starts(root: Path, messages: list[str], runs: int) -> dict[str, Any]:
     """Per query backend, the median of ``runs`` cold starts (one sample is at the mercy of
     whatever else the machine is doing), with every run's seconds. Backends alternate."""
-    samples: dict[str, list[float]] = {"onnx": [], "torch": []}
+    samples: dict[str, list[float]] = {"onnx-int8": [], "onnx": [], "torch": []}
     for i in range(runs):
         for j, backend in enumerate(samples):
-            started = bench_measure.cold_start(root, messages[2 * i + j],
+            started = bench_measure.cold_start(root, messages[len(samples) * i + j],
                                                env={"SKILL_ROUTER_INDEX_QUERY_BACKEND": backend})
             samples[backend].append(started["seconds"])
     return {backend: {"seconds": round(float(np.median(runs_s)), 3), "runs": runs_s}
@@ -220,7 +227,7 @@ def _cold_starts(root: Path, messages: list[str], runs: int) -> dict[str, Any]:
 def rows(results: dict[str, Any]) -> Iterator[tuple[str, str]]:
     """(label, value) lines for the printed table."""
     for size, f in results.get("sizes", {}).items():
-        for key in ("route_in_process", "route_grpc", "floor_torch_exact"):
+        for key in ("route_in_process", "bare_encode", "route_grpc", "floor_torch_exact"):
             yield (f"{size:>7} {key}", f"p50 {f[key]['p50_ms']:.2f} ms  "
                                        f"p99 {f[key]['p99_ms']:.2f} ms")
         for conc in (8, 32):
@@ -229,6 +236,8 @@ def rows(results: dict[str, Any]) -> Iterator[tuple[str, str]]:
                                                     f"p99 {t['p99_ms']:.1f} ms")
         ratio = f["route_grpc"]["p50_ms"] / max(f["floor_torch_exact"]["p50_ms"], 1e-9)
         yield (f"{size:>7} grpc p50 / floor p50", f"{ratio:.2f}")
+        bare = f["route_in_process"]["p50_ms"] / max(f["bare_encode"]["p50_ms"], 1e-9)
+        yield (f"{size:>7} in-process p50 / bare encode p50", f"{bare:.2f}")
         s = f["search"]
         kinds = ("flat", "flat_fp16", "hnsw")
         yield (f"{size:>7} search flat | fp16 | hnsw",

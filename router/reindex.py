@@ -104,14 +104,14 @@ class Reindexer:
                     self._stats.last_result = result
 
     def _rebuild(self, index_dir: Path, full: bool, started: float) -> ReindexResult:
-        served, _ = self._served()  # its query encoder serves queries only
+        served, query = self._served()  # its query encoder: the gate is calibrated on it
         recorded = build.recorded_settings(served.info.path)
         discovery = build.discovery_from_settings(recorded, served.info.version)
         # embedded with the full-precision model, whatever serves queries (router.index.plan)
         plan = replace(BuildPlan.from_config(self._config, discovery,
                                              model=base_of(served.info.model)),
                        example_files=files_from_settings(recorded),
-                       **traffic_examples(index_dir, self._config.feedback))
+                       **traffic_examples(index_dir, self._config.feedback)).served_by(query)
         outcome = build.build(
             plan, index_dir, served=build.Served(served.info.version, served.skills, recorded),
             full=full, before_prune=lambda info: self._swap(load_index(index_dir, info.version)))

@@ -80,12 +80,16 @@ class Calibration:
     lexical: float = 0.0  # the null's LEXICAL_QUANTILE quantile of best BM25 scores
     margin: float = MARGIN  # the nearest-request test's margin
     dense_quantile: float = DENSE_LOW  # the quantile dense_low was taken at
+    # The fixed floor (FusionConfig.min_dense) is a cosine of the full-precision model; a
+    # serving encoder whose cosines run lower (an int8 copy) has it scaled by this.
+    floor_scale: float = 1.0
 
     def to_dict(self) -> dict[str, Any]:
         return {"min_dense": round(self.min_dense, 6), "quantile": self.quantile,
                 "requests": self.requests, "catalog_requests": self.catalog_requests,
                 "dense_low": round(self.dense_low, 6), "lexical": round(self.lexical, 6),
-                "margin": self.margin, "dense_quantile": self.dense_quantile}
+                "margin": self.margin, "dense_quantile": self.dense_quantile,
+                "floor_scale": self.floor_scale}
 
     @classmethod
     def from_dict(cls, data: Any) -> Calibration | None:
@@ -95,7 +99,8 @@ class Calibration:
                    int(data.get("requests", 0)), int(data.get("catalog_requests", 0)),
                    float(data.get("dense_low", 0.0)), float(data.get("lexical", 0.0)),
                    float(data.get("margin", MARGIN)),
-                   float(data.get("dense_quantile", DENSE_LOW)))
+                   float(data.get("dense_quantile", DENSE_LOW)),
+                   float(data.get("floor_scale", 1.0)))
 
 
 def parse_requests(text: str) -> list[str]:
@@ -159,6 +164,15 @@ def calibrate(best: np.ndarray, catalog_requests: int = 0, quantile: float = QUA
                        catalog_requests, round(float(np.quantile(values, DENSE_LOW)), 6),
                        round(float(np.quantile(words, LEXICAL_QUANTILE)), 6) if len(words)
                        else 0.0)
+
+
+def floor_scale(exact: np.ndarray, served: np.ndarray) -> float:
+    """How the serving encoder's best cosines over a catalog relate to the full-precision
+    model's for the same requests (``exact``, ``served``): the median ratio, so that a floor
+    chosen on the latter means the same on the former (1.0 with nothing to compare)."""
+    exact, served = np.asarray(exact, np.float64), np.asarray(served, np.float64)
+    keep = exact > 0.05
+    return round(float(np.median(served[keep] / exact[keep])), 6) if keep.any() else 1.0
 
 
 def refused(calibration: Calibration, best: np.ndarray, nearest: np.ndarray,

@@ -6,7 +6,7 @@ what this returns (``router.index.example_store``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -28,13 +28,20 @@ class GateFit:
 
 def calibrate_gate(null: np.ndarray, skill_vectors: np.ndarray, index: ExampleIndex | None,
                    words: np.ndarray | None, catalog_requests: int,
-                   fit: Fit | None) -> GateFit:
+                   fit: Fit | None, asked: np.ndarray | None = None) -> GateFit:
     """The gate from the calibration requests' vectors ``null`` (the last ``catalog_requests``
     of them the catalog's own off-topic examples) and their best BM25 scores ``words`` against
-    the catalog with its examples ``index``, fitted to the held-out requests of ``fit``."""
+    the catalog with its examples ``index``, fitted to the held-out requests of ``fit``.
+    ``asked``: the same requests as the encoder that serves queries embeds them, when its
+    vectors are not ``null``'s (an int8 copy): every threshold then comes from those, and the
+    fixed floor is scaled to them, while a turn is still compared with ``null``."""
     mode = fit.settings.example_mode if fit is not None else VIEW
-    best = best_cosines(null, skill_vectors, index, mode)
+    asked = null if asked is None else asked
+    best = best_cosines(asked, skill_vectors, index, mode)
     calibration = gate.calibrate(best, catalog_requests=catalog_requests, lexical=words)
+    if calibration is not None and asked is not null:
+        calibration = replace(calibration, floor_scale=gate.floor_scale(
+            best_cosines(null, skill_vectors, None), best_cosines(asked, skill_vectors, None)))
     nearest = _under(best, calibration)
     if fit is not None and calibration is not None and nearest:
         held = fit.held_out
@@ -47,12 +54,12 @@ def calibrate_gate(null: np.ndarray, skill_vectors: np.ndarray, index: ExampleIn
         return fitted
     # Examples lift every request's best cosine, off-topic ones too: the gate the catalog
     # would have without them is kept beside it (router.calibration.gate.ZeroShotGate).
-    plain = best_cosines(null, skill_vectors, None)
+    plain = best_cosines(asked, skill_vectors, None)
     zero = gate.calibrate(plain, catalog_requests=catalog_requests, lexical=words)
     if zero is None:
         return fitted
     nearest_zero = _under(plain, zero)
-    reach = closest_positive(null, index)
+    reach = closest_positive(asked, index)
     taught = float(np.max(reach)) if np.any(reach > -1.0) else 2.0  # 2: no positive example
     return GateFit(calibration, nearest, gate.ZeroShotGate(zero, null[list(nearest_zero)], taught),
                    nearest_zero)

@@ -150,17 +150,22 @@ def _combos() -> list[tuple[float, str, bool]]:
 def tune(skill_vectors: np.ndarray, centroid: np.ndarray, rows: ExampleRows,
          encode: Callable[[Sequence[str]], np.ndarray],
          lexical_for: Callable[[Mapping[int, Sequence[str]]], Searcher],
-         fusion: FusionConfig | None = None) -> Fit | None:
+         fusion: FusionConfig | None = None,
+         held_out_vectors: np.ndarray | None = None) -> Fit | None:
     """Cross-validate every combination (module doc) over the example ``rows`` against the
     skills (``centroid``: their mean vector). ``encode`` embeds sentence views;
     ``lexical_for(extra)`` builds a BM25 index over the skills' documents with
     ``extra[skill]`` texts appended. Returns the chosen settings and each held-out request's
-    evidence under them; None when there are too few examples."""
+    evidence under them; None when there are too few examples. ``held_out_vectors`` are the
+    rows' vectors by the encoder that serves queries, when they are not ``rows.vectors`` (an
+    int8 copy): a held-out request is then routed as a turn is."""
     fusion = fusion or FusionConfig()
     queries, vectors = rows.queries, rows.vectors
     skill = np.asarray(rows.skill, dtype=np.int64)
     negative = np.asarray(rows.negative, dtype=bool)
-    requests = _held_out(queries, skill, negative, vectors, encode, fusion)
+    requests = _held_out(queries, skill, negative,
+                         vectors if held_out_vectors is None else held_out_vectors, encode,
+                         fusion)
     if len(requests) < MIN_HELD_OUT or len(skill_vectors) == 0:
         return None
     combos = _combos()

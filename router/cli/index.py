@@ -61,7 +61,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     from router.common.checkpoints import checkpoint
     from router.index import build
     from router.index.plan import BuildPlan
-    from router.index.query_encoder import prepare_query_embedder
+    from router.index.query_encoder import gate_encoder, prepare_query_embedder
     from router.index.shards import ShardSpec
     from router.learning.traffic import traffic_examples
     from router.skills.scan_plan import allow_partial
@@ -90,11 +90,14 @@ def cmd_index(args: argparse.Namespace) -> int:
         return 0
     plan = replace(plan, example_files=tuple(args.examples),
                    **traffic_examples(out, config.feedback))
+    # the gate is calibrated on the query encoder's vectors; an int8 copy is made here
+    plan = plan.served_by(gate_encoder(plan.encoder.model, out, config.index))
     outcome = build.merge_shards(plan, out) if args.merge else build.build(plan, out)
     info = outcome.info
     if info is None:  # only a build given the served skills may skip writing
         raise InvalidRequest("nothing was built")
-    prepare_query_embedder(info.model, out, backend=config.index.query_backend)
+    prepare_query_embedder(info.model, out, backend=config.index.query_backend,
+                           int8_cpu=config.index.int8_cpu)
     _report(f"index {info.version}: {info.skill_count} skills, {len(outcome.diagnostics)} "
             "diagnostics", info.skill_count, started, info.path, outcome.diagnostics)
     return 0

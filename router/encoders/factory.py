@@ -9,6 +9,7 @@ import os
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from router.encoders.base import Embedder
@@ -27,16 +28,26 @@ def default_cache_dir() -> Path:
     return Path(base) / "skill-router" / "onnx"
 
 
+@dataclass(frozen=True)
+class OnnxRun:
+    """How an ONNX query encoder runs: onnxruntime's intra-op ``threads`` per call, and the
+    CPU an int8 copy is quantized for (``router.encoders.int8.CPU_CHOICES``)."""
+
+    threads: int = 1
+    int8_cpu: str = "auto"
+
+
 def make_embedder(model: str, *, batch_size: int = 64, progress: bool = False,
                   backend: str = "torch", cache_dir: str | Path | None = None,
-                  threads: int = 1, source: str | Path | None = None,
+                  run: OnnxRun = OnnxRun(), source: str | Path | None = None,
                   placement: Placement | None = None) -> Embedder:
     """``hash`` / ``hash-N`` gives the test embedder; anything else is sentence-transformers.
 
     ``backend="onnx"`` runs the same model (same ``model_id``, same vectors) through
-    onnxruntime, exported once into ``cache_dir`` (``router.encoders.onnx``) with
-    ``threads`` intra-op threads (``"onnx-int8"``: an int8 copy of that export, faster, with
-    vectors close to but not equal to the others); a model that cannot be exported, or a
+    onnxruntime, exported once into ``cache_dir`` (``router.encoders.onnx``) as ``run``
+    says (``"onnx-int8"``: an int8 copy of that export, faster, with
+    vectors close to but not equal to the others, quantized for the CPU ``run`` names:
+    ``router.encoders.int8``); a model that cannot be exported, or a
     missing onnxruntime, falls back to sentence-transformers with a warning. ``source`` is
     the model's folder when ``model`` is an id (a fine-tuned model of an index version).
     ``placement`` (a build's resolved ``--device`` / ``--precision``) runs
@@ -50,7 +61,7 @@ def make_embedder(model: str, *, batch_size: int = 64, progress: bool = False,
     if backend not in BACKENDS:
         raise ValueError(f"unknown embedding backend {backend!r}; use one of {BACKENDS}")
     if backend in ("onnx", "onnx-int8"):
-        onnx = _onnx_embedder(model, batch_size, cache_dir or default_cache_dir(), threads,
+        onnx = _onnx_embedder(model, batch_size, cache_dir or default_cache_dir(), run,
                               source, quantized=backend == "onnx-int8")
         if onnx is not None:
             return onnx
@@ -59,16 +70,16 @@ def make_embedder(model: str, *, batch_size: int = 64, progress: bool = False,
                                        placement=placement)
 
 
-def _onnx_embedder(model: str, batch_size: int, cache_dir: str | Path, threads: int,
+def _onnx_embedder(model: str, batch_size: int, cache_dir: str | Path, run: OnnxRun,
                    source: str | Path | None, *, quantized: bool = False) -> Embedder | None:
     from router.encoders import onnx as onnx_embed
 
     try:
         import onnxruntime  # noqa: F401
 
-        return onnx_embed.OnnxEmbedder.checked(model, cache_dir, threads=threads,
+        return onnx_embed.OnnxEmbedder.checked(model, cache_dir, threads=run.threads,
                                                batch_size=batch_size, source=source,
-                                               quantized=quantized)
+                                               quantized=quantized, int8_cpu=run.int8_cpu)
     except (ImportError, onnx_embed.UnsupportedModel) as exc:
         log.warning("ONNX encoder unavailable for %s (%s); using sentence-transformers",
                     model, exc)

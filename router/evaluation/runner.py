@@ -18,6 +18,7 @@ from router.evaluation.metrics import Labelled, Outcome, Scores, score, split_of
 from router.examples.model import Example
 from router.index.build import build
 from router.index.plan import BuildPlan
+from router.index.query_encoder import gate_encoder
 from router.routing.model import Reason, RouteQuery
 
 log = logging.getLogger(__name__)
@@ -63,6 +64,7 @@ def index_for_root(root: str | Path, config: Config, cache_dir: str | Path,
     """
     target = Path(cache_dir) / cache_slug(root)
     plan = BuildPlan.from_config(config, root_discovery(root), progress=progress)
+    plan = plan.served_by(gate_encoder(plan.encoder.model, target, config.index))
     build(replace(plan, extra_examples=examples), target)
     return target
 

@@ -30,6 +30,7 @@ from router.examples.sources import example_settings, gather
 from router.index import shards
 from router.index.build_inputs import Carried
 from router.index.digest_store import previous_digests
+from router.index.example_store import QUERY_VECTORS, vectors_of
 from router.index.fine_tune import stage as encoder_fine_tune
 from router.index.layout import MANIFEST, IndexInfo, read_manifest
 from router.index.plan import BuildPlan
@@ -180,6 +181,9 @@ def build(plan: BuildPlan, out: str | Path, *, served: Served | None = None,
         inputs = {**plan.inputs, **example_settings(plan.example_files),
                   EXAMPLES_FINGERPRINT: fingerprint(examples),
                   FILES_FINGERPRINT: file_digests.fingerprint(digested)}
+        # the query vectors the gate is calibrated on: another query encoder, another gate
+        query = plan.stages.query
+        inputs[QUERY_VECTORS] = vectors_of(query if query is not None else embedder)
         if encoder_fine_tune.tunable(embedder):
             inputs[FINE_TUNE_KEY] = plan.stages.fine_tune.mode
         changes = compare(served.skills if served else (), found.skills)

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from router.common.workers import Workers
+from router.encoders.base import Embedder
 from router.index.fine_tune import stage as encoder_fine_tune
 from router.skills.digests import SkillDigests
 
@@ -19,11 +20,14 @@ from router.skills.digests import SkillDigests
 class Stages:
     """What a version build does beyond embedding and indexing its skills: fit the routing
     settings to the examples (``router.calibration.settings_fit``), fine-tune the encoder on
-    them (``router.index.fine_tune.stage``), and whether it shows progress."""
+    them (``router.index.fine_tune.stage``), and whether it shows progress. ``query`` is the
+    encoder that will serve queries when its vectors are not the build encoder's (an int8
+    copy, ``router.index.query_encoder.gate_encoder``): the gate is calibrated on them."""
 
     fit_settings: bool = False
     fine_tune: encoder_fine_tune.Options = field(default_factory=encoder_fine_tune.Options)
     progress: bool = False
+    query: Embedder | None = None
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,13 @@ Files in a version folder (checksummed with the others by the manifest):
                     text, when the settings fitted at build time chose it
                     (router.calibration.settings_fit)
 
-Embeddings are reused from the current version by (model, text), like skill embeddings.
+Embeddings are reused from the current version by (model, text), like skill embeddings. What is
+stored is the build encoder's, as the skills are: a turn's vector is compared with those rows.
+Every threshold is taken from requests as the encoder that serves queries embeds them, when
+its vectors differ (an int8 copy; ``Stages.query``): the off-topic requests' best cosines over
+the catalog (the gate's quantiles and the floor's scale), their reach to taught requests, and
+the held-out example requests the settings and the gate are fitted on. The manifest records
+which encoder's vectors those were (``gate.query_vectors``).
 """
 
 from __future__ import annotations
@@ -37,12 +43,15 @@ from router.examples import selection
 from router.examples.loading import fingerprint
 from router.examples.model import Example
 from router.examples.scoring import ExampleIndex, example_index, positive_texts
+from router.index.build_inputs import Stages
 from router.index.layout import VERSIONS, current_version, read_manifest
 from router.index.lexical import LexicalIndex
 from router.index.vectors import catalog_centroid
 
 log = logging.getLogger(__name__)
 
+FLOAT32 = "float32"  # the vectors of the full-precision model (torch, or its ONNX export)
+QUERY_VECTORS = "query_vectors"  # manifest gate key: the query encoder's vectors it was fit on
 EXAMPLES_JSON = "examples.json"
 EXAMPLES_NPY = "examples.npy"
 LEXICAL_EXAMPLES = "lexical-examples"
@@ -62,6 +71,7 @@ class Learned:
     expanded: LexicalIndex | None = None  # BM25 over documents with examples' text, if chosen
     zero_shot: gate.ZeroShotGate | None = None  # the gate without examples (with examples)
     nearest_zero_shot: tuple[int, ...] = ()  # its nearest-request test's calibration rows
+    query_vectors: str = FLOAT32  # the query encoder's vectors the gate was calibrated with
 
     def manifest(self) -> dict[str, object]:
         rows = self.selection.rows
@@ -70,15 +80,15 @@ class Learned:
                              "off_topic": len(self.selection.off_topic),
                              "unknown_skills": list(self.selection.unknown_skills)[:20],
                              "fingerprint": self.fingerprint},
-                "gate": _gate_dict(self.calibration, self.zero_shot),
+                "gate": _gate_dict(self.calibration, self.zero_shot, self.query_vectors),
                 "tuning": self.tuning.to_dict() if self.tuning else None}
 
 
-def _gate_dict(calibration: gate.Calibration | None,
-               zero_shot: gate.ZeroShotGate | None) -> dict[str, object] | None:
+def _gate_dict(calibration: gate.Calibration | None, zero_shot: gate.ZeroShotGate | None,
+               query_vectors: str) -> dict[str, object] | None:
     if calibration is None:
         return None
-    out: dict[str, object] = calibration.to_dict()
+    out: dict[str, object] = {**calibration.to_dict(), QUERY_VECTORS: query_vectors}
     if zero_shot is not None:
         out["zero_shot"] = zero_shot.to_dict()
     return out
@@ -116,8 +126,14 @@ def expanded_documents(documents: Sequence[str],
     return [" ".join([doc, *extra.get(i, ())]) for i, doc in enumerate(documents)]
 
 
+def vectors_of(embedder: Embedder) -> str:
+    """What an encoder's vectors are (``float32``, or an int8 copy's ``int8-<weights>``)."""
+    return str(getattr(embedder, "vectors", FLOAT32))
+
+
 def _fit(index: ExampleIndex | None, documents: Sequence[str], plain: LexicalIndex | None,
-         skill_vectors: np.ndarray, embedder: Embedder) -> tuple[Fit | None, LexicalIndex | None]:
+         skill_vectors: np.ndarray, embedder: Embedder,
+         held_out: np.ndarray | None) -> tuple[Fit | None, LexicalIndex | None]:
     """The settings fit, and the BM25 index expanded with every example when it chose one."""
     if index is None:
         return None, None
@@ -129,7 +145,7 @@ def _fit(index: ExampleIndex | None, documents: Sequence[str], plain: LexicalInd
 
     rows = ExampleRows(index.queries, index.skill, index.negative, index.vectors)
     fit = tune(skill_vectors, catalog_centroid(skill_vectors), rows, embedder.encode,
-               lexical_for)
+               lexical_for, held_out_vectors=held_out)
     if fit is None or not fit.settings.expand_lexical:
         return fit, None
     return fit, lexical_for(positive_texts(index))
@@ -148,11 +164,13 @@ def _best_bm25(texts: Sequence[str], lexical: LexicalIndex | None) -> np.ndarray
 
 def prepare(names: Sequence[str], skill_vectors: np.ndarray, examples: Sequence[Example],
             embedder: Embedder, root: Path, documents: Sequence[str] = (),
-            lexical: LexicalIndex | None = None, fit_settings: bool = False) -> Learned:
+            lexical: LexicalIndex | None = None, stages: Stages | None = None) -> Learned:
     """Select and embed the examples, fit the routing settings to the catalog when
-    ``fit_settings`` (``router.calibration.settings_fit``, over the skills' BM25
+    ``stages.fit_settings`` (``router.calibration.settings_fit``, over the skills' BM25
     ``documents``, whose index is ``lexical``) and calibrate the gate against it
-    (``router.calibration.gate_fit``)."""
+    (``router.calibration.gate_fit``), on ``stages.query``'s vectors (module doc)."""
+    stages = stages or Stages()
+    query = stages.query
     chosen = selection.select(examples, set(names))
     if chosen.unknown_skills:
         log.warning("examples name %d skills the catalog does not hold (ignored): %s",
@@ -161,16 +179,22 @@ def prepare(names: Sequence[str], skill_vectors: np.ndarray, examples: Sequence[
     calibration_texts = tuple(dict.fromkeys([*gate.bundled_requests(), *chosen.off_topic]))
     vectors = _embed([r.query for r in chosen.rows] + list(calibration_texts), embedder, cache)
     rows = vectors[: len(chosen.rows)]
-    null = vectors[len(chosen.rows):]
+    null = vectors[len(chosen.rows):]  # the off-topic requests as turns are compared with them
+    if query is not None and (query.model_id != embedder.model_id
+                              or vectors_of(query) == vectors_of(embedder)):
+        query = None  # the same vectors (or another model: a fine-tuned one serves its own)
+    asked = None if query is None else query.encode(list(calibration_texts))  # ... as turns
     positions = {n: i for i, n in enumerate(names)}
     index = as_index(chosen.rows, rows, positions, skill_vectors)
-    fit, expanded = _fit(index, documents, lexical, skill_vectors, embedder) if fit_settings \
-        else (None, None)
+    held_out = None if query is None or index is None else query.encode(list(index.queries))
+    fit, expanded = _fit(index, documents, lexical, skill_vectors, query or embedder,
+                         held_out) if stages.fit_settings else (None, None)
     words = _best_bm25(calibration_texts, expanded or lexical)
-    fitted = calibrate_gate(null, skill_vectors, index, words, len(chosen.off_topic), fit)
+    fitted = calibrate_gate(null, skill_vectors, index, words, len(chosen.off_topic), fit, asked)
     return Learned(chosen, rows, calibration_texts, null, fitted.calibration,
                    fingerprint(examples), fitted.nearest, fit.settings if fit else None,
-                   expanded, fitted.zero_shot, fitted.nearest_zero_shot)
+                   expanded, fitted.zero_shot, fitted.nearest_zero_shot,
+                   vectors_of(query or embedder))
 
 
 def as_index(rows: Sequence[selection.Row], vectors: np.ndarray,

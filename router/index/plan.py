@@ -10,7 +10,7 @@ Reindex gives what a fresh build of the same catalog gives.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from router.common.workers import Workers
@@ -71,3 +71,8 @@ class BuildPlan:
         return cls(discovery, EncoderPlan(model, placement, index.batch_size),
                    keep_versions=index.keep_versions, stages=stages,
                    workers=index.build_workers)
+
+    def served_by(self, query: Embedder | None) -> BuildPlan:
+        """This plan with its gate calibrated on the vectors of ``query``, the encoder that
+        will serve queries (``Stages.query``; None: the build encoder's)."""
+        return replace(self, stages=replace(self.stages, query=query))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from router.config import IndexConfig
 from router.encoders.base import Embedder
-from router.encoders.factory import load_now, make_embedder
+from router.encoders.factory import OnnxRun, load_now, make_embedder
 from router.index.fine_tune.stored import base_of, is_tuned, locate
 from router.index.recovery import startup_model
 
@@ -20,14 +20,15 @@ log = logging.getLogger(__name__)
 
 
 def query_embedder(model: str, index_dir: str | Path, *, backend: str = "onnx",
-                   batch_size: int = 64, threads: int = 1) -> Embedder:
+                   batch_size: int = 64, threads: int = 1, int8_cpu: str = "auto") -> Embedder:
     """The embedder a server uses for queries against the index in ``index_dir`` (an ONNX
     export is cached in ``<index_dir>/.onnx``). A fine-tuned model is loaded from the
     ``encoder/`` of a version that holds it, verified against its manifest's checksums first
     (IndexCorrupt when no version holds an intact copy)."""
     source = locate(index_dir, model) if is_tuned(model) else None
     return make_embedder(model, batch_size=batch_size, backend=backend,
-                         cache_dir=Path(index_dir) / ".onnx", threads=threads, source=source)
+                         cache_dir=Path(index_dir) / ".onnx", run=OnnxRun(threads, int8_cpu),
+                         source=source)
 
 
 def serving_embedder(index_dir: str | Path, config: IndexConfig) -> Embedder:
@@ -48,15 +49,29 @@ def serving_embedder(index_dir: str | Path, config: IndexConfig) -> Embedder:
 
 def _configured(model: str, index_dir: str | Path, config: IndexConfig) -> Embedder:
     return query_embedder(model, index_dir, backend=config.query_backend,
-                          batch_size=config.batch_size, threads=config.query_threads)
+                          batch_size=config.batch_size, threads=config.query_threads,
+                          int8_cpu=config.int8_cpu)
 
 
-def prepare_query_embedder(model: str, index_dir: str | Path, *, backend: str = "onnx") -> None:
-    """Export the query encoder now (at index time), so a server's first request is fast. An
-    encoder with nothing to export (torch) is left to load in the server."""
-    embedder = query_embedder(model, index_dir, backend=backend)
+def prepare_query_embedder(model: str, index_dir: str | Path, *, backend: str = "onnx",
+                           int8_cpu: str = "auto") -> None:
+    """Export the query encoder now (at index time; an int8 copy is quantized and checked
+    here), so a server's first request is fast. An encoder with nothing to export (torch) is
+    left to load in the server."""
+    embedder = query_embedder(model, index_dir, backend=backend, int8_cpu=int8_cpu)
     if hasattr(embedder, "prepare"):
         load_now(embedder)
+
+
+def gate_encoder(model: str, index_dir: str | Path, config: IndexConfig) -> Embedder | None:
+    """The query encoder a build calibrates the gate with, loaded (an int8 copy is made and
+    checked here), when its vectors are not the build encoder's: ``onnx-int8``; None for
+    ``onnx`` and ``torch``, whose vectors are the full-precision model's."""
+    if config.query_backend != "onnx-int8" or model == "hash" or model.startswith("hash-"):
+        return None
+    embedder = _configured(model, index_dir, config)
+    load_now(embedder)
+    return embedder
 
 
 def switch_query_embedder(model: str, index_dir: str | Path | None, config: IndexConfig,

@@ -131,7 +131,8 @@ def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
     (e.g. the discovery settings) are kept in the manifest; ``digested``: the skills' file
     digests already computed against the current version's record (``build`` fingerprints
     them), recorded as they are when ``reuse``, so the files are not read twice; ``workers``
-    split the BM25 words of a large catalog over processes.
+    split the BM25 words of a large catalog over processes. ``stages.query``: the encoder that
+    will serve queries, when its vectors differ (the gate is calibrated on them).
     """
     root = Path(root)
     (root / VERSIONS).mkdir(parents=True, exist_ok=True)
@@ -165,7 +166,7 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
         lexical = LexicalIndex.build(documents, carried.workers)
         learned = stored_examples.prepare([s.name for s in ordered], vectors, examples,
                                           embedder, root, documents, lexical,
-                                          stages.fit_settings)
+                                          stages)
         dense_index = graph.result()
     built_at = datetime.now(UTC)
     stamp = built_at.isoformat()

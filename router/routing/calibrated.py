@@ -18,7 +18,11 @@ from router.routing.fusion import Fused, FusionConfig
 
 def tuned(snap: IndexSnapshot, fusion: FusionConfig) -> FusionConfig:
     """``fusion`` with the dense weight the index fitted to its catalog (if any); the tail cut
-    stays under ``min(w, 1 - w)`` so that it never drops either retriever's top hit."""
+    stays under ``min(w, 1 - w)`` so that it never drops either retriever's top hit. The
+    floor ``min_dense`` is scaled to the query encoder's cosines (``Calibration.floor_scale``)."""
+    scale = snap.calibration.floor_scale if snap.calibration else 1.0
+    if scale != 1.0:
+        fusion = replace(fusion, min_dense=round(fusion.min_dense * scale, 6))
     if snap.tuning is None:
         return fusion
     w = snap.tuning.dense_weight

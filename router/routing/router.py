@@ -52,19 +52,19 @@ class QueryVectors:
 
 def encode_turn(encode: Callable[[Sequence[str]], np.ndarray], text: str,
                 history: Sequence[str], fusion: FusionConfig) -> QueryVectors:
-    """Embed a turn's views with ``encode``. A multi-sentence message is embedded sentence by
-    sentence and its whole-message vector pooled from those (as good, and cheaper)."""
+    """Embed a turn's views with ``encode``, in one call: the sentences (or the message), then
+    the recent history. A multi-sentence message is embedded sentence by sentence and its
+    whole-message vector pooled from those (as good, and cheaper)."""
     views = query_views(text, fusion) if text else []
     if not views:
         return QueryVectors((), np.zeros((0, 0), dtype=np.float32))
-    if len(views) == 1:
-        matrix = np.asarray(encode(views), dtype=np.float32)
-    else:
-        parts = np.asarray(encode(views[1:]), dtype=np.float32)
-        matrix = np.vstack([pool(parts)[None, :], parts])
-    past = history_text(history, fusion)
-    if past and fusion.history_weight > 0:
-        matrix[0] = mix_history(matrix[0], np.asarray(encode([past]))[0], fusion.history_weight)
+    texts = views if len(views) == 1 else views[1:]
+    past = history_text(history, fusion) if fusion.history_weight > 0 else ""
+    rows = np.asarray(encode([*texts, past] if past else texts), dtype=np.float32)
+    parts = rows[: len(texts)]
+    matrix = parts.copy() if len(views) == 1 else np.vstack([pool(parts)[None, :], parts])
+    if past:
+        matrix[0] = mix_history(matrix[0], rows[len(texts)], fusion.history_weight)
     return QueryVectors(tuple(views), matrix)
 
 

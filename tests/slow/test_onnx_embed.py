@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import shutil
 import socket
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from router.encoders import int8
 from router.encoders.base import Embedder
-from router.encoders.factory import make_embedder
+from router.encoders.factory import OnnxRun, make_embedder
 from router.encoders.onnx import MODEL_FILE, OnnxEmbedder
 
 pytest.importorskip("onnxruntime")
@@ -102,17 +106,36 @@ def test_a_damaged_export_is_refused_and_exported_again(
     assert float((again.encode(texts) * expected).sum(axis=1).min()) >= 0.9999
 
 
-def test_the_int8_copy_is_close_and_kept_apart(onnx_embedder: OnnxEmbedder,
+@pytest.mark.parametrize("int8_cpu", ["auto", "no-vnni"])
+def test_the_int8_copy_is_close_and_kept_apart(onnx_embedder: OnnxEmbedder, int8_cpu: str,
+                                               tmp_path: Path,
                                                caplog: pytest.LogCaptureFixture) -> None:
-    cache = onnx_embedder.folder.parent
-    quantized = make_embedder(MODEL, backend="onnx-int8", cache_dir=cache)
+    """On this CPU as it is, and as the copy is made for a CPU without VNNI (QUInt8 weights),
+    which any machine can run. Where no copy is close enough, the float32 export serves."""
+    cache = tmp_path / "cache"  # the float32 export only, so each choice makes its own copy
+    shutil.copytree(onnx_embedder.folder, cache / onnx_embedder.folder.name)
+    quantized = make_embedder(MODEL, backend="onnx-int8", cache_dir=cache,
+                              run=OnnxRun(int8_cpu=int8_cpu))
     assert isinstance(quantized, OnnxEmbedder) and quantized.model_id == MODEL
     assert not quantized.is_exported()  # the float32 export is not taken for it
     texts = _sample()
     exact, close = onnx_embedder.encode(texts), quantized.encode(texts)
-    cosines = (exact * close).sum(axis=1)
-    assert float(cosines.min()) >= 0.98  # near the float32 vectors ...
+    record = json.loads((quantized.folder / "export.json").read_text())[int8.RECORD_KEY]
+    kind = int8.cpu_kind(int8_cpu, int8.cpu_flags())
+    assert record["cpu"] == kind and record["weights"] in int8.weight_types(kind), record
+    if not record["meets"]:  # a CPU no int8 copy suits: the float32 export serves, warned
+        assert quantized.vectors == "float32"
+        assert float((exact * close).sum(axis=1).min()) >= 0.99999
+        assert any("serving the float32 export" in r.getMessage() for r in caplog.records)
+        return
+    assert int8_cpu == "auto" or record["weights"] == "QUInt8"
+    assert quantized.vectors == f"int8-{record['weights']}"
+    single = np.vstack([quantized.encode([t]) for t in texts])  # one query a run, as served
+    cosines = (exact * single).sum(axis=1)
+    assert float(cosines.min()) >= int8.MIN_COSINE  # near the float32 vectors ...
     assert float(cosines.max()) < 0.99999  # ... and not them: another model file
+    # a batch shares one activation scale (here, with a text at the length cap): a little looser
+    assert float((exact * close).sum(axis=1).min()) >= 0.97
     assert quantized.folder != onnx_embedder.folder and quantized.is_exported()
     assert not OnnxEmbedder(MODEL, cache).folder.samefile(quantized.folder)
     assert (quantized.folder / MODEL_FILE).stat().st_size < \
@@ -121,7 +144,7 @@ def test_the_int8_copy_is_close_and_kept_apart(onnx_embedder: OnnxEmbedder,
     with model.open("r+b") as handle:  # damaged: refused and quantized again
         handle.seek(model.stat().st_size // 2)
         handle.write(b"\x5a" * (1 << 20))
-    again = OnnxEmbedder(MODEL, cache, quantized=True)
+    again = OnnxEmbedder(MODEL, cache, quantized=True, int8_cpu=int8_cpu)
     again.prepare()
     assert any("refused the ONNX query encoder" in r.getMessage() for r in caplog.records)
     assert float((again.encode(texts) * close).sum(axis=1).min()) >= 0.9999

@@ -13,6 +13,7 @@ from router.encoders import export_integrity
 from router.encoders import onnx as onnx_embed
 from router.encoders.factory import make_embedder
 from router.encoders.hashing import HashEmbedder
+from router.encoders.onnx_session import _pad
 from router.encoders.sentence import SentenceTransformerEmbedder
 
 
@@ -64,7 +65,7 @@ def test_hash_model_ignores_backend_and_unknown_backend_fails() -> None:
 
 
 def test_pad_right_pads_with_zeros() -> None:
-    padded = onnx_embed._pad([[1, 2, 3], [4]])
+    padded = _pad([[1, 2, 3], [4]])
     assert padded.dtype == np.int64
     assert padded.tolist() == [[1, 2, 3], [4, 0, 0]]
 

@@ -1,9 +1,11 @@
 """Routing logic over a small in-memory index and the deterministic hash embedder; a built
 index routes the same way, and serves the same results across a reload."""
 
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from router.config import Config, RoutingConfig
@@ -11,8 +13,9 @@ from router.encoders.hashing import HashEmbedder
 from router.engine import Engine
 from router.errors import InvalidRequest
 from router.index.store import build_index
+from router.routing.fusion import FusionConfig, history_text, mix_history, pool, query_views
 from router.routing.model import CatalogFormat, DropReason, Reason, RouteQuery
-from router.routing.router import explicit_names
+from router.routing.router import encode_turn, explicit_names
 from router.skills.model import Skill
 from tests.support.indexes import build_hash_index, open_engine
 from tests.support.skills import skill_record
@@ -178,3 +181,29 @@ def test_the_served_hnsw_breadth_comes_from_the_config(tmp_path: Path,
     build_index(SKILLS[:3], [], HashEmbedder(), tmp_path)
     assert opened.reload()
     assert opened.snapshot.dense.hnsw.efSearch == 77
+
+
+def test_a_turn_is_encoded_in_one_call() -> None:
+    """The sentences of a message and its history go to the encoder together, and make the
+    vectors they made one at a time."""
+    embedder = HashEmbedder(64)
+    calls: list[list[str]] = []
+
+    def encode(texts: Sequence[str]) -> np.ndarray:
+        calls.append(list(texts))
+        return embedder.encode(texts)
+
+    config = FusionConfig()
+    message = "Convert the invoice PDF into markdown. Then email the result to the finance team."
+    history = ["we talked about invoices", "and about the finance team"]
+    vectors = encode_turn(encode, message, history, config)
+    views = query_views(message, config)
+    assert len(views) > 2 and len(calls) == 1
+    assert calls[0] == [*views[1:], history_text(history, config)]
+    parts = embedder.encode(views[1:])
+    whole = mix_history(pool(parts), embedder.encode([history_text(history, config)])[0],
+                        config.history_weight)
+    assert np.allclose(vectors.matrix, np.vstack([whole[None, :], parts]), atol=1e-6)
+    calls.clear()
+    single = encode_turn(encode, "convert a pdf", (), config)
+    assert calls == [["convert a pdf"]] and single.matrix.shape == (1, 64)

@@ -1,0 +1,161 @@
+"""The int8 copy of an ONNX query encoder, made for the CPU that serves it.
+
+onnxruntime's dynamic int8 MatMul multiplies uint8 activations by the weights. With int8
+(``QInt8``) weights its x86 kernels need VNNI (``avx512_vnni``, ``avx_vnni`` or AMX): on a CPU
+with AVX2 alone they sum pairs of products in saturating 16-bit lanes, and the vectors drift
+(min cosine to float32 0.969 measured on an AMD EPYC without VNNI). With uint8 (``QUInt8``)
+weights they do not saturate there. So the copy is quantized for the CPU at hand, first with
+the weights that CPU needs, then the other kind, and each candidate is measured against the
+float32 export on a fixed sample (``SAMPLE``); the first whose minimum cosine reaches
+``MIN_COSINE`` is kept. The measurement and the CPU it was made on are recorded in the copy's
+``export.json`` (``RECORD_KEY``). A copy loaded on a CPU of another kind than it was made for
+is measured again there, and made again when it no longer meets the bound. When no candidate
+meets it, the float32 export is served instead, with a warning.
+
+``index.int8_cpu`` (``SKILL_ROUTER_INDEX_INT8_CPU``) forces the choice: ``auto`` reads the
+CPU's flags (``/proc/cpuinfo``), ``vnni`` / ``no-vnni`` choose as for such a CPU, so any machine
+can test the choice made for a CPU without VNNI.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+CPU_CHOICES = ("auto", "vnni", "no-vnni")
+MIN_COSINE = 0.98  # the least cosine to float32 an int8 copy may have on the sample
+RECORD_KEY = "int8"  # export.json of a copy: what it was made for and how close it came
+VNNI_FLAGS = frozenset({"avx512_vnni", "avx_vnni", "amx_int8"})
+RECORDED_FLAGS = ("avx2", "avx512f", "avx512_vnni", "avx_vnni", "amx_int8", "asimddp")
+WEIGHTS = {"vnni": ("QInt8", "QUInt8"), "no-vnni": ("QUInt8", "QInt8")}
+CPUINFO = Path("/proc/cpuinfo")
+
+# Short and long requests, several sentences, code words, other languages: what queries are.
+SAMPLE: tuple[str, ...] = (
+    "hi", "Convert this PDF to markdown.", "résumé naïve café — unicode too",
+    "Which of these three laptops has the best battery life for travel?",
+    "Find me a flight from Paris to Berlin next Tuesday. Then book a hotel near the station.",
+    "What's the weather like tomorrow in Lisbon?", "fix the failing unit test in parser.py",
+    "Summarise the attached quarterly report in five bullet points for the board.",
+    "kubectl rollout status deployment/api keeps timing out, what should I check?",
+    "Draft a polite email declining the meeting and proposing Thursday instead.",
+    "Plot monthly revenue by region as a stacked bar chart and save it as PNG.",
+    "Translate this paragraph into German, keeping the technical terms in English.",
+    "How many calories are in a bowl of porridge with honey?",
+    "Refactor this function to remove the nested loops; it is O(n^2) on large inputs.",
+    "Schedule a recurring stand-up every weekday at 9:30 with the design team.",
+    "Audit the SQL schema for missing indexes on foreign keys.",
+    "¿Puedes resumir este documento en español?", "git rebase keeps stopping on conflicts",
+    "Create a Terraform module for an S3 bucket with versioning and encryption.",
+    "Tell me a joke about penguins.", "Extract every table from this spreadsheet into CSV.",
+    "Review my pull request for security problems, especially SQL injection and XSS.",
+    "word " * 300,  # over the model's maximum length: truncated
+)
+
+
+def cpu_flags(path: Path = CPUINFO) -> frozenset[str]:
+    """The CPU's feature flags (x86 ``flags``, ARM ``Features``); empty where unknown."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return frozenset()
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() in ("flags", "Features"):
+            return frozenset(value.split())
+    return frozenset()
+
+
+def cpu_kind(setting: str, flags: frozenset[str]) -> str:
+    """``vnni`` or ``no-vnni``: the CPU the copy is quantized for (``setting`` forces it)."""
+    if setting not in CPU_CHOICES:
+        raise ValueError(f"int8 CPU choice {setting!r} is not one of {', '.join(CPU_CHOICES)}")
+    if setting != "auto":
+        return setting
+    return "vnni" if flags & VNNI_FLAGS else "no-vnni"
+
+
+def weight_types(kind: str) -> tuple[str, ...]:
+    """The weight types to try for a CPU of ``kind``, the one it needs first."""
+    return WEIGHTS[kind]
+
+
+def closeness(exact: np.ndarray, close: np.ndarray) -> tuple[float, float]:
+    """Minimum and mean cosine between matching rows of two normalised matrices."""
+    cosines = (np.asarray(exact, dtype=np.float64) * close).sum(axis=1)
+    return float(cosines.min()), float(cosines.mean())
+
+
+def record_for(kind: str, weights: str, cosines: tuple[float, float],
+               flags: frozenset[str]) -> dict[str, Any]:
+    """The copy's record: the CPU it was made for and how close it came on ``SAMPLE``."""
+    return {"cpu": kind, "flags": [f for f in RECORDED_FLAGS if f in flags],
+            "weights": weights, "min_cosine": round(cosines[0], 6),
+            "mean_cosine": round(cosines[1], 6), "bound": MIN_COSINE, "sample": len(SAMPLE),
+            "meets": cosines[0] >= MIN_COSINE}
+
+
+Encode = Callable[[Path, Sequence[str]], np.ndarray]  # vectors of texts by the export in a folder
+Quantize = Callable[[Path, Path, str], Path]  # float32 folder, target, weight type
+
+
+def make_copy(exact: Path, target: Path, setting: str, quantize: Quantize,
+              encode: Encode) -> dict[str, Any]:
+    """Quantize the export in ``exact`` into ``target`` for this CPU, keeping the first weight
+    type whose copy meets the bound (the last tried when none does), and record it in the
+    copy's ``export.json``. Returns the record."""
+    flags = cpu_flags()
+    kind = cpu_kind(setting, flags)
+    reference = encode(exact, SAMPLE)
+    record: dict[str, Any] = {}
+    for weights in weight_types(kind):
+        quantize(exact, target, weights)
+        record = record_for(kind, weights, closeness(reference, encode(target, SAMPLE)), flags)
+        log.info("int8 copy with %s weights for a %s CPU: min cosine %.4f, mean %.4f to "
+                 "float32 on %d texts", weights, kind, record["min_cosine"],
+                 record["mean_cosine"], len(SAMPLE))
+        if record["meets"]:
+            break
+    write_record(target, record)
+    if not record["meets"]:
+        log.warning("no int8 copy of %s meets min cosine %.2f on this CPU (%s); the float32 "
+                    "export is served instead", exact, MIN_COSINE, kind)
+    return record
+
+
+def write_record(folder: Path, record: dict[str, Any]) -> None:
+    path = folder / "export.json"
+    meta = json.loads(path.read_text(encoding="utf-8"))
+    meta[RECORD_KEY] = record
+    path.write_text(json.dumps(meta, indent=1), encoding="utf-8")
+
+
+def checked_here(exact: Path, copy: Path, record: dict[str, Any], setting: str,
+                 encode: Encode) -> dict[str, Any] | None:
+    """``record`` when the copy was made for this kind of CPU; otherwise the copy measured
+    again here (recorded when the folder can be written), or None when it no longer meets the
+    bound here (it is then to be made again)."""
+    flags = cpu_flags()
+    kind = cpu_kind(setting, flags)
+    if record.get("cpu") == kind:
+        return record
+    cosines = closeness(encode(exact, SAMPLE), encode(copy, SAMPLE))
+    here = {**record_for(kind, str(record.get("weights")), cosines, flags),
+            "made_for": record.get("cpu")}
+    if not here["meets"]:
+        log.warning("the int8 copy at %s was made for a %s CPU and is not close enough on this "
+                    "%s one (min cosine %.4f < %.2f); making it again", copy, record.get("cpu"),
+                    kind, cosines[0], MIN_COSINE)
+        return None
+    try:
+        write_record(copy, here)
+    except OSError as exc:
+        log.info("could not record the int8 check at %s: %s", copy, exc)
+    return here
