@@ -16,6 +16,7 @@ Example::
 from __future__ import annotations
 
 import collections
+import copy
 import json
 from collections.abc import Callable, Sequence
 from types import TracebackType
@@ -24,6 +25,7 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from router.access.delegation import PRINCIPAL_KEY
 from router.credentials import CallerAuth, read_file
 from router.v1 import router_pb2 as pb
 from router.v1 import router_pb2_grpc as pb_grpc
@@ -64,11 +66,13 @@ class SkillRouterClient:
     For a server with authenticated callers: ``ca_file`` (the CA of the server's certificate;
     ``tls=True`` alone trusts the system CAs), ``cert_file`` and ``key_file`` (mutual TLS) and
     ``token`` (sent as ``authorization: Bearer <token>``); see ``router.credentials``.
+    ``principal`` (for a caller with the ``delegate`` role): serve every call as that principal
+    (``x-skill-router-principal``); ``acting_for`` does so for one caller on the same channel.
     """
 
     def __init__(self, target: str, timeout: float = 2.0, retries: int = 3, *,
                  ca_file: str = "", cert_file: str = "", key_file: str = "", token: str = "",
-                 tls: bool = False) -> None:
+                 tls: bool = False, principal: str = "") -> None:
         if timeout <= 0:
             raise ValueError("timeout must be positive")
         if retries < 0:
@@ -88,8 +92,15 @@ class SkillRouterClient:
         auth = CallerAuth(ca_file=ca_file, cert_file=cert_file, key_file=key_file,
                           token=token, tls=tls)
         self._channel = open_channel(target, auth, options)
-        self._stub = pb_grpc.SkillRouterStub(self._channel)  # type: ignore[no-untyped-call]
+        self._stub = _stub(self._channel, principal)
         self._health = health_pb2_grpc.HealthStub(self._channel)
+
+    def acting_for(self, principal: str) -> SkillRouterClient:
+        """A client on this one's channel whose calls are served as ``principal`` ("" = as
+        this client's own token). Close only the original."""
+        view = copy.copy(self)
+        view._stub = _stub(self._channel, principal)
+        return view
 
     def __enter__(self) -> SkillRouterClient:
         return self
@@ -252,10 +263,10 @@ class _Details(collections.namedtuple(
 
 class BearerToken(grpc.UnaryUnaryClientInterceptor,  # type: ignore[type-arg]
                   grpc.UnaryStreamClientInterceptor):  # type: ignore[type-arg]
-    """Adds ``authorization: Bearer <token>`` to every call of a channel."""
+    """Adds ``authorization: Bearer <token>`` (or the pair ``header``) to every call."""
 
-    def __init__(self, token: str) -> None:
-        self._pair = ("authorization", f"Bearer {token}")
+    def __init__(self, token: str, header: tuple[str, str] | None = None) -> None:
+        self._pair = header or ("authorization", f"Bearer {token}")
 
     def _with_token(self, details: Any) -> _Details:
         metadata = [*(details.metadata or ()), self._pair]
@@ -269,6 +280,12 @@ class BearerToken(grpc.UnaryUnaryClientInterceptor,  # type: ignore[type-arg]
     def intercept_unary_stream(self, continuation: Callable[..., Any], client_call_details: Any,
                                request: Any) -> Any:
         return continuation(self._with_token(client_call_details), request)
+
+
+def _stub(channel: grpc.Channel, principal: str) -> pb_grpc.SkillRouterStub:
+    if principal:
+        channel = grpc.intercept_channel(channel, BearerToken("", (PRINCIPAL_KEY, principal)))
+    return pb_grpc.SkillRouterStub(channel)  # type: ignore[no-untyped-call]
 
 
 def open_channel(target: str, auth: CallerAuth,

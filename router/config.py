@@ -149,6 +149,9 @@ class ServerConfig:
     tls_client_ca_file: str = ""  # PEM CA: callers must present a certificate it signed (mTLS)
     auth_token_file: str = ""  # accepted bearer tokens, one per line
     auth_token_env: str = ""  # name of an environment variable holding comma-separated tokens
+    # YAML file of principals (name, token_sha256, roles, catalogs, deny, client_cert_subject);
+    # reloaded on SIGHUP (router.access.principals, docs/operations.md "Tenancy").
+    principals_file: str = ""
     health_port: int = 0  # a plaintext port serving only grpc.health.v1 (probes); 0 = off
     # Listen beyond loopback with no caller authentication (an authenticating proxy in front);
     # without it `serve` refuses to start there (router.bearer.check_bind).

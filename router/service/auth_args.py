@@ -8,7 +8,8 @@ from typing import Any
 # flag destination -> ServerConfig field
 FLAGS = {"tls_cert": "tls_cert_file", "tls_key": "tls_key_file",
          "tls_client_ca": "tls_client_ca_file", "token_file": "auth_token_file",
-         "token_env": "auth_token_env", "health_port": "health_port",
+         "token_env": "auth_token_env", "principals": "principals_file",
+         "health_port": "health_port",
          "allow_unauthenticated": "allow_unauthenticated", "open_metrics": "open_metrics"}
 
 
@@ -25,6 +26,9 @@ def add_server_auth_args(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--token-env", metavar="VAR",
                        help="environment variable holding comma-separated bearer tokens "
                             "(server.auth_token_env)")
+    group.add_argument("--principals", metavar="FILE",
+                       help="principals with roles and catalogs, by the sha256 of their "
+                            "tokens; reloaded on SIGHUP (server.principals_file)")
     group.add_argument("--health-port", type=int, metavar="N",
                        help="plaintext port serving only grpc.health.v1, for probes when TLS "
                             "is on; 0 = off (server.health_port)")

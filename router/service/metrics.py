@@ -25,7 +25,7 @@ metrics. Exported (all prefixed ``skill_router_``):
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -159,9 +159,11 @@ class ServiceMetrics:
 
 
 def start_metrics_http(metrics: ServiceMetrics, port: int, host: str = "0.0.0.0",
-                       tokens: Sequence[bytes] = ()) -> tuple[Any, int]:
+                       tokens: Sequence[bytes] | Callable[[bytes | None], bool] = ()
+                       ) -> tuple[Any, int]:
     """Serve ``/metrics`` for ``metrics`` on ``host:port`` (0 = a free port) in a daemon
-    thread, asking for one of ``tokens`` when there are any (``router.service.metrics_http``).
+    thread, asking for one of ``tokens`` (or a token ``tokens`` accepts, when it is a check)
+    when there are any (``router.service.metrics_http``).
     Returns ``(http_server, bound_port)``; call ``http_server.shutdown()`` to stop."""
     from router.service.metrics_http import serve_metrics
 

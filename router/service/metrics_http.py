@@ -5,6 +5,8 @@ server, with what a server with tokens needs.
   ``server.auth_token_env``) a scrape must send ``Authorization: Bearer <token>`` with one of
   them, else ``401``; ``server.open_metrics`` (``--open-metrics``) leaves it open for a scrape
   network that is closed by other means. A server without tokens serves it open, as before.
+  With a principals file (``server.principals_file``) it opens to the token of a principal
+  holding ``ops`` (a token of the token file holds it).
 - **Floods.** A connection silent for ``SILENT_SECONDS`` is dropped, and past ``MAX_OPEN``
   open connections a new one is closed at once (one thread each: a scrape needs one).
 """
@@ -62,11 +64,15 @@ class _Server6(_Server):
     address_family = socket.AF_INET6
 
 
-def gated(app: WsgiApp, tokens: Sequence[bytes]) -> WsgiApp:
-    """``app`` for callers sending an accepted bearer token; 401 for the others."""
+def gated(app: WsgiApp, tokens: Sequence[bytes] | Callable[[bytes | None], bool]) -> WsgiApp:
+    """``app`` for callers sending an accepted bearer token (one of ``tokens``, or one the
+    check ``tokens`` accepts); 401 for the others."""
+
+    def accepted(token: bytes | None) -> bool:
+        return tokens(token) if callable(tokens) else accepts(tokens, token)
 
     def guarded(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        if accepts(tokens, bearer_token(environ.get("HTTP_AUTHORIZATION"))):
+        if accepted(bearer_token(environ.get("HTTP_AUTHORIZATION"))):
             return app(environ, start_response)
         start_response("401 Unauthorized", [("Content-Type", "text/plain; charset=utf-8"),
                                             ("WWW-Authenticate", f'Bearer realm="{REALM}"')])
@@ -77,7 +83,8 @@ def gated(app: WsgiApp, tokens: Sequence[bytes]) -> WsgiApp:
 
 
 def serve_metrics(registry: CollectorRegistry, port: int, host: str,
-                  tokens: Sequence[bytes] = ()) -> tuple[Any, int]:
+                  tokens: Sequence[bytes] | Callable[[bytes | None], bool] = ()
+                  ) -> tuple[Any, int]:
     """Serve ``/metrics`` for ``registry`` on ``host:port`` (0 = a free port) in a daemon
     thread, gated by ``tokens`` when there are any. Returns ``(server, bound_port)``; call
     ``server.shutdown()`` to stop."""

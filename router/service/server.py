@@ -24,7 +24,8 @@ from grpc_reflection.v1alpha import reflection
 from router.client import SERVICE_NAME
 from router.config import ServerConfig
 from router.engine import Engine
-from router.service.auth import auth_interceptors, load_tokens, principal_reader, warn_if_open
+from router.service.access import AccessInterceptor, Gate
+from router.service.auth import warn_if_open
 from router.service.interceptors import CallObserver, LoggingInterceptor
 from router.service.metrics import ServiceMetrics, start_metrics_http
 from router.service.poller import IndexPoller
@@ -45,6 +46,7 @@ class RouterServer:
     port: int
     address: str
     health: Any  # grpc_health.v1.health.HealthServicer
+    gate: Gate  # its principals: reload() on SIGHUP
 
     def begin_shutdown(self) -> None:
         """Report NOT_SERVING on every health service; new calls are still accepted."""
@@ -61,15 +63,16 @@ def build_server(engine: Engine, config: ServerConfig, address: str | None = Non
     """Create and bind (not start) a server for ``engine``; see ``create_server``."""
     target = address or f"{config.host}:{config.port}"
     credentials = server_credentials(config)
+    gate = Gate(config)
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=config.max_workers,
                                    thread_name_prefix="skill-router-rpc"),
-        interceptors=[LoggingInterceptor(observer), *auth_interceptors(config)],
+        interceptors=[LoggingInterceptor(observer), AccessInterceptor(gate)],
         options=[("grpc.max_receive_message_length", config.max_request_bytes),
                  # A busy port is an error: never share it with another server process.
                  ("grpc.so_reuseport", 0)],
     )
-    add_to_server(engine, server, principal_reader(config))
+    add_to_server(engine, server, gate.principal, lambda c: gate.caller(c).operator)
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in HEALTH_SERVICES:
@@ -79,7 +82,7 @@ def build_server(engine: Engine, config: ServerConfig, address: str | None = Non
     port = _bind(server, target, credentials)
     host = target.rsplit(":", 1)[0] if ":" in target else target
     return RouterServer(server=server, port=port, address=f"{host}:{port}",
-                        health=health_servicer)
+                        health=health_servicer, gate=gate)
 
 
 def _bind(server: grpc.Server, target: str,
@@ -128,12 +131,12 @@ def serve(engine: Engine, config: ServerConfig, address: str | None = None,
     metrics = ServiceMetrics(engine)
     running = build_server(engine, config, address, observer=metrics.observe)
     stop_requested = threading.Event()
-    previous = _install_signal_handlers(stop_requested)
+    previous = _install_signal_handlers(stop_requested, running.gate.reload)
     http, poller, health_listener = None, None, None
     try:
         running.server.start()
         health_listener = start_health_listener(running.health, config)
-        http, metrics_url = _start_metrics(metrics, config)
+        http, metrics_url = _start_metrics(metrics, config, running.gate)
         poller = _start_poller(engine, config)
         log.info("serving router.v1.SkillRouter on %s%s", running.address,
                  " (TLS)" if tls_enabled(config) else "")
@@ -157,13 +160,17 @@ def serve(engine: Engine, config: ServerConfig, address: str | None = None,
         log.info("server stopped")
 
 
-def _start_metrics(metrics: ServiceMetrics, config: ServerConfig) -> tuple[Any, str | None]:
-    """Start ``/metrics``; a busy port is logged and metrics stay off (serving goes on)."""
+def _start_metrics(metrics: ServiceMetrics, config: ServerConfig,
+                   gate: Gate) -> tuple[Any, str | None]:
+    """Start ``/metrics``; a busy port is logged and metrics stay off (serving goes on). With
+    principals or tokens it opens to an ``ops`` principal's token (401 for others)."""
     if config.metrics_port <= 0:
         return None, None
-    tokens = () if config.open_metrics else load_tokens(config)  # with tokens: 401 without one
+    accept: tuple[bytes, ...] | Callable[[bytes | None], bool] = ()
+    if not config.open_metrics and gate.table is not None:
+        accept = gate.accepts_ops_token
     try:
-        http, port = start_metrics_http(metrics, config.metrics_port, config.host, tokens)
+        http, port = start_metrics_http(metrics, config.metrics_port, config.host, accept)
     except OSError as exc:
         log.error("metrics are off: cannot listen on %s:%d (%s)", config.host,
                   config.metrics_port, exc)
@@ -180,8 +187,10 @@ def _start_poller(engine: Engine, config: ServerConfig) -> IndexPoller | None:
 _Handler = Callable[[int, FrameType | None], Any] | int | None
 
 
-def _install_signal_handlers(stop: threading.Event) -> dict[signal.Signals, _Handler]:
-    """Make SIGTERM and SIGINT request a graceful stop (main thread only; else a no-op)."""
+def _install_signal_handlers(stop: threading.Event,
+                             reload: Callable[[], Any]) -> dict[signal.Signals, _Handler]:
+    """Make SIGTERM and SIGINT request a graceful stop and SIGHUP ``reload`` the principals
+    (main thread only; else a no-op)."""
     if threading.current_thread() is not threading.main_thread():
         log.warning("not on the main thread: SIGTERM/SIGINT will not stop the server")
         return {}
@@ -190,7 +199,13 @@ def _install_signal_handlers(stop: threading.Event) -> dict[signal.Signals, _Han
         log.info("received %s", signal.Signals(signum).name)
         stop.set()
 
-    return {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+    def on_hangup(signum: int, frame: FrameType | None) -> None:
+        log.info("received SIGHUP: reloading the principals")
+        reload()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+    previous[signal.SIGHUP] = signal.signal(signal.SIGHUP, on_hangup)
+    return previous
 
 
 def _restore_signal_handlers(previous: dict[signal.Signals, _Handler]) -> None:

@@ -42,6 +42,7 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 PrincipalReader = Callable[[grpc.ServicerContext], Principal]
+OperatorCheck = Callable[[grpc.ServicerContext], bool]
 
 # The one table from error class to status code. First match wins, so subclasses
 # (e.g. IndexCorrupt, an IndexUnavailable) follow their parent unless listed earlier.
@@ -64,11 +65,14 @@ def status_for(exc: Exception) -> tuple[grpc.StatusCode, str]:
 
 
 class SkillRouterServicer(pb_grpc.SkillRouterServicer):
-    """Serves one Engine (thread-safe as it is); ``principal`` names each call's caller."""
+    """Serves one Engine (thread-safe as it is); ``principal`` names each call's caller and
+    ``operator`` says whether it holds ``ops`` by the principals file (ListExamples shows it
+    session ids)."""
 
     def __init__(self, engine: Engine,
-                 principal: PrincipalReader = lambda context: ANONYMOUS) -> None:
-        self._engine, self._principal = engine, principal
+                 principal: PrincipalReader = lambda context: ANONYMOUS,
+                 operator: OperatorCheck = lambda context: False) -> None:
+        self._engine, self._principal, self._operator = engine, principal, operator
 
     def Route(self, request: pb.RouteRequest,
               context: grpc.ServicerContext) -> pb.RouteResponse:
@@ -141,7 +145,8 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
                      context: grpc.ServicerContext) -> pb.ListExamplesResponse:
         return _guarded(context, "ListExamples", lambda: lc.examples_to_proto(
             self._engine.review.examples(request.skill, lc.days_from_proto(request)),
-            lc.limit_from_proto(request.limit), self._engine.review.enabled))
+            lc.limit_from_proto(request.limit), self._engine.review.enabled,
+            with_sessions=self._operator(context)))
 
     def PurgeExamples(self, request: pb.PurgeExamplesRequest,
                       context: grpc.ServicerContext) -> pb.PurgeExamplesResponse:
@@ -162,9 +167,9 @@ def _guarded(context: grpc.ServicerContext, method: str, call: Callable[[], T]) 
     context.abort(code, message)
 
 
-def add_to_server(engine: Engine, server: grpc.Server,
-                  principal: PrincipalReader) -> SkillRouterServicer:
+def add_to_server(engine: Engine, server: grpc.Server, principal: PrincipalReader,
+                  operator: OperatorCheck = lambda context: False) -> SkillRouterServicer:
     """Register a servicer for ``engine`` on ``server`` and return it."""
-    servicer = SkillRouterServicer(engine, principal)
+    servicer = SkillRouterServicer(engine, principal, operator)
     pb_grpc.add_SkillRouterServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
     return servicer

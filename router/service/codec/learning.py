@@ -43,12 +43,14 @@ def stats_to_proto(report: StatsReport, enabled: bool) -> pb.SkillStatsResponse:
 
 
 def examples_to_proto(examples: Sequence[RecordedExample], limit: int,
-                      enabled: bool) -> pb.ListExamplesResponse:
-    """The listed examples without their session ids: a session id lets its holder act in that
-    conversation, and no caller of the API is known to be an operator (``skill-router examples
-    list --index DIR``, reading the store on disk, shows them)."""
+                      enabled: bool, *, with_sessions: bool = False) -> pb.ListExamplesResponse:
+    """The listed examples, with their session ids only ``with_sessions``: for a caller given
+    the ``ops`` role by the principals file, a known operator (a token of the token file or an
+    anonymous caller is not; ``skill-router examples list --index DIR``, reading the store on
+    disk, shows them too)."""
     return pb.ListExamplesResponse(
         examples=[pb.RecordedExample(skill=e.skill, positive=e.positive, query=e.query,
+                                     session_id=e.session if with_sessions else "",
                                      recorded_at=e.ts, learned=e.learned)
                   for e in examples[:limit]],
         total=len(examples), feedback_enabled=enabled)

@@ -1,0 +1,264 @@
+"""The principals file: who may call, with which roles, seeing which catalogs (pure parse, plus a
+small file loader).
+
+```yaml
+principals:
+  - name: payments-gateway
+    token_sha256: "<64 hex>"        # sha256 of its bearer token; tokens are never stored
+    roles: [route]                   # route, ops, admin, delegate
+    catalogs: [payments, org]        # what it may see, in precedence order; "*" = every catalog
+    deny: ["internal-*"]             # optional skill-name globs hidden from it
+    client_cert_subject: "CN=payments-gateway"   # optional: a client certificate names it
+```
+
+Every problem is named with its line (``FILE:LINE: ...``, from yaml's node marks) and the whole
+list is one ``InvalidRequest``: a bad file is a start-up error. A principal without
+``token_sha256`` and ``client_cert_subject`` is reachable only by delegation.
+``PrincipalTable.by_token`` hashes the presented token and compares it with every principal's
+digest (``hmac.compare_digest``, no early exit), so the time taken does not say which matched.
+The tokens of ``--token-file`` join the table as principals named by their sha256 with the
+roles route, ops and admin on every catalog (``with_tokens``), never delegate.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from router.access.model import ADMIN, EVERY_CATALOG, OPS, ROLES, ROUTE, Principal
+from router.errors import InvalidRequest
+
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,127}")
+CATALOG = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
+DIGEST = re.compile(r"[0-9a-fA-F]{64}")
+FIELDS = ("name", "token_sha256", "roles", "catalogs", "deny", "client_cert_subject")
+TOKEN_ROLES = frozenset({ROUTE, OPS, ADMIN})
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One principal of the table and how a caller proves to be it."""
+
+    principal: Principal
+    digest: bytes = b""  # sha256 of its token (32 bytes), b"" = no token
+    subject: str = ""  # the client certificate subject that names it, "" = none
+    from_file: bool = True  # False: a token of --token-file
+
+
+class PrincipalTable:
+    """The principals a server knows, looked up by token, certificate subject or name."""
+
+    def __init__(self, entries: Iterable[Entry] = (), source: str = "") -> None:
+        self.entries = tuple(entries)
+        self.source = source
+        self._by_name = {e.principal.name: e for e in self.entries}
+        self._by_subject = {e.subject: e for e in self.entries if e.subject}
+        self._digests = tuple(e for e in self.entries if e.digest)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def by_token(self, token: bytes | None) -> Entry | None:
+        """The entry whose token is ``token``; every digest is compared (constant time)."""
+        if not token:
+            return None
+        presented = hashlib.sha256(token).digest()
+        found: Entry | None = None
+        for entry in self._digests:
+            if hmac.compare_digest(entry.digest, presented):
+                found = entry
+        return found
+
+    def by_subject(self, subject: str) -> Entry | None:
+        return self._by_subject.get(subject) if subject else None
+
+    def by_name(self, name: str) -> Entry | None:
+        return self._by_name.get(name)
+
+    def with_tokens(self, tokens: Sequence[bytes]) -> PrincipalTable:
+        """This table plus each token as a principal named by its sha256 (roles route, ops and
+        admin on "*"). InvalidRequest when a token is also a principal's of the file."""
+        added: list[Entry] = []
+        for token in dict.fromkeys(tokens):
+            digest = hashlib.sha256(token).digest()
+            clash = self.by_token(token)
+            if clash is not None:
+                raise InvalidRequest(f"a token of the token file is also the token of "
+                                     f"principal {clash.principal.name!r} in {self.source}: "
+                                     "give each caller one token")
+            added.append(Entry(Principal(digest.hex(), TOKEN_ROLES, (EVERY_CATALOG,)),
+                               digest, from_file=False))
+        return PrincipalTable((*self.entries, *added), self.source)
+
+
+def _line(node: yaml.Node) -> int:
+    return int(node.start_mark.line) + 1
+
+
+class _Parser:
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.problems: list[str] = []
+
+    def problem(self, node: yaml.Node | None, message: str, line: int = 1) -> None:
+        where = _line(node) if node is not None else line
+        self.problems.append(f"{self.source}:{where}: {message}")
+
+    def scalar(self, node: yaml.Node, key: str) -> str | None:
+        if not isinstance(node, yaml.ScalarNode) or node.tag == "tag:yaml.org,2002:null":
+            self.problem(node, f"{key} must be a string")
+            return None
+        return str(node.value)
+
+    def strings(self, node: yaml.Node, key: str) -> list[str] | None:
+        if not isinstance(node, yaml.SequenceNode):
+            self.problem(node, f"{key} must be a list of strings")
+            return None
+        values = [self.scalar(item, f"each of {key}") for item in node.value]
+        return None if None in values else [v for v in values if v is not None]
+
+    def entry(self, node: yaml.Node) -> tuple[Entry, yaml.Node] | None:
+        if not isinstance(node, yaml.MappingNode):
+            self.problem(node, "each principal must be a mapping (name, token_sha256, roles, "
+                               "catalogs, deny, client_cert_subject)")
+            return None
+        fields: dict[str, yaml.Node] = {}
+        for key_node, value in node.value:
+            key = str(key_node.value)
+            if key not in FIELDS:
+                self.problem(key_node, f"unknown field {key!r}; use {', '.join(FIELDS)}")
+            elif key in fields:
+                self.problem(key_node, f"{key} given twice")
+            else:
+                fields[key] = value
+        before = len(self.problems)
+        name = self._name(fields, node)
+        digest = self._digest(fields)
+        roles = self._roles(fields, node)
+        catalogs = self._catalogs(fields, node)
+        deny = self.strings(fields["deny"], "deny") if "deny" in fields else []
+        if deny is not None and any(not glob.strip() for glob in deny):
+            self.problem(fields["deny"], "deny globs must not be empty")
+        subject = self.scalar(fields["client_cert_subject"], "client_cert_subject") \
+            if "client_cert_subject" in fields else ""
+        if len(self.problems) > before or name is None or roles is None or catalogs is None:
+            return None
+        principal = Principal(name, frozenset(roles), tuple(catalogs), tuple(deny or ()))
+        return Entry(principal, digest, (subject or "").strip()), fields.get("name", node)
+
+    def _name(self, fields: dict[str, yaml.Node], node: yaml.Node) -> str | None:
+        if "name" not in fields:
+            self.problem(node, "a principal needs a name")
+            return None
+        name = self.scalar(fields["name"], "name")
+        if name is not None and not NAME.fullmatch(name):
+            self.problem(fields["name"], f"name {name!r} must match {NAME.pattern}")
+            return None
+        return name
+
+    def _digest(self, fields: dict[str, yaml.Node]) -> bytes:
+        if "token_sha256" not in fields:
+            return b""
+        value = self.scalar(fields["token_sha256"], "token_sha256")
+        if value is None:
+            return b""
+        if not DIGEST.fullmatch(value):
+            self.problem(fields["token_sha256"], "token_sha256 must be 64 hex digits, the "
+                         "sha256 of the token (e.g. printf %s TOKEN | sha256sum)")
+            return b""
+        return bytes.fromhex(value)
+
+    def _roles(self, fields: dict[str, yaml.Node], node: yaml.Node) -> list[str] | None:
+        if "roles" not in fields:
+            self.problem(node, f"a principal needs roles (any of {', '.join(ROLES)})")
+            return None
+        roles = self.strings(fields["roles"], "roles")
+        if roles is None:
+            return None
+        unknown = [r for r in roles if r not in ROLES]
+        if unknown or not roles:
+            self.problem(fields["roles"], f"roles must be some of {', '.join(ROLES)}"
+                         + (f" (not {', '.join(map(repr, unknown))})" if unknown else ""))
+            return None
+        return roles
+
+    def _catalogs(self, fields: dict[str, yaml.Node], node: yaml.Node) -> list[str] | None:
+        if "catalogs" not in fields:
+            self.problem(node, 'a principal needs catalogs: a list of catalog names, or "*"')
+            return None
+        value = fields["catalogs"]
+        if isinstance(value, yaml.ScalarNode) and value.value == EVERY_CATALOG:
+            return [EVERY_CATALOG]
+        names = self.strings(value, "catalogs")
+        if names is None:
+            return None
+        if names == [EVERY_CATALOG]:
+            return names
+        bad = [n for n in names if not CATALOG.fullmatch(n)]
+        if bad or len(set(names)) != len(names):
+            self.problem(value, f'catalogs must be distinct names matching {CATALOG.pattern} '
+                         f'or "*" alone' + (f" (not {', '.join(map(repr, bad))})" if bad else ""))
+            return None
+        return names
+
+
+def parse_principals(text: str, source: str = "<principals>") -> PrincipalTable:
+    """The table of a principals file's text; InvalidRequest naming every problem's line."""
+    parser = _Parser(source)
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = int(mark.line) + 1 if mark is not None else 1
+        raise InvalidRequest(f"{source}:{line}: not valid YAML: "
+                             f"{getattr(exc, 'problem', None) or exc}") from exc
+    top: Any = None
+    if isinstance(root, yaml.MappingNode):
+        top = {str(k.value): v for k, v in root.value}
+    if top is None or "principals" not in top or set(top) != {"principals"}:
+        parser.problem(root, "the file must be a mapping with one key, principals: a list")
+    elif not isinstance(top["principals"], yaml.SequenceNode) or not top["principals"].value:
+        parser.problem(top["principals"], "principals must be a non-empty list")
+    else:
+        return _table(parser, top["principals"].value)
+    raise InvalidRequest("\n".join(parser.problems))
+
+
+def _table(parser: _Parser, nodes: list[yaml.Node]) -> PrincipalTable:
+    entries: list[Entry] = []
+    seen: dict[str, dict[Any, str]] = {"name": {}, "token": {}, "subject": {}}
+    for node in nodes:
+        parsed = parser.entry(node)
+        if parsed is None:
+            continue
+        entry, where = parsed
+        for kind, key in (("name", entry.principal.name), ("token", entry.digest),
+                          ("subject", entry.subject)):
+            if not key:
+                continue
+            other = seen[kind].get(key)
+            if other is not None:
+                parser.problem(where, f"principal {entry.principal.name!r} has the same {kind} "
+                                      f"as {other!r}")
+            seen[kind][key] = entry.principal.name
+        entries.append(entry)
+    if parser.problems:
+        raise InvalidRequest("\n".join(parser.problems))
+    return PrincipalTable(entries, parser.source)
+
+
+def load_principals(path: str) -> PrincipalTable:
+    """The table of the principals file at ``path``; InvalidRequest when it cannot be read or
+    is not valid."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidRequest(f"cannot read the principals file {path}: {exc}") from exc
+    return parse_principals(text, path)

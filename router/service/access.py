@@ -1,0 +1,203 @@
+"""Who each gRPC call comes from, and whether its roles allow the method.
+
+``Gate`` holds the server's principals: those of ``server.principals_file`` (``--principals``)
+plus the tokens of ``server.auth_token_file`` / ``server.auth_token_env``, each token a
+principal named by its sha256 with the roles route, ops and admin on every catalog
+(``router.access.principals``). A server with neither has one anonymous principal with those
+roles. ``reload`` reads the sources again (``serve`` calls it on SIGHUP); a source that no longer
+reads or parses keeps the table in use and logs why.
+
+``AccessInterceptor`` resolves every call except ``grpc.health.v1`` (open for probes):
+- the caller: the principal of its bearer token, else of its client certificate's subject
+  (``client_cert_subject`` matched against the peer certificate's ``x509_subject`` in the auth
+  context); neither, on a server with principals or tokens: ``UNAUTHENTICATED``;
+- delegation: ``x-skill-router-principal: NAME`` from a caller with ``delegate`` serves NAME as
+  ``router.access.delegation`` limits it; from any other caller, or naming no principal of the
+  file: ``PERMISSION_DENIED``;
+- roles: a SkillRouter method outside the caller's roles is ``PERMISSION_DENIED``
+  (``requires role ...``; ``router.access.roles``).
+The servicer reads the resolved principal of the call it runs (``principal``).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+
+from router.access.delegation import PRINCIPAL_KEY, delegated, unknown_principal
+from router.access.model import ANONYMOUS, OPS, Principal
+from router.access.principals import PrincipalTable, load_principals
+from router.access.roles import check_roles
+from router.config import ServerConfig
+from router.errors import InvalidRequest, PermissionDenied
+from router.service.auth import OPEN_PREFIXES, REFUSED, load_tokens, presented_token
+from router.v1 import router_pb2 as pb
+
+log = logging.getLogger(__name__)
+
+SERVICE_PREFIX = "/" + pb.DESCRIPTOR.services_by_name["SkillRouter"].full_name + "/"
+SUBJECT_KEY = "x509_subject"
+
+
+@dataclass(frozen=True)
+class Caller:
+    """The principal a call is served as; ``operator``: it holds ``ops`` by the principals
+    file (not only as a token of the token file, or as the anonymous caller)."""
+
+    principal: Principal
+    operator: bool = False
+
+
+OPEN = Caller(ANONYMOUS)
+_CURRENT: contextvars.ContextVar[Caller | None] = contextvars.ContextVar("caller", default=None)
+
+
+def build_table(config: ServerConfig, env: Mapping[str, str] | None = None,
+                *, warn: bool = True) -> PrincipalTable | None:
+    """The principals ``config`` names (None: no principals file and no token, an open
+    server). Raises InvalidRequest naming the file and line of a problem."""
+    tokens = load_tokens(config, env)
+    if not config.principals_file:
+        return PrincipalTable().with_tokens(tokens) if tokens else None
+    table = load_principals(config.principals_file)
+    if tokens and warn:
+        log.warning("the tokens of server.auth_token_file / server.auth_token_env act as "
+                    "principals with the roles route, ops and admin on every catalog, beside "
+                    "those of %s; move them into it to narrow them", config.principals_file)
+    return table.with_tokens(tokens)
+
+
+def subject_of(auth_context: Mapping[str, Any] | None) -> str:
+    """The peer certificate's subject from a call's auth context ("" without one)."""
+    values = (auth_context or {}).get(SUBJECT_KEY) or ()
+    for value in values:
+        return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+    return ""
+
+
+def resolve(table: PrincipalTable | None, metadata: Sequence[tuple[str, Any]] | None,
+            subject: str) -> Caller | None:
+    """The caller of a call (None: not authenticated). PermissionDenied for a delegation
+    header the caller may not send or that names nobody."""
+    if table is None:
+        caller = OPEN
+    else:
+        token = presented_token(metadata)
+        entry = table.by_token(token) if token is not None else table.by_subject(subject)
+        if entry is None:
+            return None
+        caller = Caller(entry.principal, entry.from_file and entry.principal.may(OPS))
+    named = next((str(v) for k, v in metadata or () if k == PRINCIPAL_KEY), None)
+    if named is None:
+        return caller
+    target = table.by_name(named.strip()) if table is not None else None
+    if target is None:
+        delegated(caller.principal, caller.principal)  # refuses a caller without delegate
+        raise unknown_principal(named)
+    served = delegated(caller.principal, target.principal)
+    return Caller(served, target.from_file and served.may(OPS))
+
+
+class Gate:
+    """The current principals of a server and the caller of each call (thread-safe: the table
+    is swapped whole)."""
+
+    def __init__(self, config: ServerConfig, env: Mapping[str, str] | None = None) -> None:
+        self._config, self._env = config, env
+        self._table = build_table(config, env)
+
+    @property
+    def table(self) -> PrincipalTable | None:
+        return self._table
+
+    def reload(self) -> bool:
+        """Read the principals file and the tokens again; False (the old table kept, the
+        reason logged) when they no longer load."""
+        try:
+            table = build_table(self._config, self._env, warn=False)
+        except InvalidRequest as exc:
+            log.error("kept the principals in use: the new ones do not load: %s", exc)
+            return False
+        self._table = table
+        log.info("reloaded the principals: %d", len(table or ()))
+        return True
+
+    def admit(self, context: grpc.ServicerContext, method: str | None) -> Caller:
+        """The caller of this call, its roles checked for SkillRouter ``method`` (None: another
+        service); aborts the call when it may not run."""
+        try:
+            caller = resolve(self._table, context.invocation_metadata(),
+                             subject_of(context.auth_context()))
+            if caller is not None and method is not None:
+                check_roles(caller.principal, method)
+        except PermissionDenied as exc:
+            context.abort(grpc.StatusCode.PERMISSION_DENIED, str(exc))
+        if caller is None:
+            context.abort(grpc.StatusCode.UNAUTHENTICATED, REFUSED)
+        return caller
+
+    def accepts_ops_token(self, token: bytes | None) -> bool:
+        """Whether ``token`` is an ``ops`` principal's (what ``/metrics`` asks)."""
+        entry = self._table.by_token(token) if self._table is not None else None
+        return entry is not None and entry.principal.may(OPS)
+
+    def principal(self, context: grpc.ServicerContext) -> Principal:
+        """The principal of the call being served (the servicer's reader)."""
+        return self.caller(context).principal
+
+    def caller(self, context: grpc.ServicerContext) -> Caller:
+        current = _CURRENT.get()
+        return current if current is not None else self.admit(context, None)
+
+
+Behaviour = Callable[[Any, grpc.ServicerContext], Any]
+_Continuation = Callable[[grpc.HandlerCallDetails], Any]
+_KINDS = (("unary_unary", grpc.unary_unary_rpc_method_handler),
+          ("unary_stream", grpc.unary_stream_rpc_method_handler),
+          ("stream_unary", grpc.stream_unary_rpc_method_handler),
+          ("stream_stream", grpc.stream_stream_rpc_method_handler))
+
+
+class AccessInterceptor(grpc.ServerInterceptor):  # type: ignore[type-arg]
+    """Admits each call through ``gate`` before it runs (health stays open)."""
+
+    def __init__(self, gate: Gate) -> None:
+        self._gate = gate
+
+    def intercept_service(self, continuation: _Continuation,
+                          handler_call_details: grpc.HandlerCallDetails) -> Any:
+        handler = continuation(handler_call_details)
+        method_path = handler_call_details.method
+        if handler is None or method_path.startswith(OPEN_PREFIXES):
+            return handler
+        method = method_path[len(SERVICE_PREFIX):] if method_path.startswith(
+            SERVICE_PREFIX) else None
+        kwargs: dict[str, Any] = {"request_deserializer": handler.request_deserializer,
+                                  "response_serializer": handler.response_serializer}
+        for kind, make in _KINDS:
+            behaviour = getattr(handler, kind)
+            if behaviour is not None:
+                streams = kind.endswith("_stream")
+                return make(self._wrap(behaviour, method, streams), **kwargs)
+        return handler
+
+    def _wrap(self, behaviour: Behaviour, method: str | None, streams: bool) -> Behaviour:
+        gate = self._gate
+
+        def admitted(request: Any, context: grpc.ServicerContext) -> Any:
+            token = _CURRENT.set(gate.admit(context, method))
+            try:
+                return behaviour(request, context)
+            finally:
+                _CURRENT.reset(token)
+
+        def admitted_stream(request: Any, context: grpc.ServicerContext) -> Any:
+            gate.admit(context, method)  # no SkillRouter method streams: nothing reads it
+            yield from behaviour(request, context)
+
+        return admitted_stream if streams else admitted
