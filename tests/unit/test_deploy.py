@@ -149,3 +149,18 @@ def test_the_dockerfile_picks_the_torch_build_by_argument() -> None:
     assert "ARG TORCH_INDEX=cpu" in text
     assert "download.pytorch.org/whl/${TORCH_INDEX}" in text
     assert "--build-arg TORCH_INDEX=cu128" in text  # the documented GPU build command
+
+
+def test_the_tenancy_overlay_mounts_the_principals_file_from_the_secret() -> None:
+    overlay = yaml.safe_load((K8S / "tenancy" / "kustomization.yaml").read_text())
+    assert overlay["resources"] == ["../"]
+    ops = yaml.safe_load(overlay["patches"][0]["patch"])
+    values = {op["path"]: op["value"] for op in ops}
+    env = values["/spec/template/spec/containers/0/env/-"]
+    mount = values["/spec/template/spec/containers/0/volumeMounts/-"]
+    volume = values["/spec/template/spec/volumes/-"]
+    assert env["name"] == "SKILL_ROUTER_SERVER_PRINCIPALS_FILE"
+    assert env["value"] == f"{mount['mountPath']}/principals.yaml"
+    assert volume["name"] == mount["name"]
+    assert volume["secret"]["secretName"] == "skill-router-auth"
+    assert volume["secret"]["items"] == [{"key": "principals.yaml", "path": "principals.yaml"}]
