@@ -188,6 +188,7 @@ class McpConfig:
     max_connections: int = 1000  # open connections, at most half the file limit (common.httpd)
     max_sessions_per_caller: int = 100  # open MCP sessions per token (or address); 429 past it
     session_idle_seconds: float = 1800.0  # an MCP session with no request this long ends
+    principals_file: str = ""  # the callers as principals (router.mcp.principals); SIGHUP reloads
 
 
 @dataclass(frozen=True)
@@ -204,6 +205,7 @@ class OpsConfig:
     max_connections: int = 1000  # as mcp.max_connections
     session_seconds: float = 8 * 3600.0  # a login's session lasts this long
     login_failures_per_minute: int = 10  # per client address; 429 past it
+    principals_file: str = ""  # `ops`: the callers as principals, with roles (router.console)
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,8 @@
   ``WWW-Authenticate: Bearer`` and a JSON body by ``BearerGate``, before any MCP handling. The
   door has no open path (probes use a TCP check). These are the door's *accepted* tokens; the
   token it *presents* to a ``--target`` service is ``--token-file`` / ``SKILL_ROUTER_TOKEN``.
+  ``--principals FILE`` (``mcp.principals_file``) accepts the tokens of a principals file too
+  and serves each caller as its principal (``router.mcp.principals``).
 - **The bind rule.** Beyond loopback with no accepted tokens the door refuses to start, unless
   ``--allow-unauthenticated`` (``mcp.allow_unauthenticated``) says a proxy in front
   authenticates (a warning is logged).
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from mcp.server.transport_security import TransportSecuritySettings
@@ -31,14 +33,15 @@ from router.bearer import accepts, bearer_token, check_bind, read_tokens
 from router.common.httpd import DoorLimits
 from router.config import McpConfig
 from router.errors import InvalidRequest
+from router.mcp.principals import DoorPrincipals
 
 log = logging.getLogger(__name__)
 
 REALM = "skill-router"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 ALL_INTERFACES = frozenset({"", "0.0.0.0", "::", "[::]"})
-GIVE = ("--accept-token-file FILE or --accept-token-env VAR "
-        "(mcp.accept_token_file, mcp.accept_token_env)")
+GIVE = ("--principals FILE, --accept-token-file FILE or --accept-token-env VAR "
+        "(mcp.principals_file, mcp.accept_token_file, mcp.accept_token_env)")
 OPT_OUT = "--allow-unauthenticated (mcp.allow_unauthenticated)"
 
 
@@ -52,6 +55,7 @@ class HttpAccess:
     limits: DoorLimits = field(default_factory=DoorLimits)
     sessions_per_caller: int = 100
     session_idle_seconds: float = 1800.0
+    principals: DoorPrincipals | None = None  # with a principals file: who each caller is
 
 
 def http_access(host: str, config: McpConfig) -> HttpAccess:
@@ -59,7 +63,8 @@ def http_access(host: str, config: McpConfig) -> HttpAccess:
     InvalidRequest when a token source is unusable or the door would start open."""
     tokens = read_tokens(config.accept_token_file, config.accept_token_env,
                          env_setting="mcp.accept_token_env")
-    if check_bind(host, authenticated=bool(tokens),
+    principals = DoorPrincipals(config) if config.principals_file else None
+    if check_bind(host, authenticated=bool(tokens) or principals is not None,
                   allow_unauthenticated=config.allow_unauthenticated, give=GIVE,
                   opt_out=OPT_OUT):
         log.warning("the MCP door listens on %s and authenticates nobody "
@@ -70,7 +75,7 @@ def http_access(host: str, config: McpConfig) -> HttpAccess:
                              "mcp.session_idle_seconds > 0")
     return HttpAccess(tokens, transport_security(host, config.allowed_hosts),
                       DoorLimits(config.header_timeout_seconds, config.max_connections),
-                      config.max_sessions_per_caller, config.session_idle_seconds)
+                      config.max_sessions_per_caller, config.session_idle_seconds, principals)
 
 
 def _host_patterns(host: str) -> list[str]:
@@ -100,11 +105,13 @@ class BearerGate:
     """ASGI middleware: HTTP requests without an accepted bearer token get 401; lifespan and
     everything else pass through."""
 
-    def __init__(self, app: ASGIApp, tokens: Sequence[bytes]) -> None:
+    def __init__(self, app: ASGIApp,
+                 tokens: Sequence[bytes] | Callable[[bytes | None], bool]) -> None:
         if not tokens:
             raise ValueError("BearerGate needs at least one token")
         self.app = app
-        self._tokens = tuple(tokens)
+        self._accepts = tokens if callable(tokens) else \
+            (lambda presented, known=tuple(tokens): accepts(known, presented))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -112,7 +119,7 @@ class BearerGate:
             return
         header = Headers(scope=scope).get("authorization")
         presented = bearer_token(header)
-        if accepts(self._tokens, presented):
+        if self._accepts(presented):
             await self.app(scope, receive, send)
             return
         log.debug("refused %s %s: %s token", scope.get("method"), scope.get("path"),

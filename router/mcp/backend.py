@@ -16,6 +16,7 @@ from router.activation.activator import Activation, Resource, ResourceList
 from router.engine import Engine
 from router.index import dense
 from router.mcp.entries import SkillEntry, entry_of
+from router.mcp.principals import ACTING
 from router.mcp.sessions import SessionState
 from router.routing.model import RouteQuery
 from router.skills.digests import recorded_for
@@ -70,6 +71,12 @@ class Backend(Protocol):
     def close(self) -> None: ...
 
 
+def _acting() -> str:
+    """The name of the principal the door serves this call as ("" : the door's one caller)."""
+    principal = ACTING.get()
+    return principal.name if principal is not None else ""
+
+
 class EngineBackend:
     """The door over an Engine in this process."""
 
@@ -88,14 +95,14 @@ class EngineBackend:
         self._tune_thread()
         result = self.engine.route_turn(RouteQuery(
             message=query, top_k=top_k, session_id=session.session_id,
-            active_skills=session.active_skills))
+            active_skills=session.active_skills, principal=_acting()))
         hits = tuple(Hit(s.name, s.description, s.score, s.reason.value) for s in result.skills)
         return Search(hits, result.catalog_text, result.index_version, result.explicit_content,
                       result.route_id)
 
     def activate(self, name: str, session: SessionState) -> Activation:
         return self.engine.activate(name, session.session_id, session.active_skills,
-                                    route_id=session.route_id)
+                                    route_id=session.route_id, principal=_acting())
 
     def list_resources(self, name: str) -> ResourceList:
         return self.engine.list_resources(name)

@@ -19,6 +19,7 @@ from router.config import Config, McpConfig, load_config
 from router.errors import InvalidRequest, RouterError
 
 if TYPE_CHECKING:  # building the command line imports nothing heavy
+    from router.mcp.auth import HttpAccess
     from router.mcp.backend import Backend
 
 log = logging.getLogger(__name__)
@@ -58,6 +59,10 @@ def _add_door_auth_args(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--accept-token-env", metavar="VAR",
                        help="environment variable holding comma-separated bearer tokens the "
                             "door accepts (mcp.accept_token_env)")
+    group.add_argument("--principals", metavar="FILE",
+                       help="the principals file (as serve --principals): its tokens are "
+                            "accepted and each caller is served as its principal; reloaded on "
+                            "SIGHUP (mcp.principals_file)")
     group.add_argument("--allow-unauthenticated", action="store_true", default=None,
                        help="listen beyond loopback with no accepted token, for a door behind "
                             "an authenticating proxy; without it such a door refuses to start "
@@ -72,6 +77,7 @@ def mcp_config(args: argparse.Namespace, config: Config) -> McpConfig:
     """The configured ``mcp`` section with the command-line flags applied."""
     flags = {"accept_token_file": args.accept_token_file,
              "accept_token_env": args.accept_token_env,
+             "principals_file": args.principals,
              "allow_unauthenticated": args.allow_unauthenticated,
              "allowed_hosts": tuple(args.allowed_host) if args.allowed_host else None}
     return dataclasses.replace(config.mcp, **{k: v for k, v in flags.items() if v is not None})
@@ -98,6 +104,12 @@ def open_backend(args: argparse.Namespace, config: Config) -> Backend:
     return EngineBackend(engine)
 
 
+def _authentication(access: HttpAccess) -> str:
+    if access.principals is not None:
+        return "principals"
+    return "bearer tokens" if access.tokens else "no caller authentication"
+
+
 def cmd_mcp(args: argparse.Namespace) -> int:
     from router.mcp.server import SkillDoor
 
@@ -108,10 +120,11 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
         access = http_access(args.host, mcp_config(args, config))
     elif any(v is not None for v in (args.accept_token_file, args.accept_token_env,
-                                     args.allow_unauthenticated, args.allowed_host)):
-        raise InvalidRequest("--accept-token-file, --accept-token-env, --allowed-host and "
-                             "--allow-unauthenticated apply to --transport http only (a stdio "
-                             "door serves the one host that started it)")
+                                     args.allow_unauthenticated, args.allowed_host,
+                                     args.principals)):
+        raise InvalidRequest("--accept-token-file, --accept-token-env, --principals, "
+                             "--allowed-host and --allow-unauthenticated apply to --transport "
+                             "http only (a stdio door serves the one host that started it)")
     try:
         # Nothing but MCP messages may reach stdout, even while the model loads.
         with contextlib.redirect_stdout(sys.stderr):
@@ -119,7 +132,12 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     except (RouterError, OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    door = SkillDoor(backend)
+    principals = access.principals if access is not None else None
+    door = SkillDoor(backend, principals=principals)
+    if principals is not None:
+        import signal
+
+        signal.signal(signal.SIGHUP, lambda signum, frame: principals.reload())
     try:
         if access is None:
             import anyio
@@ -131,7 +149,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
             from router.mcp.http import PATH, serve_http
 
             print(f"skill-router MCP listening on http://{args.host}:{args.port}{PATH} "
-                  f"({'bearer tokens' if access.tokens else 'no caller authentication'})",
+                  f"({_authentication(access)})",
                   file=sys.stderr, flush=True)
             serve_http(door, access, args.host, args.port)
     except KeyboardInterrupt:

@@ -24,6 +24,8 @@ def http_app(door: SkillDoor, access: HttpAccess, host: str) -> ASGIApp:
                                             session_idle_timeout=access.session_idle_seconds)
     app = SessionQuota(app, SessionCounts(access.sessions_per_caller,
                                           access.session_idle_seconds))
+    if access.principals is not None:
+        return BearerGate(app, access.principals.accepts)
     return BearerGate(app, access.tokens) if access.tokens else app
 
 

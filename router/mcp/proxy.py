@@ -26,6 +26,7 @@ from router.errors import (
 )
 from router.mcp.backend import Hit, Search, SkillFile
 from router.mcp.entries import SkillEntry, entry_from_proto
+from router.mcp.principals import ACTING
 from router.mcp.sessions import SessionState
 from router.v1 import router_pb2 as pb
 
@@ -66,8 +67,14 @@ class GrpcBackend:
     def __init__(self, client: SkillRouterClient) -> None:
         self.client = client
 
+    def _for_caller(self) -> SkillRouterClient:
+        """The client acting for the door's caller (``x-skill-router-principal``), when the
+        door serves it as a principal of its file; else the door's own."""
+        principal = ACTING.get()
+        return self.client if principal is None else self.client.acting_for(principal.name)
+
     def search(self, query: str, top_k: int, session: SessionState) -> Search:
-        reply = _call(self.client.target, lambda: self.client.route(
+        reply = _call(self.client.target, lambda: self._for_caller().route(
             query, session_id=session.session_id, top_k=top_k,
             active_skills=session.active_skills))
         hits = tuple(Hit(s.name, s.description, s.score, _REASONS.get(s.reason, "retrieved"))
@@ -76,28 +83,29 @@ class GrpcBackend:
                       reply.route_id)
 
     def activate(self, name: str, session: SessionState) -> Activation:
-        reply = _call(self.client.target, lambda: self.client.activate(
+        reply = _call(self.client.target, lambda: self._for_caller().activate(
             name, session_id=session.session_id, active_skills=session.active_skills,
             route_id=session.route_id))
         return Activation(name, reply.content, tuple(reply.resources),
                           reply.resources_truncated, reply.skill_dir, reply.already_active)
 
     def list_resources(self, name: str) -> ResourceList:
-        reply = _call(self.client.target, lambda: self.client.list_resources(name))
+        reply = _call(self.client.target, lambda: self._for_caller().list_resources(name))
         return ResourceList(name, tuple(reply.resources), reply.resources_truncated,
                             reply.skill_dir)
 
     def read_resource(self, name: str, path: str) -> Resource:
-        reply = _call(self.client.target, lambda: self.client.read_resource(name, path))
+        reply = _call(self.client.target, lambda: self._for_caller().read_resource(name, path))
         return Resource(name, path, reply.content, reply.size, reply.media_type)
 
     def skills(self) -> tuple[SkillFile, ...]:
-        reply = _call(self.client.target, self.client.list_skills)
+        reply = _call(self.client.target, self._for_caller().list_skills)
         return tuple(SkillFile(s.name, s.description, os.path.basename(s.location),
                                s.model_invocable) for s in reply.skills if s.enabled)
 
     def skill_entries(self) -> tuple[SkillEntry, ...]:
-        reply = _call(self.client.target, lambda: self.client.list_skills(include_files=True))
+        reply = _call(self.client.target,
+                      lambda: self._for_caller().list_skills(include_files=True))
         return tuple(entry_from_proto(s) for s in reply.skills if s.enabled)
 
     def close(self) -> None:

@@ -26,6 +26,7 @@ from pydantic import AnyUrl, Field
 from router.errors import IndexUnavailable, RouterError
 from router.mcp import tools
 from router.mcp.backend import Backend
+from router.mcp.principals import DoorPrincipals, acting_for_caller
 from router.mcp.resources import URI_TEMPLATE, list_skill_resources, parse_uri
 from router.mcp.sessions import DoorSessions
 from router.mcp.skills_ext import SkillsExtension, declare_on_legacy_handshake
@@ -40,12 +41,15 @@ _READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 
 class SkillDoor(MCPServer[Any]):
-    """skill-router's MCP server over ``backend``."""
+    """skill-router's MCP server over ``backend``; with ``principals`` each request is served
+    as its caller's principal (``router.mcp.principals``)."""
 
-    def __init__(self, backend: Backend, sessions: DoorSessions | None = None) -> None:
+    def __init__(self, backend: Backend, sessions: DoorSessions | None = None,
+                 principals: DoorPrincipals | None = None) -> None:
+        acting = [acting_for_caller(principals)] if principals is not None else []
         super().__init__(name="skill-router", instructions=INSTRUCTIONS, log_level="WARNING",
                          extensions=[SkillsExtension(backend)],
-                         middleware=[declare_on_legacy_handshake])
+                         middleware=[*acting, declare_on_legacy_handshake])
         self.backend = backend
         self.tools = tools.SkillTools(backend, sessions or DoorSessions())
         self._process_key = f"stdio-{uuid.uuid4().hex}"
