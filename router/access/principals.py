@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ import yaml
 from router.access.model import ADMIN, EVERY_CATALOG, OPS, ROLES, ROUTE, Principal
 from router.errors import InvalidRequest
 
+log = logging.getLogger(__name__)
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,127}")
 CATALOG = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
 DIGEST = re.compile(r"[0-9a-fA-F]{64}")
@@ -262,3 +264,21 @@ def load_principals(path: str) -> PrincipalTable:
     except (OSError, UnicodeDecodeError) as exc:
         raise InvalidRequest(f"cannot read the principals file {path}: {exc}") from exc
     return parse_principals(text, path)
+
+
+class PrincipalSource:
+    """The table ``load`` reads, read again on ``reload`` (a door's SIGHUP); a table that no
+    longer loads keeps the one in use (``reload`` logs why and returns False)."""
+
+    def __init__(self, load: Callable[[], PrincipalTable], what: str = "principals") -> None:
+        self._load, self._what = load, what
+        self.table = load()
+
+    def reload(self) -> bool:
+        try:
+            self.table = self._load()
+        except InvalidRequest as exc:
+            log.error("kept the %s in use: the new ones do not load: %s", self._what, exc)
+            return False
+        log.info("reloaded the %s: %d", self._what, len(self.table))
+        return True

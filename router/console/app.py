@@ -13,28 +13,26 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs
 
 import grpc
-from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp
 
+from router.access.model import ADMIN, OPS
+from router.access.roles import requires_role
 from router.bearer import bearer_token
 from router.client import SkillRouterClient
 from router.console import learning_views, views
-from router.console.auth import COOKIE, ConsoleAccess, host_allowed, same_origin
+from router.console.auth import COOKIE, ConsoleAccess, same_origin
+from router.console.http_parts import HostCheck, environment, read_form
 
 log = logging.getLogger(__name__)
 
-TEMPLATES = Path(__file__).parent / "templates"
-MAX_FORM_BYTES = 64 * 1024
 HEADERS = {"Content-Security-Policy": "default-src 'none'; style-src 'self' 'unsafe-inline'; "
                                       "img-src 'self' data:; form-action 'self'; "
                                       "frame-ancestors 'none'; base-uri 'none'",
@@ -44,13 +42,6 @@ HEADERS = {"Content-Security-Policy": "default-src 'none'; style-src 'self' 'uns
 STATUS = {grpc.StatusCode.INVALID_ARGUMENT: 400, grpc.StatusCode.NOT_FOUND: 404,
           grpc.StatusCode.RESOURCE_EXHAUSTED: 413}
 Handler = Callable[[Request, str], Awaitable[Response]]
-
-
-def environment() -> Environment:
-    """Jinja2 with autoescaping on for every template (all are HTML)."""
-    return Environment(loader=FileSystemLoader(TEMPLATES),
-                       autoescape=select_autoescape(default=True, default_for_string=True),
-                       trim_blocks=True, lstrip_blocks=True)
 
 
 class Console:
@@ -105,15 +96,36 @@ class Console:
         return self.render("error.html", 403, session, title="Forbidden",
                            message="this form was posted from another site (Origin)")
 
-    def guarded(self, handler: Handler, *, post: bool = False) -> Callable[[Request],
-                                                                           Awaitable[Response]]:
+    def admitted(self, request: Request, session: str, role: str | None) -> Response | None:
+        """With principals: the login form for a caller whose principal is gone, 403 for one
+        without ``role``; else None, with the client that calls for it in ``request.state``."""
+        request.state.client = self.client
+        if self.access.principals is None:
+            return None
+        entry = self.access.principal(request.headers, request.cookies)
+        if entry is None:
+            return self.login_page()
+        if role is not None and not entry.principal.may(role):
+            return self.render("error.html", 403, session, title="Forbidden",
+                               message=f"this page {requires_role((role,))}; principal "
+                                       f"{entry.principal.name!r} does not hold it")
+        if entry.from_file:  # the service serves it as itself, within the console's view
+            request.state.client = self.client.acting_for(entry.principal.name)
+        return None
+
+    def guarded(self, handler: Handler, *, post: bool = False,
+                role: str | None = OPS) -> Callable[[Request], Awaitable[Response]]:
         """``handler`` for callers with a session; the login form (401) for others; a POST
-        also needs the session's CSRF token and no foreign Origin (403 otherwise)."""
+        also needs the session's CSRF token and no foreign Origin (403 otherwise); with
+        principals the caller needs ``role`` (403)."""
 
         async def endpoint(request: Request) -> Response:
             session = self.caller(request)
             if isinstance(session, Response):
                 return session
+            refused_role = self.admitted(request, session, role)
+            if refused_role is not None:
+                return refused_role
             if post:
                 refused = self.foreign(request, session)
                 if refused is not None:
@@ -143,8 +155,9 @@ class Console:
     async def route_page(self, request: Request, session: str) -> Response:
         form = views.RouteForm.parse(request.query_params)
         result = None
+        client = self.client.acting_for(form.acting) if form.acting else _client(request)
         if form.message:
-            answer = await self.call(self.client.explain, form.message, history=form.history,
+            answer = await self.call(client.explain, form.message, history=form.history,
                                      top_k=form.top_k, active_skills=form.active)
             result = views.explain_view(answer)
         return self.render("route.html", session=session, form=form, result=result,
@@ -162,8 +175,8 @@ class Console:
 
     async def skills_page(self, request: Request, session: str) -> Response:
         params = request.query_params
-        listing = await self.call(self.client.list_skills)
-        stats, problem = await self.learning(self.client.skill_stats,
+        listing = await self.call(_client(request).list_skills)
+        stats, problem = await self.learning(_client(request).skill_stats,
                                              learning_views.parse_min_routed(params))
         data = views.skills_view(listing, params.get("q", ""), params.get("flag", ""),
                                  params.get("sort", "name"), learning_views.counter_rows(stats))
@@ -172,14 +185,14 @@ class Console:
 
     async def skill_page(self, request: Request, session: str, notice: str = "") -> Response:
         name = request.path_params["name"]
-        listing = await self.call(self.client.list_skills)
+        listing = await self.call(_client(request).list_skills)
         found = [s for s in listing.skills if s.name == name]
         if not found:
             return self.render("error.html", 404, session, title="No such skill",
                                message=f"the index {listing.index_version} has no skill {name!r}")
-        files = await self.call(self.client.list_resources, name)
-        stats, problem = await self.learning(self.client.skill_stats)
-        examples, _ = await self.learning(self.client.list_examples, name)
+        files = await self.call(_client(request).list_resources, name)
+        stats, problem = await self.learning(_client(request).skill_stats)
+        examples, _ = await self.learning(_client(request).list_examples, name)
         counters = learning_views.counter_rows(stats).get(name, learning_views.no_counters())
         return self.render("skill.html", session=session, page="skills", notice=notice,
                            skill=views.skill_row(found[0]), files=list(files.resources),
@@ -198,22 +211,22 @@ class Console:
             return self.render("error.html", 400, session, title="Cannot purge",
                                message=str(exc))
         if form.get("confirm") != "1":
-            found = await self.call(self.client.list_examples, name, days, 1)
+            found = await self.call(_client(request).list_examples, name, days, 1)
             return self.render("purge.html", session=session, page="skills", skill_name=name,
                                count=found.total, older_than=form.get("older_than", "").strip())
-        done = await self.call(self.client.purge_examples, name, days)
+        done = await self.call(_client(request).purge_examples, name, days)
         return await self.skill_page(request, session,
                                      notice=learning_views.purge_summary(name, done))
 
     async def index_page(self, request: Request, session: str, notice: str = "") -> Response:
-        info = await self.call(self.client.index_info)
-        listing = await self.call(self.client.list_skills)
+        info = await self.call(_client(request).index_info)
+        listing = await self.call(_client(request).list_skills)
         return self.render("index.html", session=session, page="index", notice=notice,
                            **views.index_view(info, listing))
 
     async def reindex(self, request: Request, session: str) -> Response:
         full = request.state.form.get("full") == "1"
-        done = await self.call(self.client.reindex, full=full, timeout=self.reindex_timeout)
+        done = await self.call(_client(request).reindex, full=full, timeout=self.reindex_timeout)
         return await self.index_page(request, session, notice=views.reindex_summary(done))
 
     async def login(self, request: Request) -> Response:
@@ -245,38 +258,10 @@ class Console:
         return response
 
 
-async def read_form(request: Request) -> dict[str, str]:
-    """An urlencoded form body (first value of each field); empty when too large or another
-    type."""
-    if not request.headers.get("content-type", "").startswith(
-            "application/x-www-form-urlencoded"):
-        return {}
-    body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_FORM_BYTES:
-            return {}  # read no further
-    parsed = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True)
-    return {key: values[0] for key, values in parsed.items()}
-
-
-class HostCheck:
-    """ASGI middleware: 421 for an HTTP request whose Host the console does not answer."""
-
-    def __init__(self, app: ASGIApp, access: ConsoleAccess, bound: str) -> None:
-        self.app, self.access, self.bound = app, access, bound
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            host = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
-            if not host_allowed(self.access, host, self.bound):
-                body = b"misdirected request: this console answers loopback Host names only"
-                await send({"type": "http.response.start", "status": 421,
-                            "headers": [(b"content-type", b"text/plain"),
-                                        (b"content-length", str(len(body)).encode())]})
-                await send({"type": "http.response.body", "body": body})
-                return
-        await self.app(scope, receive, send)
+def _client(request: Request) -> SkillRouterClient:
+    """The client calling the service for this request's caller (``Console.admitted``)."""
+    client: SkillRouterClient = request.state.client
+    return client
 
 
 def console_app(console: Console, bound: str = "127.0.0.1") -> ASGIApp:
@@ -290,10 +275,12 @@ def pages(console: Console) -> Starlette:
         Route("/", g(console.skills_page)),
         Route("/route", g(console.route_page)),
         Route("/skills", g(console.skills_page)),
-        Route("/skills/{name}/purge", g(console.purge, post=True), methods=["POST"]),
+        Route("/skills/{name}/purge", g(console.purge, post=True, role=ADMIN),
+              methods=["POST"]),
         Route("/skills/{name:path}", g(console.skill_page)),
         Route("/index", g(console.index_page)),
-        Route("/index/reindex", g(console.reindex, post=True), methods=["POST"]),
+        Route("/index/reindex", g(console.reindex, post=True, role=ADMIN),
+              methods=["POST"]),
         Route("/login", console.login, methods=["GET", "POST"]),
-        Route("/logout", g(console.logout, post=True), methods=["POST"]),
+        Route("/logout", g(console.logout, post=True, role=None), methods=["POST"]),
     ])

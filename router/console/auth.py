@@ -9,6 +9,11 @@
   are compared in constant time (``router.bearer.accepts``). A client address with
   ``ops.login_failures_per_minute`` wrong tokens (login form or header) in the last minute is
   answered 429 until the oldest leaves the minute.
+- **Principals.** With a principals file (``ops --principals FILE``, ``ops.principals_file``)
+  its tokens are accepted as well, a login's session remembers whose it is, and each caller is
+  its principal: its pages need ``ops``, the Reindex and purge forms ``admin`` (403 else), and
+  the console calls the service for it (``x-skill-router-principal``; see
+  ``router.console.app``). The file is read again on SIGHUP.
 - **CSRF.** Every POST form carries a hidden ``csrf`` field: an HMAC, under the same secret,
   of the caller's session (the cookie value, the header token's HMAC, or "anonymous" on a
   console without tokens). A POST whose field is missing or wrong is answered 403, and so is
@@ -31,14 +36,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from router.access.principals import Entry, PrincipalSource
 from router.bearer import accepts, bearer_token, is_loopback
 from router.console.sessions import LoginThrottle, SessionTable
 from router.errors import InvalidRequest
 
 COOKIE = "skill_router_ops"
 ANONYMOUS = "anonymous"
-GIVE = "--accept-token-file FILE or --accept-token-env VAR (ops.accept_token_file, " \
-       "ops.accept_token_env); inside serve: the server's own tokens"
+GIVE = "--principals FILE, --accept-token-file FILE or --accept-token-env VAR " \
+       "(ops.principals_file, ops.accept_token_file, ops.accept_token_env); inside serve: " \
+       "the server's own tokens"
 
 
 def _mac(secret: bytes, purpose: str, value: bytes) -> str:
@@ -48,16 +55,35 @@ def _mac(secret: bytes, purpose: str, value: bytes) -> str:
 @dataclass(frozen=True)
 class ConsoleAccess:
     """The accepted tokens (() = an open, loopback-only console), this process's secret, the
-    signed-in sessions and the failed logins."""
+    signed-in sessions, the failed logins and the principals (None: no principals file)."""
 
     tokens: tuple[bytes, ...] = ()
     secret: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
     sessions: SessionTable = field(default_factory=lambda: SessionTable(8 * 3600.0))
     throttle: LoginThrottle = field(default_factory=lambda: LoginThrottle(10))
+    principals: PrincipalSource | None = None
 
     @property
     def gated(self) -> bool:
-        return bool(self.tokens)
+        return bool(self.tokens) or self.principals is not None
+
+    def _entry(self, token: bytes | None) -> Entry | None:
+        return self.principals.table.by_token(token) if self.principals is not None else None
+
+    def _accepts(self, token: bytes | None) -> bool:
+        if self.principals is not None:
+            return self._entry(token) is not None
+        return accepts(self.tokens, token)
+
+    def principal(self, headers: Mapping[str, str], cookies: Mapping[str, str]) -> Entry | None:
+        """The principal of a caller with a session (None without a principals file)."""
+        if self.principals is None:
+            return None
+        presented = bearer_token(headers.get("authorization"))
+        if presented is not None:
+            return self._entry(presented)
+        owner = self.sessions.owner(cookies.get(COOKIE, ""))
+        return self.principals.table.by_name(owner) if owner else None
 
     def session(self, headers: Mapping[str, str], cookies: Mapping[str, str]) -> str | None:
         """The caller's session id, or None when the console has tokens and the caller
@@ -66,15 +92,17 @@ class ConsoleAccess:
             return ANONYMOUS
         presented = bearer_token(headers.get("authorization"))
         if presented is not None:
-            return _mac(self.secret, "header", presented) if accepts(self.tokens, presented) \
-                else None
+            return _mac(self.secret, "header", presented) if self._accepts(presented) else None
         cookie = cookies.get(COOKIE, "")
         return cookie if cookie and self.sessions.alive(cookie) else None
 
     def login(self, presented: str) -> str | None:
         """A new session for a token typed into the login form, None if not accepted."""
         token = presented.strip().encode("utf-8")
-        return self.sessions.open() if token and accepts(self.tokens, token) else None
+        if not token or not self._accepts(token):
+            return None
+        entry = self._entry(token)
+        return self.sessions.open(entry.principal.name if entry is not None else "")
 
     def logout(self, session: str) -> None:
         self.sessions.close(session)
@@ -115,11 +143,12 @@ def host_allowed(access: ConsoleAccess, header: str, bound: str) -> bool:
 
 
 def console_access(host: str, tokens: Sequence[bytes], *, session_seconds: float = 8 * 3600.0,
-                   login_failures: int = 10) -> ConsoleAccess:
+                   login_failures: int = 10,
+                   principals: PrincipalSource | None = None) -> ConsoleAccess:
     """Apply the bind rule for a console on ``host``: InvalidRequest when it would listen
     beyond loopback with no accepted token. Sessions last ``session_seconds``; a client gets
     ``login_failures`` wrong tokens a minute."""
-    if not tokens and not is_loopback(host):
+    if not tokens and principals is None and not is_loopback(host):
         raise InvalidRequest(f"refusing to serve the ops console on {host or 'all interfaces'} "
                              f"with no caller authentication: give accepted tokens with {GIVE}, "
                              "or listen on 127.0.0.1")
@@ -127,4 +156,4 @@ def console_access(host: str, tokens: Sequence[bytes], *, session_seconds: float
         raise InvalidRequest("ops.session_seconds must be > 0 and "
                              "ops.login_failures_per_minute >= 1")
     return ConsoleAccess(tuple(tokens), sessions=SessionTable(session_seconds),
-                         throttle=LoginThrottle(login_failures))
+                         throttle=LoginThrottle(login_failures), principals=principals)

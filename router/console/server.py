@@ -14,6 +14,7 @@ from types import FrameType
 
 import uvicorn
 
+from router.access.principals import PrincipalSource
 from router.client import SkillRouterClient
 from router.common.httpd import DoorLimits, door_config
 from router.config import OpsConfig
@@ -39,17 +40,21 @@ def _bind(host: str, port: int) -> socket.socket:
 
 class ConsoleServer:
     """The console for the router at ``target`` (reached with ``auth``), listening on
-    ``host:port`` and accepting ``tokens`` from its own callers, with the limits of ``ops``.
+    ``host:port`` and accepting ``tokens`` (and the tokens of ``principals``, reloaded on
+    SIGHUP by ``run``) from its own callers, with the limits of ``ops``.
     Raises InvalidRequest (bind rule, a bad limit) or OSError (port busy) at construction;
     ``start`` serves on a thread."""
 
     def __init__(self, target: str, auth: CallerAuth, host: str, port: int,
                  tokens: Sequence[bytes], *, timeout: float = 10.0,
-                 reindex_timeout: float = 600.0, ops: OpsConfig | None = None) -> None:
+                 reindex_timeout: float = 600.0, ops: OpsConfig | None = None,
+                 principals: PrincipalSource | None = None) -> None:
         ops = ops or OpsConfig()
         limits = DoorLimits(ops.header_timeout_seconds, ops.max_connections)
         access = console_access(host, tokens, session_seconds=ops.session_seconds,
-                                login_failures=ops.login_failures_per_minute)
+                                login_failures=ops.login_failures_per_minute,
+                                principals=principals)
+        self.principals = principals
         self.client = SkillRouterClient(target, timeout=timeout, ca_file=auth.ca_file,
                                         cert_file=auth.cert_file, key_file=auth.key_file,
                                         token=auth.token, tls=auth.tls)
@@ -86,6 +91,10 @@ class ConsoleServer:
 
         previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM,
                                                                      signal.SIGINT)}
+        if self.principals is not None:
+            source = self.principals
+            previous[signal.SIGHUP] = signal.signal(signal.SIGHUP,
+                                                    lambda signum, frame: source.reload())
         try:
             self.start()
             while not stop.wait(timeout=1.0):

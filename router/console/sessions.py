@@ -23,22 +23,28 @@ MAX_CLIENTS = 10_000  # client addresses whose failures are remembered
 
 
 class SessionTable:
-    """Session id -> expiry (on ``clock``)."""
+    """Session id -> expiry (on ``clock``) and whose session it is."""
 
     def __init__(self, ttl: float, max_sessions: int = MAX_SESSIONS,
                  clock: Clock = time.monotonic) -> None:
         self.ttl, self.max_sessions, self.clock = ttl, max_sessions, clock
         self._expiry: OrderedDict[str, float] = OrderedDict()
+        self._owners: dict[str, str] = {}
         self._lock = threading.Lock()
 
-    def open(self) -> str:
-        """A new session's id."""
+    def open(self, owner: str = "") -> str:
+        """A new session's id, for ``owner`` (a principal's name)."""
         session = secrets.token_hex(32)
         with self._lock:
             self._expiry[session] = self.clock() + self.ttl
+            self._owners[session] = owner
             while len(self._expiry) > self.max_sessions:
-                self._expiry.popitem(last=False)
+                self._owners.pop(self._expiry.popitem(last=False)[0], None)
         return session
+
+    def owner(self, session: str) -> str | None:
+        """Whose live session ``session`` is, None when it is not live."""
+        return self._owners.get(session) if self.alive(session) else None
 
     def alive(self, session: str) -> bool:
         """Whether ``session`` was opened here and has neither expired nor been closed."""
@@ -48,12 +54,14 @@ class SessionTable:
                 return False
             if self.clock() >= expiry:
                 del self._expiry[session]
+                self._owners.pop(session, None)
                 return False
             return True
 
     def close(self, session: str) -> None:
         with self._lock:
             self._expiry.pop(session, None)
+            self._owners.pop(session, None)
 
 
 class LoginThrottle:

@@ -13,6 +13,7 @@ from router.v1 import router_pb2 as pb
 
 MAX_HISTORY = 20
 MAX_TOP_K = 200
+MAX_NAME = 128  # a principal's name (router.access.principals)
 SORTS = ("name", "scope", "kind", "status", *NUMERIC_SORTS)
 FLAGS = ("enabled", "deprecated", "always_on", "model_invocable", "user_invocable")
 FILTERS = (*FLAGS, NEVER)  # the flags, and the skills routed often but never activated
@@ -20,12 +21,14 @@ FILTERS = (*FLAGS, NEVER)  # the flags, and the skills routed often but never ac
 
 @dataclass(frozen=True)
 class RouteForm:
-    """The /route query string: message, top_k, history (one turn a line), active skills."""
+    """The /route query string: message, top_k, history (one turn a line), active skills, and
+    the principal to route as (``as``: delegation, "" = the caller itself)."""
 
     message: str = ""
     top_k: int = 0
     history: tuple[str, ...] = ()
     active: tuple[str, ...] = ()
+    acting: str = ""
 
     @classmethod
     def parse(cls, params: Mapping[str, str]) -> RouteForm:
@@ -37,7 +40,8 @@ class RouteForm:
         active = [name.strip() for name in params.get("active", "").split(",")]
         return cls(message=params.get("message", ""), top_k=max(0, min(top_k, MAX_TOP_K)),
                    history=tuple(h for h in history if h)[-MAX_HISTORY:],
-                   active=tuple(a for a in active if a))
+                   active=tuple(a for a in active if a),
+                   acting=params.get("as", "").strip()[:MAX_NAME])
 
 
 def _percent(value: float, scale: float) -> float:
