@@ -25,10 +25,9 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_REQUEST
 
 from router.access.model import ROUTE, Principal
-from router.access.principals import Entry, PrincipalTable, load_principals
+from router.access.principals import Entry, PrincipalSource, PrincipalTable, load_principals
 from router.bearer import bearer_token, read_tokens
 from router.config import McpConfig
-from router.errors import InvalidRequest
 
 log = logging.getLogger(__name__)
 
@@ -49,17 +48,14 @@ class DoorPrincipals:
     """The current principals of the door (the table is swapped whole on reload)."""
 
     def __init__(self, config: McpConfig, env: Mapping[str, str] | None = None) -> None:
-        self._config, self._env = config, env
-        self.table = door_table(config, env)
+        self._source = PrincipalSource(lambda: door_table(config, env), "door's principals")
+
+    @property
+    def table(self) -> PrincipalTable:
+        return self._source.table
 
     def reload(self) -> bool:
-        try:
-            self.table = door_table(self._config, self._env)
-        except InvalidRequest as exc:
-            log.error("kept the door's principals in use: the new ones do not load: %s", exc)
-            return False
-        log.info("reloaded the door's principals: %d", len(self.table))
-        return True
+        return self._source.reload()
 
     def accepts(self, token: bytes | None) -> bool:
         return self.table.by_token(token) is not None

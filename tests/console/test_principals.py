@@ -16,7 +16,6 @@ from router.access.principals import PrincipalSource, load_principals
 from router.console.server import ConsoleServer
 from router.credentials import CallerAuth
 from router.engine import Engine
-from router.service.server import RouterServer
 from tests.console.conftest import PDF_SKILL
 from tests.support.pages import csrf
 from tests.support.servers import start_server

@@ -2,12 +2,15 @@
 real gRPC service: 401 for a missing or unknown token, a caller without ``route`` refused,
 each caller of the file served as its principal (in-process, and with ``--target`` by
 delegation, which the service checks against its own file), a caller of the door's token file
-served as the door itself."""
+served as the door itself; a SIGHUP that rotates a token."""
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+import os
+import signal
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +71,7 @@ def proxy(service: RouterServer, files: Path) -> Iterator[RunningDoor]:
 
 
 @pytest.fixture(scope="module")
-def in_process(tree: Tree, files: Path) -> Iterator[RunningDoor]:
+def in_process(tree: Tree, tree_engine: Engine, files: Path) -> Iterator[RunningDoor]:
     with running_door(["--index", str(tree.index), "--principals",
                        str(files / "door.yaml")]) as door:
         yield door
@@ -124,3 +127,28 @@ async def test_the_proxy_delegates_each_caller_and_the_service_checks_the_name(
     assert "'ghost'" in str(ghost.content)
     legacy = await search(proxy.url, "tok-legacy")  # the door's own token file: as the door
     assert not legacy.is_error, legacy
+
+
+def test_sighup_rotates_a_callers_token(tree: Tree, tree_engine: Engine,
+                                        tmp_path: Path) -> None:
+    path = tmp_path / "door.yaml"
+    path.write_text("principals:\n" + entry("team", "tok-old", "[route]"))
+    with running_door(["--index", str(tree.index), "--principals", str(path)]) as door:
+        assert post(door.url, token="tok-old").status_code == 200
+        path.write_text("principals:\n" + entry("team", "tok-new", "[route]"))
+        os.kill(door.pid, signal.SIGHUP)
+        wait_for(lambda: post(door.url, token="tok-old").status_code == 401)
+        assert post(door.url, token="tok-new").status_code == 200
+        path.write_text("principals:\n  - name: team\n")
+        os.kill(door.pid, signal.SIGHUP)
+        wait_for(lambda: "kept the door's principals in use" in door.log())
+        assert f"{path}:2: " in door.log()
+        assert post(door.url, token="tok-new").status_code == 200
+
+
+def wait_for(seen: Callable[[], bool], seconds: float = 60.0) -> None:
+    """Poll for an observed event (an answer, a line in the door's log), bounded in time."""
+    deadline = time.monotonic() + seconds
+    while not seen():
+        assert time.monotonic() < deadline, "the event was not observed"
+        time.sleep(0.05)

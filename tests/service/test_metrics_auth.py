@@ -1,9 +1,11 @@
 """``/metrics`` of ``serve`` with tokens, in subprocesses on real ports: 401 without a bearer
 token or with a wrong one, the counters with an accepted one; ``--open-metrics`` opens it for a
-closed scrape network; a server without tokens serves it open as before."""
+closed scrape network; a server without tokens serves it open as before; with a principals
+file it opens to an ``ops`` principal's token."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import httpx2
@@ -56,3 +58,24 @@ def test_the_service_monitor_sends_a_token_the_secret_declares() -> None:
     [endpoint] = monitor["spec"]["endpoints"]
     ref = endpoint["bearerTokenSecret"]
     assert ref["name"] == secret["metadata"]["name"] and ref["key"] in secret["stringData"]
+
+
+def test_metrics_open_to_an_ops_principal_of_the_principals_file(
+        index_dir: Path, tmp_path: Path) -> None:
+    path = tmp_path / "principals.yaml"
+    lines = ["principals:"]
+    for name, token, roles in (("scraper", "tok-scrape", "[ops]"),
+                               ("gateway", "tok-gateway", "[route]")):
+        digest = hashlib.sha256(token.encode()).hexdigest()
+        lines += [f"  - name: {name}", f'    token_sha256: "{digest}"', f"    roles: {roles}",
+                  '    catalogs: "*"']
+    path.write_text("\n".join(lines) + "\n")
+    url, argv = scrape_url(index_dir, "--principals", str(path), tokens=False)
+    with cli_process(*argv) as proc:
+        assert proc.stdout is not None and "listening" in proc.stdout.readline()
+        replies = {token: httpx2.get(url, headers={"Authorization": f"Bearer {token}"},
+                                     timeout=30.0) for token in ("tok-scrape", "tok-gateway")}
+        bare = httpx2.get(url, timeout=30.0)
+    assert replies["tok-scrape"].status_code == 200
+    assert "skill_router_index_skills" in replies["tok-scrape"].text
+    assert replies["tok-gateway"].status_code == 401 and bare.status_code == 401

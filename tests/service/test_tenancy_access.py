@@ -253,3 +253,28 @@ def wait_for_log(proc: Any, text: str) -> str:
         if text in line:
             return str(line)
     raise AssertionError(f"the server ended without logging {text!r}")
+
+
+def test_list_examples_shows_session_ids_to_ops_principals_of_the_file_only(
+        tmp_path: Path) -> None:
+    skills, out = write_catalog(tmp_path / "skills"), tmp_path / "index"
+    assert main(index_argv(skills, out)) == 0
+    path, tokens = tmp_path / "principals.yaml", tmp_path / "tokens"
+    path.write_text(principals_text(TOKENS))
+    tokens.write_text("legacy-token\n")
+    running = start_server(open_engine(out), principals_file=str(path),
+                           auth_token_file=str(tokens))
+    try:
+        with client(running.port, "tok-route") as router:
+            for session in ("conv-a", "conv-b"):
+                turn = router.route("extract the tables from this pdf", session_id=session)
+                router.activate(turn.skills[0].name, session_id=session,
+                                route_id=turn.route_id)
+        with client(running.port, "tok-ops") as watcher, \
+                client(running.port, "legacy-token") as legacy:
+            shown = {e.session_id for e in watcher.list_examples().examples}
+            hidden = {e.session_id for e in legacy.list_examples().examples}
+        assert shown == {"conv-a", "conv-b"}
+        assert hidden == {""}
+    finally:
+        running.stop(0)

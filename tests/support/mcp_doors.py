@@ -65,6 +65,7 @@ class RunningDoor:
     url: str
     port: int
     _log: IO[bytes]
+    pid: int = 0
 
     def log(self) -> str:
         self._log.seek(0)
@@ -84,7 +85,7 @@ def running_door(args: Sequence[str], env: dict[str, str] | None = None,
             stdout=subprocess.DEVNULL, stderr=log)
         try:
             _wait_until_listening(process, port, log)
-            yield RunningDoor(f"http://127.0.0.1:{port}/mcp", port, log)
+            yield RunningDoor(f"http://127.0.0.1:{port}/mcp", port, log, process.pid)
             assert process.poll() is None, "the door died while serving"
         finally:
             process.terminate()
