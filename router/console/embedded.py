@@ -44,11 +44,12 @@ class EmbeddedConsole:
         if not self.port:
             self.tokens: tuple[bytes, ...] = ()
             return
-        if server.principals_file:
+        if server.principals_file or ops.principals_file:
             raise InvalidRequest("the ops console inside serve calls the server with its "
-                                 "first token, which a principals file does not hold; run "
-                                 "`skill-router ops --target ... --principals FILE` with a "
-                                 "token of a principal holding delegate instead of --ops-port")
+                                 "first token, which acts for no principal of a principals "
+                                 "file; run `skill-router ops --target ... --principals FILE` "
+                                 "with a token of a principal holding delegate instead of "
+                                 "--ops-port")
         if server.tls_cert_file or server.tls_client_ca_file:
             raise InvalidRequest("the ops console inside serve speaks plaintext gRPC to the "
                                  "server; with TLS on, run `skill-router ops --target` with "

@@ -14,7 +14,7 @@ from types import FrameType
 
 import uvicorn
 
-from router.access.principals import PrincipalSource
+from router.access.principals import PrincipalSource, load_principals
 from router.client import SkillRouterClient
 from router.common.httpd import DoorLimits, door_config
 from router.config import OpsConfig
@@ -38,18 +38,27 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _principals(path: str, tokens: Sequence[bytes]) -> PrincipalSource | None:
+    """The principals file at ``path`` with ``tokens`` as principals (None: no file)."""
+    if not path:
+        return None
+    return PrincipalSource(lambda: load_principals(path).with_tokens(tokens))
+
+
 class ConsoleServer:
     """The console for the router at ``target`` (reached with ``auth``), listening on
-    ``host:port`` and accepting ``tokens`` (and the tokens of ``principals``, reloaded on
+    ``host:port`` and accepting ``tokens`` (and those of ``ops.principals_file``, read again on
     SIGHUP by ``run``) from its own callers, with the limits of ``ops``.
     Raises InvalidRequest (bind rule, a bad limit) or OSError (port busy) at construction;
     ``start`` serves on a thread."""
 
     def __init__(self, target: str, auth: CallerAuth, host: str, port: int,
                  tokens: Sequence[bytes], *, timeout: float = 10.0,
-                 reindex_timeout: float = 600.0, ops: OpsConfig | None = None,
-                 principals: PrincipalSource | None = None) -> None:
+                 reindex_timeout: float = 600.0, ops: OpsConfig | None = None) -> None:
         ops = ops or OpsConfig()
+        principals = _principals(ops.principals_file, tokens)
+        if principals is not None:
+            tokens = ()  # accepted through the principals, as route/ops/admin principals
         limits = DoorLimits(ops.header_timeout_seconds, ops.max_connections)
         access = console_access(host, tokens, session_seconds=ops.session_seconds,
                                 login_failures=ops.login_failures_per_minute,

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from router.access.principals import PrincipalSource, load_principals
+from router.config import OpsConfig
 from router.console.server import ConsoleServer
 from router.credentials import CallerAuth
 from router.engine import Engine
@@ -42,8 +42,7 @@ def console(engine: Engine, principals: Path) -> Iterator[str]:
     service = start_server(engine, principals_file=str(principals))
     running = ConsoleServer(f"127.0.0.1:{service.port}", CallerAuth(token="tok-console"),
                             "127.0.0.1", 0, (),
-                            principals=PrincipalSource(lambda: load_principals(
-                                str(principals)))).start()
+                            ops=OpsConfig(principals_file=str(principals))).start()
     try:
         yield running.url
     finally:

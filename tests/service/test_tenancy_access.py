@@ -63,8 +63,9 @@ def gated(engine: Engine, principals: Path) -> Iterator[RouterServer]:
 
 
 def client(port: int, token: str = "", principal: str = "", **auth: Any) -> SkillRouterClient:
-    return SkillRouterClient(f"127.0.0.1:{port}", timeout=30.0, retries=0, token=token,
-                             principal=principal, **auth)
+    """A client with ``token``; acting for ``principal`` when given (on its one channel)."""
+    made = SkillRouterClient(f"127.0.0.1:{port}", timeout=30.0, retries=0, token=token, **auth)
+    return made.acting_for(principal) if principal else made
 
 
 def outcome(call: Callable[[], Any]) -> tuple[grpc.StatusCode, str]:
