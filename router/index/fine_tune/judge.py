@@ -45,15 +45,20 @@ def training_pairs(skills: Sequence[Skill], examples: Sequence[Example]) -> list
             if not r.negative]
 
 
-def split(pairs: Sequence[Pair], max_pairs: int) -> tuple[list[Pair], list[Pair]]:
-    """(training pairs, held-out pairs): fold 0 is held out; at most ``max_pairs`` train, a
-    fixed hash-ordered sample when there are more."""
+def split(pairs: Sequence[Pair], max_pairs: int | None) -> tuple[list[Pair], list[Pair]]:
+    """(training pairs, held-out pairs): fold 0 is held out; at most ``max_pairs`` train (None:
+    all), a fixed hash-ordered sample when there are more."""
     held = [p for p in pairs if fold_of(p.query) == 0]
-    rest = [p for p in pairs if fold_of(p.query) != 0]
-    if len(rest) > max_pairs:
-        rest = sorted(rest, key=lambda p: (_crc(p.query + "\x00" + p.skill), p.query, p.skill))
-        rest = rest[:max_pairs]
-    return rest, held
+    return sample([p for p in pairs if fold_of(p.query) != 0], max_pairs), held
+
+
+def sample(pairs: Sequence[Pair], max_pairs: int | None) -> list[Pair]:
+    """``pairs`` when at most ``max_pairs`` (None: no bound), else a fixed sample of that many
+    (ordered by a hash of request and skill: the same pairs on any machine)."""
+    if max_pairs is None or len(pairs) <= max_pairs:
+        return list(pairs)
+    ordered = sorted(pairs, key=lambda p: (_crc(p.query + "\x00" + p.skill), p.query, p.skill))
+    return ordered[:max_pairs]
 
 
 def _crc(text: str) -> int:

@@ -14,7 +14,7 @@ from router.cli import main
 from router.config import IndexConfig, load_config
 from router.encoders.hashing import HashEmbedder
 from router.encoders.sentence import SentenceTransformerEmbedder
-from router.encoders.training import Pair, batches
+from router.encoders.training import Pair, TrainSettings, batches
 from router.errors import IndexCorrupt, InvalidRequest
 from router.examples.model import Example
 from router.index.build_inputs import Stages
@@ -223,3 +223,28 @@ def test_the_cli_flag_reaches_the_build(tmp_path: Path) -> None:
     manifest = read_manifest(out / VERSIONS / (out / "CURRENT").read_text().strip())
     assert manifest["model"] == "hash-256" and manifest["fine_tune"]["mode"] == "on"
     assert json.dumps(manifest["fine_tune"])  # JSON all through
+
+
+@pytest.mark.parametrize(("device", "epochs", "total", "trained"),
+                         [("cpu", 1, 40, 40), ("cpu", 2, 40, 20), ("cuda", 1, 40, 96)])
+def test_training_is_bounded_by_pairs_on_a_cpu_and_not_on_a_gpu(
+        tmp_path: Path, device: str, epochs: int, total: int, trained: int) -> None:
+    trainer = FakeTrainer("good")
+    settings = TrainSettings(epochs=epochs)
+    options = Options(mode="on", device=device, trainer=trainer, settings=settings,
+                      cpu_max_pairs=total)
+    build_index(catalog(), [], base_embedder(), tmp_path, examples=examples(),
+                stages=Stages(fine_tune=options))
+    pairs = judge.training_pairs(catalog(), examples())
+    assert len(judge.split(pairs, None)[0]) == 96  # all the training fold: the GPU's share
+    assert trainer.calls == [trained]
+    record = read_manifest(Path(load_index(tmp_path).info.path))["fine_tune"]
+    assert record["pairs"] == trained and record["stopped_early"] is False
+    assert record["epochs"] == epochs and record["device"] == device
+
+
+def test_the_sample_past_the_bound_is_fixed() -> None:
+    pairs = judge.training_pairs(catalog(), examples())
+    first = judge.sample(pairs, 30)
+    assert len(first) == 30 and first == judge.sample(list(reversed(pairs)), 30)
+    assert judge.sample(pairs, None) == pairs
