@@ -3,6 +3,7 @@ record only; ``router.calibration.settings_fit`` fits them, the router applies t
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,7 @@ class TunedSettings:
     prior_recall: float = 0.0  # recall@5 of full use of the examples (the fit's prior)
     prior_mrr: float = 0.0
     reason: str = ""  # why these settings were chosen, in words
+    judged: Judged | None = None  # which requests judged them, with which encoder
 
     def to_dict(self) -> dict[str, Any]:
         return {"dense_weight": self.dense_weight, "example_mode": self.example_mode,
@@ -35,7 +37,8 @@ class TunedSettings:
                 "default_recall_at_5": round(self.default_recall, 4),
                 "default_mrr_at_10": round(self.default_mrr, 4),
                 "prior_recall_at_5": round(self.prior_recall, 4),
-                "prior_mrr_at_10": round(self.prior_mrr, 4), "reason": self.reason}
+                "prior_mrr_at_10": round(self.prior_mrr, 4), "reason": self.reason,
+                "judged": self.judged.to_dict() if self.judged else None}
 
     @classmethod
     def from_dict(cls, data: Any) -> TunedSettings | None:
@@ -53,7 +56,36 @@ class TunedSettings:
                    float(data.get("default_recall_at_5", 0.0)),
                    float(data.get("default_mrr_at_10", 0.0)),
                    float(data.get("prior_recall_at_5", 0.0)),
-                   float(data.get("prior_mrr_at_10", 0.0)), str(data.get("reason", "")))
+                   float(data.get("prior_mrr_at_10", 0.0)), str(data.get("reason", "")),
+                   Judged.from_dict(data.get("judged")))
+
+
+@dataclass(frozen=True)
+class Judged:
+    """The example requests a settings fit judged on (``request_hash`` of each, never the
+    text), the encoder whose vectors scored them, and how many example requests were left out
+    because that encoder was trained on them."""
+
+    encoder: str
+    requests: tuple[str, ...]
+    left_out: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"encoder": self.encoder, "requests": list(self.requests),
+                "left_out_trained": self.left_out}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Judged | None:
+        if not isinstance(data, dict):
+            return None
+        return cls(str(data.get("encoder", "")), tuple(str(h) for h in data.get("requests", [])),
+                   int(data.get("left_out_trained", 0)))
+
+
+def request_hash(key: str) -> str:
+    """The recorded name of an example request: 16 hex digits of the SHA-256 of its
+    ``query_key`` (the text is never recorded)."""
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 @dataclass(frozen=True)

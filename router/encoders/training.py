@@ -155,6 +155,8 @@ def _train(base: str, pairs: Sequence[Pair], settings: TrainSettings, device: st
             steps, seen = steps + 1, seen + len(batch)
             if bar is not None:
                 bar.update(1)
+            else:
+                _log_progress(steps, len(plan), time.perf_counter() - started)
             if on_step is not None:
                 on_step(steps)
     finally:
@@ -187,6 +189,15 @@ def _step(model: Any, loss: Any, optimizer: Any, schedule: Any, batch: Sequence[
 def _tokenizer(model: Any) -> Any:
     """``preprocess`` (sentence-transformers 6), ``tokenize`` before it."""
     return getattr(model, "preprocess", None) or model.tokenize
+
+
+def _log_progress(steps: int, total: int, elapsed: float) -> None:
+    """Without a bar: a log line at every tenth of the steps, with the time left estimated
+    from the pace so far."""
+    tenth = max(1, total // 10)
+    if steps % tenth == 0 and steps < total:
+        log.info("fine-tuning encoder: step %d of %d, about %.0fs left", steps, total,
+                 elapsed / steps * (total - steps))
 
 
 def _bar(total: int, progress: bool) -> Any:

@@ -22,12 +22,15 @@ class Stages:
     settings to the examples (``router.calibration.settings_fit``), fine-tune the encoder on
     them (``router.index.fine_tune.stage``), and whether it shows progress. ``query`` is the
     encoder that will serve queries when its vectors are not the build encoder's (an int8
-    copy, ``router.index.query_encoder.gate_encoder``): the gate is calibrated on them."""
+    copy, ``router.index.query_encoder.gate_encoder``): the gate is calibrated on them.
+    ``trained``: the requests (``query_key``) the build encoder was fine-tuned on, set by the
+    build once it has fine-tuned: they never judge the routing settings."""
 
     fit_settings: bool = False
     fine_tune: encoder_fine_tune.Options = field(default_factory=encoder_fine_tune.Options)
     progress: bool = False
     query: Embedder | None = None
+    trained: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

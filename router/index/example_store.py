@@ -133,8 +133,10 @@ def vectors_of(embedder: Embedder) -> str:
 
 def _fit(index: ExampleIndex | None, documents: Sequence[str], plain: LexicalIndex | None,
          skill_vectors: np.ndarray, embedder: Embedder,
-         held_out: np.ndarray | None) -> tuple[Fit | None, LexicalIndex | None]:
-    """The settings fit, and the BM25 index expanded with every example when it chose one."""
+         held_out: np.ndarray | None,
+         trained: frozenset[str]) -> tuple[Fit | None, LexicalIndex | None]:
+    """The settings fit (judged on no request in ``trained``, those the encoder was fine-tuned
+    on), and the BM25 index expanded with every example when it chose one."""
     if index is None:
         return None, None
 
@@ -145,7 +147,8 @@ def _fit(index: ExampleIndex | None, documents: Sequence[str], plain: LexicalInd
 
     rows = ExampleRows(index.queries, index.skill, index.negative, index.vectors)
     fit = tune(skill_vectors, catalog_centroid(skill_vectors), rows, embedder.encode,
-               lexical_for, held_out_vectors=held_out)
+               lexical_for, held_out_vectors=held_out, trained=trained,
+               encoder=embedder.model_id)
     if fit is None or not fit.settings.expand_lexical:
         return fit, None
     return fit, lexical_for(positive_texts(index))
@@ -188,7 +191,7 @@ def prepare(names: Sequence[str], skill_vectors: np.ndarray, examples: Sequence[
     index = as_index(chosen.rows, rows, positions, skill_vectors)
     held_out = None if query is None or index is None else query.encode(list(index.queries))
     fit, expanded = _fit(index, documents, lexical, skill_vectors, query or embedder,
-                         held_out) if stages.fit_settings else (None, None)
+                         held_out, stages.trained) if stages.fit_settings else (None, None)
     words = _best_bm25(calibration_texts, expanded or lexical)
     fitted = calibrate_gate(null, skill_vectors, index, words, len(chosen.off_topic), fit, asked)
     return Learned(chosen, rows, calibration_texts, null, fitted.calibration,

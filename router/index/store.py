@@ -166,7 +166,7 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
         lexical = LexicalIndex.build(documents, carried.workers)
         learned = stored_examples.prepare([s.name for s in ordered], vectors, examples,
                                           embedder, root, documents, lexical,
-                                          stages)
+                                          replace(stages, trained=fine_tuned.trained))
         dense_index = graph.result()
     built_at = datetime.now(UTC)
     stamp = built_at.isoformat()

@@ -37,7 +37,8 @@ def catalog() -> list[Skill]:
 
 def examples(per_skill: int = 8) -> list[Example]:
     """``per_skill`` requests per skill, each naming the skill's verb, none its words."""
-    return [Example(f"please {verb} the {ADJECTIVES[j]} thing number {j}", (f"tool-{i}",))
+    return [Example(f"please {verb} the {ADJECTIVES[j % len(ADJECTIVES)]} thing number {j}",
+                    (f"tool-{i}",))
             for i, verb in enumerate(VERBS) for j in range(per_skill)]
 
 
