@@ -4,8 +4,9 @@ record only; ``router.calibration.settings_fit`` fits them, the router applies t
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -74,12 +75,28 @@ class Judged:
         return {"encoder": self.encoder, "requests": list(self.requests),
                 "left_out_trained": self.left_out}
 
+    def reason(self) -> str:
+        """Which requests judged, in words."""
+        who = f"encoder {self.encoder}" if self.encoder else "the encoder"
+        if not self.left_out:
+            return f"judged on {len(self.requests)} example requests, none seen by {who}"
+        return (f"judged on {len(self.requests)} example requests {who} was not trained on "
+                f"({self.left_out} it was trained on left out)")
+
     @classmethod
     def from_dict(cls, data: Any) -> Judged | None:
         if not isinstance(data, dict):
             return None
         return cls(str(data.get("encoder", "")), tuple(str(h) for h in data.get("requests", [])),
                    int(data.get("left_out_trained", 0)))
+
+
+class Seen(NamedTuple):
+    """The encoder a settings fit scores with (its model id) and the requests (``query_key``)
+    it was fine-tuned on: they never judge."""
+
+    encoder: str = ""
+    trained: AbstractSet[str] = frozenset()
 
 
 def request_hash(key: str) -> str:

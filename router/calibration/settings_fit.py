@@ -32,9 +32,8 @@ bound); an encoder that has seen a request ranks it far better than it will rank
 (on a public 199-skill catalog the fit's own recall@5 was 0.907 judged on the training
 requests, 0.811 on test requests), which drew the fit to heavy dense weights. The judging
 requests (hashed) and the encoder are recorded (``Judged``). The gate is still fitted on every
-held-out request (it is made as strict as none of them refuses: fewer requests let a stricter
-gate through: on the Seal-Tools dev set the 147 unseen ones alone chose the strictest, which
-gave 0.7% of its 809 train requests nothing, train recall@5 0.921 against 0.925).
+held-out request: on the Seal-Tools dev set the 147 unseen ones alone let the strictest gate
+through (train recall@5 0.921 against 0.925, 0.7% of its 809 train requests given nothing).
 
 The choice, the figures behind it and the reason in words are stored in the manifest and shown
 by ``info``; Explain shows the settings a turn was routed with and why they were chosen. Each
@@ -62,7 +61,7 @@ from router.calibration.fusion_terms import (
     pool,
     query_views,
 )
-from router.calibration.settings import Fit, HeldOut, Judged, request_hash
+from router.calibration.settings import Fit, HeldOut, Judged, Seen, request_hash
 from router.calibration.settings_choice import choose
 from router.examples.model import query_key
 from router.examples.scoring import (
@@ -169,8 +168,7 @@ def tune(skill_vectors: np.ndarray, centroid: np.ndarray, rows: ExampleRows,
          encode: Callable[[Sequence[str]], np.ndarray],
          lexical_for: Callable[[Mapping[int, Sequence[str]]], Searcher],
          fusion: FusionConfig | None = None,
-         held_out_vectors: np.ndarray | None = None, *, trained: AbstractSet[str] = frozenset(),
-         encoder: str = "") -> Fit | None:
+         held_out_vectors: np.ndarray | None = None, seen: Seen | None = None) -> Fit | None:
     """Cross-validate every combination (module doc) over the example ``rows`` against the
     skills (``centroid``: their mean vector). ``encode`` embeds sentence views;
     ``lexical_for(extra)`` builds a BM25 index over the skills' documents with
@@ -178,13 +176,14 @@ def tune(skill_vectors: np.ndarray, centroid: np.ndarray, rows: ExampleRows,
     evidence under them; None when there are too few examples. ``held_out_vectors`` are the
     rows' vectors by the encoder that serves queries, when they are not ``rows.vectors`` (an
     int8 copy): a held-out request is then routed as a turn is. Only requests whose
-    ``query_key`` is not in ``trained`` (those the ``encoder`` was fine-tuned on) judge the
+    ``query_key`` is not in ``seen.trained`` (those the encoder was fine-tuned on) judge the
     settings; every row still serves as another fold's example, and every held-out request's
     evidence is handed back for the gate. None when too few requests can judge."""
     fusion = fusion or FusionConfig()
     queries, vectors = rows.queries, rows.vectors
     skill = np.asarray(rows.skill, dtype=np.int64)
     negative = np.asarray(rows.negative, dtype=bool)
+    encoder, trained = seen or Seen()
     requests, left_out = _held_out(queries, skill, negative,
                                    vectors if held_out_vectors is None else held_out_vectors,
                                    encode, fusion, trained)
@@ -217,21 +216,12 @@ def tune(skill_vectors: np.ndarray, centroid: np.ndarray, rows: ExampleRows,
     judged = Judged(encoder, tuple(request_hash(query_key(r.text)) for r in requests
                                    if r.judges), left_out)
     settings = replace(settings, judged=judged,
-                       reason=f"{settings.reason}; {_judged_reason(judged)}")
+                       reason=f"{settings.reason}; {judged.reason()}")
     held_out = HeldOut(best[:, MODES.index(settings.example_mode)].astype(np.float32),
                        words[:, int(settings.expand_lexical)].astype(np.float32),
                        np.stack([r.vectors[0] for r in requests]).astype(np.float32),
                        best[:, -1].astype(np.float32), words[:, 0].astype(np.float32))
     return Fit(settings, held_out)
-
-
-def _judged_reason(judged: Judged) -> str:
-    """Which requests judged, in words."""
-    who = f"encoder {judged.encoder}" if judged.encoder else "the encoder"
-    if not judged.left_out:
-        return f"judged on {len(judged.requests)} example requests, none seen by {who}"
-    return (f"judged on {len(judged.requests)} example requests {who} was not trained on "
-            f"({judged.left_out} it was trained on left out)")
 
 
 def _score(req: _Request, fold: _Fold, combos: Sequence[tuple[float, str, bool]],

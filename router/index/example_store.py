@@ -35,7 +35,7 @@ import numpy as np
 
 from router.calibration import gate
 from router.calibration.gate_fit import calibrate_gate
-from router.calibration.settings import Fit, TunedSettings
+from router.calibration.settings import Fit, Seen, TunedSettings
 from router.calibration.settings_fit import ExampleRows, tune
 from router.encoders.base import Embedder
 from router.errors import IndexUnavailable
@@ -147,8 +147,7 @@ def _fit(index: ExampleIndex | None, documents: Sequence[str], plain: LexicalInd
 
     rows = ExampleRows(index.queries, index.skill, index.negative, index.vectors)
     fit = tune(skill_vectors, catalog_centroid(skill_vectors), rows, embedder.encode,
-               lexical_for, held_out_vectors=held_out, trained=trained,
-               encoder=embedder.model_id)
+               lexical_for, held_out_vectors=held_out, seen=Seen(embedder.model_id, trained))
     if fit is None or not fit.settings.expand_lexical:
         return fit, None
     return fit, lexical_for(positive_texts(index))

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import numpy as np
 
-from router.examples.model import query_key
-from router.calibration.settings import TunedSettings, request_hash
+from router.calibration.settings import Seen, TunedSettings, request_hash
 from router.calibration.settings_fit import MIN_HELD_OUT, ExampleRows, tune
+from router.examples.model import query_key
 from router.index.build_inputs import Stages
 from router.index.fine_tune import judge
 from router.index.fine_tune.stage import Options, pair_bound
@@ -49,7 +49,7 @@ def test_requests_the_encoder_trained_on_never_judge() -> None:
     trained = {query_key(q) for q in queries if q.startswith("please")}
     rows = ExampleRows(queries, skill, np.zeros(len(queries), bool), vectors)
     fit = tune(skills, skills.mean(axis=0), rows, _no_sentences, _lexical(documents),
-               trained=trained, encoder="base+ft-abc")
+               seen=Seen("base+ft-abc", trained))
     assert fit is not None and fit.settings.judged is not None
     judged = fit.settings.judged
     unseen = {request_hash(query_key(q)) for q in queries if not q.startswith("please")}
@@ -68,7 +68,7 @@ def test_too_few_unseen_requests_fit_nothing() -> None:
     trained = {query_key(q) for q in queries[keep:]}
     rows = ExampleRows(queries, skill, np.zeros(len(queries), bool), vectors)
     assert tune(skills, skills.mean(axis=0), rows, _no_sentences, _lexical(documents),
-                trained=trained) is None
+                seen=Seen("m", trained)) is None
 
 
 def _build(root: Path, mode: str) -> dict[str, object]:
