@@ -149,6 +149,7 @@ class ServerConfig:
     # without it `serve` refuses to start there (router.bearer.check_bind).
     allow_unauthenticated: bool = False
     open_metrics: bool = False  # with tokens, /metrics without one (a closed scrape network)
+    expose_paths: bool = True  # false: no absolute path to callers (router.service.codec.paths)
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,9 @@ def _register_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
                    "version this often, 0 = never (default: server.index_poll_seconds, 2)")
     p.add_argument("--ops-port", type=int, help="serve the ops web console on this port, "
                    "0 = off (default: ops.port, 0; see router.console)")
+    p.add_argument("--hide-paths", action="store_true", default=None,
+                   help="send no absolute path of this disk to callers: locations relative to "
+                        "their skills root, the index by its version (server.expose_paths: false)")
     add_server_auth_args(p)
     p.set_defaults(handler=cmd_serve)
 
@@ -122,6 +125,7 @@ def _server_config(args: argparse.Namespace, config: Config) -> ServerConfig:
     """The configured server section with the command-line flags applied."""
     flags = {"host": args.host, "port": args.port, "metrics_port": args.metrics_port,
              "log_format": args.log_format, "index_poll_seconds": args.poll_seconds,
+             "expose_paths": False if args.hide_paths else None,
              **server_auth_flags(args)}
     return dataclasses.replace(config.server,
                                **{k: v for k, v in flags.items() if v is not None})

@@ -9,17 +9,22 @@ from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass
-from typing import Protocol
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Protocol, TypeVar
 
 from router.activation.activator import Activation, Resource, ResourceList
 from router.engine import Engine
+from router.errors import RouterError
 from router.index import dense
 from router.mcp.entries import SkillEntry, entry_of
 from router.mcp.principals import ACTING
 from router.mcp.sessions import SessionState
 from router.routing.model import RouteQuery
+from router.service.codec.paths import PathPolicy
 from router.skills.digests import recorded_for
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -78,11 +83,26 @@ def _acting() -> str:
 
 
 class EngineBackend:
-    """The door over an Engine in this process."""
+    """The door over an Engine in this process; ``paths`` says what callers see of the
+    server's paths (``server.expose_paths``), in answers and error messages alike."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, paths: PathPolicy | None = None) -> None:
         self.engine = engine
         self._tuned = threading.local()
+        self._paths = paths or PathPolicy(expose=True)
+
+    def _shown(self, text: str) -> str:
+        return self._paths.view(self.engine.snapshot).text(text)
+
+    def _hiding(self, call: Callable[[], T]) -> T:
+        """``call()``, its error's message rewritten by ``_shown`` (same error class)."""
+        try:
+            return call()
+        except RouterError as exc:
+            shown = self._shown(str(exc))
+            if shown == str(exc):
+                raise
+            raise type(exc)(shown) from None
 
     def _tune_thread(self) -> None:
         """FAISS's OpenMP thread count is set per calling thread; a worker thread left at the
@@ -93,22 +113,26 @@ class EngineBackend:
 
     def search(self, query: str, top_k: int, session: SessionState) -> Search:
         self._tune_thread()
-        result = self.engine.route_turn(RouteQuery(
+        result = self._hiding(lambda: self.engine.route_turn(RouteQuery(
             message=query, top_k=top_k, session_id=session.session_id,
-            active_skills=session.active_skills, principal=_acting()))
+            active_skills=session.active_skills, principal=_acting())))
         hits = tuple(Hit(s.name, s.description, s.score, s.reason.value) for s in result.skills)
-        return Search(hits, result.catalog_text, result.index_version, result.explicit_content,
-                      result.route_id)
+        return Search(hits, self._shown(result.catalog_text), result.index_version,
+                      self._shown(result.explicit_content), result.route_id)
 
     def activate(self, name: str, session: SessionState) -> Activation:
-        return self.engine.activate(name, session.session_id, session.active_skills,
-                                    route_id=session.route_id, principal=_acting())
+        done = self._hiding(lambda: self.engine.activate(
+            name, session.session_id, session.active_skills, route_id=session.route_id,
+            principal=_acting()))
+        return replace(done, content=self._shown(done.content),
+                       skill_dir=self._shown(done.skill_dir))
 
     def list_resources(self, name: str) -> ResourceList:
-        return self.engine.list_resources(name)
+        listing = self._hiding(lambda: self.engine.list_resources(name))
+        return replace(listing, skill_dir=self._shown(listing.skill_dir))
 
     def read_resource(self, name: str, path: str) -> Resource:
-        return self.engine.read_resource(name, path)
+        return self._hiding(lambda: self.engine.read_resource(name, path))
 
     def skills(self) -> tuple[SkillFile, ...]:
         return tuple(SkillFile(s.name, s.description, os.path.basename(s.location),

@@ -44,6 +44,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help=f"HTTP port (default: {DEFAULT_HTTP_PORT})")
     p.add_argument("--timeout", type=float, default=5.0,
                    help="with --target: deadline of each gRPC call in seconds (default: 5)")
+    p.add_argument("--hide-paths", action="store_true",
+                   help="with --index: send no absolute path of this disk to callers "
+                        "(server.expose_paths: false; with --target the server decides)")
     add_caller_args(p)  # with --target: TLS and the bearer token for the gRPC service
     _add_door_auth_args(p)
     p.set_defaults(handler=cmd_mcp)
@@ -101,7 +104,10 @@ def open_backend(args: argparse.Namespace, config: Config) -> Backend:
         from router.service.poller import IndexPoller
 
         IndexPoller(engine, config.server.index_poll_seconds).start()
-    return EngineBackend(engine)
+    from router.service.codec.paths import PathPolicy
+
+    expose = config.server.expose_paths and not args.hide_paths
+    return EngineBackend(engine, PathPolicy(expose, engine.index_dir))
 
 
 def _authentication(access: HttpAccess) -> str:

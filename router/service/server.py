@@ -26,6 +26,7 @@ from router.config import ServerConfig
 from router.engine import Engine
 from router.service.access import AccessInterceptor, Gate
 from router.service.auth import warn_if_open
+from router.service.codec.paths import PathPolicy
 from router.service.interceptors import CallObserver, LoggingInterceptor
 from router.service.metrics import ServiceMetrics, start_metrics_http
 from router.service.poller import IndexPoller
@@ -72,7 +73,8 @@ def build_server(engine: Engine, config: ServerConfig, address: str | None = Non
                  # A busy port is an error: never share it with another server process.
                  ("grpc.so_reuseport", 0)],
     )
-    add_to_server(engine, server, gate.principal, lambda c: gate.caller(c).operator)
+    add_to_server(engine, server, gate.principal, lambda c: gate.caller(c).operator,
+                  PathPolicy(config.expose_paths, engine.index_dir))
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in HEALTH_SERVICES:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 import grpc
+from google.protobuf.message import Message
 
 from router.access.model import ANONYMOUS, Principal
 from router.engine import Engine
@@ -34,6 +35,7 @@ from router.service.codec.activation import (
 )
 from router.service.codec.feedback import outcome_from_proto
 from router.service.codec.index import info_to_proto, reindex_to_proto, skills_to_proto
+from router.service.codec.paths import PathPolicy, hidden
 from router.service.codec.routing import explain_to_proto, query_from_proto, route_to_proto
 from router.v1 import router_pb2 as pb
 from router.v1 import router_pb2_grpc as pb_grpc
@@ -41,6 +43,7 @@ from router.v1 import router_pb2_grpc as pb_grpc
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+M = TypeVar("M", bound=Message)
 PrincipalReader = Callable[[grpc.ServicerContext], Principal]
 OperatorCheck = Callable[[grpc.ServicerContext], bool]
 
@@ -67,21 +70,33 @@ def status_for(exc: Exception) -> tuple[grpc.StatusCode, str]:
 class SkillRouterServicer(pb_grpc.SkillRouterServicer):
     """Serves one Engine (thread-safe as it is); ``principal`` names each call's caller and
     ``operator`` says whether it holds ``ops`` by the principals file (ListExamples shows it
-    session ids)."""
+    session ids); ``paths`` says what callers see of the server's paths (every answer and
+    error message passes through it)."""
 
     def __init__(self, engine: Engine,
                  principal: PrincipalReader = lambda context: ANONYMOUS,
-                 operator: OperatorCheck = lambda context: False) -> None:
+                 operator: OperatorCheck = lambda context: False,
+                 paths: PathPolicy | None = None) -> None:
         self._engine, self._principal, self._operator = engine, principal, operator
+        self._paths = paths or PathPolicy(expose=True)
+
+    def _shown(self, text: str) -> str:
+        return self._paths.view(self._engine.snapshot).text(text)
+
+    def _answer(self, context: grpc.ServicerContext, method: str, call: Callable[[], M]) -> M:
+        """``_guarded``, the answer and any error message shown as ``paths`` allows (the view
+        taken after the call: a Reindex answers with the version it swapped in)."""
+        return _guarded(context, method, lambda: hidden(
+            call(), self._paths.view(self._engine.snapshot)), self._shown)
 
     def Route(self, request: pb.RouteRequest,
               context: grpc.ServicerContext) -> pb.RouteResponse:
-        return _guarded(context, "Route", lambda: route_to_proto(
+        return self._answer(context, "Route", lambda: route_to_proto(
             self._engine.route_turn(query_from_proto(request, self._principal(context).name))))
 
     def Explain(self, request: pb.RouteRequest,
                 context: grpc.ServicerContext) -> pb.ExplainResponse:
-        return _guarded(context, "Explain", lambda: explain_to_proto(
+        return self._answer(context, "Explain", lambda: explain_to_proto(
             self._engine.explain(query_from_proto(request, self._principal(context).name))))
 
     def ListSkills(self, request: pb.ListSkillsRequest,
@@ -91,40 +106,40 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
             return skills_to_proto(snapshot, request.include_files, self._engine.diagnostics(),
                                    self._engine.info().version)
 
-        return _guarded(context, "ListSkills", run)
+        return self._answer(context, "ListSkills", run)
 
     def GetIndexInfo(self, request: pb.GetIndexInfoRequest,
                      context: grpc.ServicerContext) -> pb.GetIndexInfoResponse:
-        return _guarded(context, "GetIndexInfo", lambda: info_to_proto(self._engine.info()))
+        return self._answer(context, "GetIndexInfo", lambda: info_to_proto(self._engine.info()))
 
     def Activate(self, request: pb.ActivateRequest,
                  context: grpc.ServicerContext) -> pb.ActivateResponse:
         """Activation on the model's behalf (a user's ``/name`` goes through Route)."""
-        return _guarded(context, "Activate", lambda: activation_to_proto(
+        return self._answer(context, "Activate", lambda: activation_to_proto(
             self._engine.activate(request.name, request.session_id,
                                   tuple(request.active_skills), request.include_frontmatter,
                                   request.route_id, self._principal(context).name)))
 
     def ReadResource(self, request: pb.ReadResourceRequest,
                      context: grpc.ServicerContext) -> pb.ReadResourceResponse:
-        return _guarded(context, "ReadResource", lambda: resource_to_proto(
+        return self._answer(context, "ReadResource", lambda: resource_to_proto(
             self._engine.read_resource(request.name, request.path)))
 
     def ValidateArguments(self, request: pb.ValidateArgumentsRequest,
                           context: grpc.ServicerContext) -> pb.ValidateArgumentsResponse:
-        return _guarded(context, "ValidateArguments", lambda: validation_to_proto(
+        return self._answer(context, "ValidateArguments", lambda: validation_to_proto(
             self._engine.validate_arguments(request.name, request.arguments_json)))
 
     def Reindex(self, request: pb.ReindexRequest,
                 context: grpc.ServicerContext) -> pb.ReindexResponse:
         """Rebuild from the recorded discovery settings and swap; see ``router.index.build``."""
-        return _guarded(context, "Reindex",
+        return self._answer(context, "Reindex",
                         lambda: reindex_to_proto(self._engine.reindex(full=request.full)))
 
     def Feedback(self, request: pb.FeedbackRequest,
                  context: grpc.ServicerContext) -> pb.FeedbackResponse:
         """An outcome for a skill in a session; see ``router.learning.recorder``."""
-        return _guarded(context, "Feedback", lambda: pb.FeedbackResponse(
+        return self._answer(context, "Feedback", lambda: pb.FeedbackResponse(
             recorded=self._engine.feedback(request.skill, request.session_id,
                                            outcome_from_proto(request.outcome),
                                            request.route_id, self._principal(context).name)))
@@ -132,30 +147,32 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
     def ListResources(self, request: pb.ListResourcesRequest,
                       context: grpc.ServicerContext) -> pb.ListResourcesResponse:
         """A skill's bundled files without activating it (no session is touched)."""
-        return _guarded(context, "ListResources", lambda: resource_list_to_proto(
+        return self._answer(context, "ListResources", lambda: resource_list_to_proto(
             self._engine.list_resources(request.name)))
 
     def SkillStats(self, request: pb.SkillStatsRequest,
                    context: grpc.ServicerContext) -> pb.SkillStatsResponse:
         review = self._engine.review  # the feedback store; see router.learning.review
-        return _guarded(context, "SkillStats", lambda: lc.stats_to_proto(
+        return self._answer(context, "SkillStats", lambda: lc.stats_to_proto(
             review.stats(lc.min_routed_from_proto(request.min_routed)), review.enabled))
 
     def ListExamples(self, request: pb.ListExamplesRequest,
                      context: grpc.ServicerContext) -> pb.ListExamplesResponse:
-        return _guarded(context, "ListExamples", lambda: lc.examples_to_proto(
+        return self._answer(context, "ListExamples", lambda: lc.examples_to_proto(
             self._engine.review.examples(request.skill, lc.days_from_proto(request)),
             lc.limit_from_proto(request.limit), self._engine.review.enabled,
             with_sessions=self._operator(context)))
 
     def PurgeExamples(self, request: pb.PurgeExamplesRequest,
                       context: grpc.ServicerContext) -> pb.PurgeExamplesResponse:
-        return _guarded(context, "PurgeExamples", lambda: lc.purge_to_proto(
+        return self._answer(context, "PurgeExamples", lambda: lc.purge_to_proto(
             self._engine.review.purge(request.skill, lc.days_from_proto(request))))
 
 
-def _guarded(context: grpc.ServicerContext, method: str, call: Callable[[], T]) -> T:
-    """Run ``call``; turn any exception into a status (never into a crashed worker)."""
+def _guarded(context: grpc.ServicerContext, method: str, call: Callable[[], T],
+             shown: Callable[[str], str] = str) -> T:
+    """Run ``call``; turn any exception into a status (never into a crashed worker), its
+    message as ``shown`` rewrites it."""
     try:
         return call()
     except Exception as exc:  # mapped below; unexpected ones are logged with a traceback
@@ -164,12 +181,13 @@ def _guarded(context: grpc.ServicerContext, method: str, call: Callable[[], T]) 
             log.exception("%s failed unexpectedly", method)
         else:
             log.debug("%s rejected: %s %s", method, code.name, message)
-    context.abort(code, message)
+    context.abort(code, shown(message))
 
 
 def add_to_server(engine: Engine, server: grpc.Server, principal: PrincipalReader,
-                  operator: OperatorCheck = lambda context: False) -> SkillRouterServicer:
+                  operator: OperatorCheck = lambda context: False,
+                  paths: PathPolicy | None = None) -> SkillRouterServicer:
     """Register a servicer for ``engine`` on ``server`` and return it."""
-    servicer = SkillRouterServicer(engine, principal, operator)
+    servicer = SkillRouterServicer(engine, principal, operator, paths)
     pb_grpc.add_SkillRouterServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
     return servicer
