@@ -153,3 +153,11 @@ def test_by_default_the_answers_are_unchanged(site: Site) -> None:
     assert routed.catalog_text == expected.catalog_text
     assert str(site.tree.root / "pdf-tools" / "SKILL.md") in routed.catalog_text
     assert leaks(site.base, listed, info, activated, routed)  # today's absolute paths
+
+
+def test_an_index_given_as_a_relative_folder_is_named_by_its_version(
+        site: Site, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(site.base)
+    with serving(open_engine(Path(site.tree.index.name)), expose_paths=False) as served:
+        info = served.stub.GetIndexInfo(pb.GetIndexInfoRequest(), timeout=30)
+    assert info.path == info.version and info.version

@@ -63,7 +63,7 @@ def view_of(snapshot: IndexSnapshot, index_dir: str | Path | None) -> PathView:
     dirs = [s for skill in snapshot.skills for s in _spellings(skill.base_dir)]
     # Without recorded discovery, the folders holding skill folders stand for the roots.
     named = discovery_roots(discovery) if discovery else [os.path.dirname(d) for d in dirs]
-    roots = [s for r in named for s in _spellings(r)]
+    roots = list(dict.fromkeys(s for r in named for s in _spellings(r)))
     folders.extend(skill_folders(roots, dirs))
     if discovery is not None:
         if discovery.project_dir:
@@ -104,12 +104,15 @@ class PathPolicy:
 
 def hidden(message: M, view: PathView) -> M:
     """``message`` with every string field (nested and repeated ones too) rewritten by
-    ``view``, in place; a RouteResponse's ``catalog_chars`` follows its rewritten text."""
+    ``view``, in place; a RouteResponse's ``catalog_chars`` follows its rewritten text and
+    GetIndexInfo's ``path`` is the version's name."""
     if view is EXPOSED:
         return message
     _rewrite(message, view)
     for route in _routes(message):
         route.catalog_chars = len(route.catalog_text)
+    if isinstance(message, pb.GetIndexInfoResponse):
+        message.path = message.version  # also where the index folder was given as relative
     return message
 
 
