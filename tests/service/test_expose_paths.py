@@ -13,6 +13,7 @@ import grpc
 import pytest
 from google.protobuf.message import Message
 
+from router.config import load_config
 from router.routing.model import RouteQuery
 from router.service.codec.index import info_to_proto, skills_to_proto
 from router.service.codec.routing import route_to_proto
@@ -161,3 +162,18 @@ def test_an_index_given_as_a_relative_folder_is_named_by_its_version(
     with serving(open_engine(Path(site.tree.index.name)), expose_paths=False) as served:
         info = served.stub.GetIndexInfo(pb.GetIndexInfoRequest(), timeout=30)
     assert info.path == info.version and info.version
+
+
+def test_the_setting_comes_from_the_flag_the_file_or_the_environment(tmp_path: Path) -> None:
+    from router.cli import build_parser
+    from router.cli.service import _server_config
+
+    default, flagged = (build_parser().parse_args(argv) for argv in (["serve"],
+                                                                      ["serve", "--hide-paths"]))
+    assert _server_config(default, load_config(env={})).expose_paths is True
+    assert _server_config(flagged, load_config(env={})).expose_paths is False
+    file = tmp_path / "router.yaml"
+    file.write_text("server:\n  expose_paths: false\n")
+    assert _server_config(default, load_config(file, env={})).expose_paths is False
+    env = {"SKILL_ROUTER_SERVER_EXPOSE_PATHS": "false"}
+    assert _server_config(default, load_config(env=env)).expose_paths is False
