@@ -158,15 +158,18 @@ class LexicalIndex:
             np.add.at(scores, self._indices[start:end], self._data[start:end])
         return scores
 
-    def search(self, query: str, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """The best ``k`` documents with a positive score, best first (ties: lower id first).
+    def search(self, query: str, k: int,
+               within: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The best ``k`` documents with a positive score, best first (ties: lower id first);
+        ``within`` (sorted ids): only those documents.
 
         Returns ``(ids int64, scores float32)``; both are empty when no query word is indexed.
         """
         scores = self._all_scores(query)
         if scores is None or k <= 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-        positive = np.flatnonzero(scores > 0)
+        positive = within[scores[within] > 0] if within is not None \
+            else np.flatnonzero(scores > 0)
         if len(positive) > k:
             part = np.argpartition(-scores[positive], k - 1)[:k]
             positive = positive[part]

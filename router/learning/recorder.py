@@ -36,6 +36,7 @@ from router.learning.rows import ACTIVATE, FEEDBACK, OUTCOMES, ROUTE, Row, new_i
 from router.learning.store import SegmentWriter, compact, feedback_dir
 from router.routing.model import Reason, RouteQuery, RouteResult
 from router.routing.router import explicit_names
+from router.skills.model import skill_key
 
 log = logging.getLogger(__name__)
 
@@ -102,8 +103,9 @@ class Recorder:
         route_id = new_id()
         row = Row(kind=ROUTE, ts=time.time(), session=query.session_id, route_id=route_id,
                   query=explicit_names(query.message)[1],
-                  shown=tuple(s.name for s in result.skills),
-                  retrieved=tuple(s.name for s in result.skills if s.reason is Reason.RETRIEVED),
+                  shown=tuple(skill_key(s.catalog, s.name) for s in result.skills),
+                  retrieved=tuple(skill_key(s.catalog, s.name) for s in result.skills
+                                  if s.reason is Reason.RETRIEVED),
                   principal=query.principal,
                   forced=any(s.reason is Reason.EXPLICIT for s in result.skills))
         if not self._append(row, durable=False):  # synced right after, off the turn's path

@@ -57,6 +57,7 @@ class RoutedSkill:
     score: float
     reason: Reason
     parameters_json: str = ""  # JSON Schema of a callable (manifest.json) skill
+    catalog: str = "default"  # the named catalog it comes from (router.skills.catalogs)
 
 
 @dataclass(frozen=True)

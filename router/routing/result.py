@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from router.access.view import View
 from router.config import RoutingConfig
 from router.index.store import IndexSnapshot
 from router.routing import catalog
@@ -64,12 +65,13 @@ def filter_reason(skill: Skill) -> DropReason | None:
 
 
 def narrowed(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig, plan: Plan,
-             unknown: list[str], explain: bool) -> RouteResult:
+             unknown: list[str], explain: bool, view: View | None = None) -> RouteResult:
     """The turn's result: the picked skills that fit the catalog budget, rendered; the rest
     marked over budget among the candidates when explaining."""
     routed = [RoutedSkill(name=snap.skills[p].name, description=snap.skills[p].description,
                           location=snap.skills[p].location, score=float(score), reason=reason,
-                          parameters_json=_parameters_json(snap.skills[p]))
+                          parameters_json=_parameters_json(snap.skills[p]),
+                          catalog=snap.skills[p].catalog)
               for p, reason, score in plan.picked]
     loc = config.include_location
     entries = [catalog.Entry(r.name, r.description, r.location if loc else "") for r in routed]
@@ -88,7 +90,7 @@ def narrowed(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig, plan
         candidates = tuple(sorted(plan.candidates.values(), key=lambda c: -c.fused_score))
     return RouteResult(
         skills=tuple(routed[:shown]), catalog_text=text, index_version=snap.info.version,
-        full_catalog_chars=full_catalog_chars(snap, query, config), catalog_chars=len(text),
+        full_catalog_chars=full_catalog_chars(snap, query, config, view), catalog_chars=len(text),
         routed_count=len(routed), unknown_explicit=tuple(unknown), candidates=candidates,
         activate_tool_json=tool)
 
@@ -106,15 +108,19 @@ _FULL_CHARS: dict[tuple[object, ...], int] = {}
 _FULL_CHARS_KEPT = 64
 
 
-def full_catalog_chars(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig) -> int:
-    """Size of the catalog an agent would inject without routing (every routable skill)."""
+def full_catalog_chars(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig,
+                       view: View | None = None) -> int:
+    """Size of the catalog an agent would inject without routing (every routable skill of
+    the caller's ``view``; default: every catalog's)."""
+    view = view or snap.everything
     key = (snap.info.path, snap.info.version, query.format, config.activation_mode,
-           config.include_location)
+           config.include_location, view.key)
     size = _FULL_CHARS.get(key)
     if size is None:
         loc = config.include_location
+        held = [snap.skills[p] for p in sorted(view.positions.values())]
         entries = [catalog.Entry(s.name, s.description, s.location if loc else "")
-                   for s in snap.skills if filter_reason(s) is None]
+                   for s in held if filter_reason(s) is None]
         size = len(catalog.render(entries, query.format, config.activation_mode))
         if len(_FULL_CHARS) >= _FULL_CHARS_KEPT:
             _FULL_CHARS.clear()  # snapshots come and go; a few formats of the live ones fit

@@ -46,7 +46,7 @@ def routed_to_proto(skill: RoutedSkill) -> pb.RoutedSkill:
     return pb.RoutedSkill(name=skill.name, description=truncate_description(skill.description),
                           location=skill.location, score=skill.score,
                           reason=_REASONS.get(skill.reason, pb.ROUTE_REASON_UNSPECIFIED),
-                          parameters_json=skill.parameters_json)
+                          parameters_json=skill.parameters_json, catalog=skill.catalog)
 
 
 def route_to_proto(result: RouteResult) -> pb.RouteResponse:
