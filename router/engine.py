@@ -30,13 +30,15 @@ from router.index.recovery import load_serving_index
 from router.index.store import IndexSnapshot
 from router.learning.recorder import Recorder
 from router.learning.review import Review
+from router.project_turns import ProjectTurns
 from router.reindex import Reindexer
 from router.routing import router as core
 from router.routing.fusion import FusionConfig
 from router.routing.model import Reason, RouteQuery, RouteResult
+from router.routing.project import check_bounds
 from router.routing.request import checked_query
 from router.routing.visible import ViewCache, Visible
-from router.skills.model import Diagnostic, Skill, skill_key
+from router.skills.model import PROJECT_CATALOG, Diagnostic, Skill, skill_key
 
 if TYPE_CHECKING:
     from router.activation.arguments import ValidationResult
@@ -61,6 +63,7 @@ class Engine:
         self._fusion = fusion or FusionConfig()
         self._cache = QueryCache()
         self._views = ViewCache()
+        self._project = ProjectTurns(config.index, Path(index_dir) if index_dir else None)
         self.activator = Activator(self._lookup, lambda: [s.name for s in self.skills()],
                                    SessionStore(), digests=lambda: self._snapshot.digests)
         self.index_dir = Path(index_dir) if index_dir is not None else None
@@ -156,6 +159,7 @@ class Engine:
     def validate(self, query: RouteQuery) -> RouteQuery:
         """Check a request; return it with defaults filled. Raises InvalidRequest."""
         query = checked_query(query, self._config.routing, self._fusion.history_turns)
+        check_bounds(query.project_skills)
         self.recorder.owners.claim(query.session_id, query.principal, query.active_skills)
         return query
 
@@ -179,8 +183,10 @@ class Engine:
         snapshot, embedder = self._served
         view = self._views.view(snapshot, caller)
         vectors = self._vectors(query, embedder)
-        return core.route(snapshot, query, vectors, self._config.routing, self._fusion,
-                          explain=explain, view=view)
+        project, notes = self._project.lay(snapshot, view, query, caller, embedder)
+        result = core.route(snapshot, query, vectors, self._config.routing, self._fusion,
+                            explain=explain, view=view, project=project)
+        return replace(result, diagnostics=notes) if notes else result
 
     def route_turn(self, query: RouteQuery, *, explain: bool = False,
                    caller: Principal = ANONYMOUS) -> RouteResult:
@@ -188,8 +194,8 @@ class Engine:
         result = self.route(query, explain=explain, caller=caller)
         result = replace(result, route_id=self.recorder.on_route(query, result))
         explicit = [s for s in result.skills if s.reason is Reason.EXPLICIT]
-        if not explicit:
-            return result
+        if not explicit or explicit[0].catalog == PROJECT_CATALOG:
+            return result  # a project skill's activation stays with the gateway
         done = self.activator.activate(explicit[0].name, query.session_id, query.active_skills,
                                        explicit=True, within=self.visible(caller))
         self.recorder.on_explicit(skill_key(explicit[0].catalog, done.name), query,
@@ -202,6 +208,7 @@ class Engine:
         """Activate ``name`` of ``caller``'s view; what it teaches is keyed by the skill's
         catalog and name."""
         self.recorder.check_owner(session_id, route_id, principal)
+        self._project.check_activation(principal, session_id, name)
         visible = self.visible(caller)
         done = self.activator.activate(name, session_id, active_skills, include_frontmatter,
                                        within=visible)

@@ -8,9 +8,10 @@ resources and suggestions all look names up here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
+from typing import Any
 
 import numpy as np
 
@@ -25,6 +26,7 @@ class View:
     positions: Mapping[str, int]
     rows: np.ndarray | None = None
     key: tuple[object, ...] = ()  # what it was made from (catalogs, deny), for caches
+    index: Any = None  # an exact (FAISS flat) index of the rows' vectors, for a small view
 
     def position(self, name: str) -> int | None:
         return self.positions.get(name)
@@ -35,6 +37,24 @@ class View:
     @property
     def restricted(self) -> bool:
         return self.rows is not None
+
+
+class Layered(Mapping[str, int]):
+    """``top`` over ``base``: a name in ``top`` means its row there (no copy of ``base``)."""
+
+    def __init__(self, top: Mapping[str, int], base: Mapping[str, int]) -> None:
+        self._top, self._base = top, base
+
+    def __getitem__(self, name: str) -> int:
+        found = self._top.get(name)
+        return self._base[name] if found is None else found
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._top
+        yield from (n for n in self._base if n not in self._top)
+
+    def __len__(self) -> int:
+        return len(self._base) + sum(1 for n in self._top if n not in self._base)
 
 
 def precedence(wanted: Sequence[str], order: Sequence[str]) -> tuple[str, ...]:

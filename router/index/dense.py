@@ -119,15 +119,17 @@ def search(index: Any, query: np.ndarray, k: int, *,
 EXACT_WITHIN = 8192  # a view of at most this many rows is scored exactly, row by row
 
 
-def _exact_within(vectors: np.ndarray, rows: np.ndarray, queries: np.ndarray,
+def _exact_within(index: Any, rows: np.ndarray, queries: np.ndarray,
                   k: int) -> tuple[np.ndarray, np.ndarray]:
-    """(scores, ids) as FAISS returns them, over ``rows`` of ``vectors`` only."""
-    found = queries @ vectors[rows].T
-    k = min(k, len(rows))
-    top = np.argpartition(-found, k - 1, axis=1)[:, :k] if k < len(rows) else \
-        np.tile(np.arange(len(rows)), (len(queries), 1))
-    scores = np.take_along_axis(found, top, axis=1)
-    return scores, rows[top]
+    """(scores, ids) as FAISS returns them, from ``index``, a flat index of ``rows`` only."""
+    scores, found = index.search(queries, min(k, len(rows)))
+    ids = np.where(found >= 0, rows[np.maximum(found, 0)], -1)
+    return scores, ids
+
+
+def within_index(vectors: np.ndarray, rows: np.ndarray) -> Any:
+    """The exact index a view of ``rows`` (at most ``EXACT_WITHIN``) is searched with."""
+    return build(np.ascontiguousarray(vectors[rows]), FLAT)
 
 
 def _selected(index: Any, queries: np.ndarray, k: int, rows: np.ndarray) -> tuple[Any, Any]:
@@ -143,22 +145,24 @@ def _selected(index: Any, queries: np.ndarray, k: int, rows: np.ndarray) -> tupl
 
 
 def search_many(index: Any, queries: np.ndarray, k: int, *,
-                rescore: np.ndarray | None = None,
-                within: np.ndarray | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+                rescore: np.ndarray | None = None, within: np.ndarray | None = None,
+                within_exact: Any = None) -> list[tuple[np.ndarray, np.ndarray]]:
     """Top-``k`` ids and scores for each normalised query row, in one batched search; FAISS's
     -1 padding is dropped. With ``rescore`` (the float32 vectors the index was built from),
     each shortlist is scored again exactly and reordered, best first (ties: lower id).
     ``within`` (sorted rows) searches only those rows, so a caller who sees a small part of a
-    large catalog still gets ``k`` of its own: scored exactly from ``rescore`` when few, else
-    through a FAISS ID selector."""
+    large catalog still gets ``k`` of its own: scored exactly when few (``within_exact``: their
+    ``within_index``, made once per view; else made now), else through a FAISS ID selector."""
     k = min(k, int(index.ntotal) if within is None else len(within))
     if k <= 0 or len(queries) == 0:
         return [(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))] * len(queries)
     queries = np.ascontiguousarray(queries, dtype=np.float32)
     if within is None:
         scores, ids = index.search(queries, k)
-    elif rescore is not None and len(within) <= EXACT_WITHIN:
-        scores, ids = _exact_within(rescore, within, queries, k)
+    elif within_exact is not None or (rescore is not None and len(within) <= EXACT_WITHIN):
+        exact = within_exact if within_exact is not None \
+            else within_index(rescore, within)  # type: ignore[arg-type]
+        scores, ids = _exact_within(exact, within, queries, k)
     else:
         scores, ids = _selected(index, queries, k, within)
     out = []

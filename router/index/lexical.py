@@ -177,6 +177,26 @@ class LexicalIndex:
         ids = positive[order].astype(np.int64)
         return ids, scores[ids]
 
+    def score_texts(self, query: str, docs: Sequence[str]) -> np.ndarray:
+        """BM25 of documents outside the index (a turn's project skills) for ``query``, with
+        the index's term statistics (each word's document frequency; Lucene's BM25, k1 1.5,
+        b 0.75); the length norm takes the mean length of ``docs`` (the index keeps none)."""
+        out = np.zeros(len(docs), dtype=np.float32)
+        terms = set(tokenize(query, self._stopwords))
+        if not docs or not terms:
+            return out
+        tokens = [tokenize(d, self._stopwords) for d in docs]
+        mean = max(sum(map(len, tokens)) / len(tokens), 1.0)
+        for term in terms:
+            t = self._vocab.get(term)
+            df = int(self._indptr[t + 1] - self._indptr[t]) if t is not None else 0
+            idf = float(np.log(1.0 + (self._size - df + 0.5) / (df + 0.5)))
+            for i, words in enumerate(tokens):
+                tf = words.count(term)
+                if tf:
+                    out[i] += idf * tf / (tf + 1.5 * (0.25 + 0.75 * len(words) / mean))
+        return out
+
     def scores_for(self, query: str, ids: Sequence[int] | np.ndarray) -> np.ndarray:
         """BM25 scores of the given documents for ``query`` (0 where nothing matches)."""
         index = np.asarray(ids, dtype=np.int64)

@@ -39,6 +39,7 @@ from router.routing.fusion import (
     query_views,
 )
 from router.routing.model import DropReason, Reason, RouteQuery, RouteResult
+from router.routing.project import Overlay
 from router.routing.result import Plan, filter_reason, narrowed
 
 _EXPLICIT = re.compile(r"(?:^|(?<=\s))[/$]([A-Za-z0-9][A-Za-z0-9_-]{0,127})(?=$|[\s.,:;!?)])")
@@ -111,11 +112,11 @@ def always_on_positions(snap: IndexSnapshot, config: RoutingConfig,
 
 
 def _dense_hits(snap: IndexSnapshot, vectors: QueryVectors, fusion: FusionConfig,
-                plan: Plan, use_examples: bool, within: np.ndarray | None) -> list[Hits]:
+                plan: Plan, use_examples: bool, view: View) -> list[Hits]:
     """Per view, description cosines, lifted by example requests where the index has them
     (``router.examples.scoring``); the closest example per skill is noted for Explain."""
     found = dense.search_many(snap.dense, vectors.matrix, fusion.depth, rescore=snap.vectors,
-                              within=within)
+                              within=view.rows, within_exact=view.index)
     examples = snap.examples
     if examples is None or not use_examples:
         return [Hits(ids, scores) for ids, scores in found]
@@ -132,26 +133,33 @@ def _dense_hits(snap: IndexSnapshot, vectors: QueryVectors, fusion: FusionConfig
 
 
 def _retrieve(snap: IndexSnapshot, view: View, vectors: QueryVectors, history: Sequence[str],
-              fusion: FusionConfig, plan: Plan, use_examples: bool = True) -> list[Fused]:
+              fusion: FusionConfig, plan: Plan, use_examples: bool = True,
+              project: Overlay | None = None) -> list[Fused]:
     if not vectors.views or not view.positions:
         return []
     within = view.rows
-    dense_hits = _dense_hits(snap, vectors, fusion, plan, use_examples, within)
+    dense_hits = _dense_hits(snap, vectors, fusion, plan, use_examples, view)
     lexical = snap.lexical
     if use_examples and snap.lexical_examples is not None:
         lexical = snap.lexical_examples
-    lexical_hits = [Hits(*lexical.search(text, fusion.depth, within))
-                    for text in vectors.views]
+    texts = list(vectors.views)
+    weights = [1.0] * len(texts)
     past = history_text(history, fusion)
     if past and fusion.history_weight > 0:
-        lexical_hits.append(Hits(*lexical.search(past, fusion.depth, within),
-                                 weight=fusion.history_weight))
+        texts.append(past)
+        weights.append(fusion.history_weight)
+    lexical_hits = [Hits(*lexical.search(text, fusion.depth, within), weight=weight)
+                    for text, weight in zip(texts, weights, strict=True)]
+    if project is not None:
+        dense_hits = project.dense_hits(vectors.matrix, dense_hits)
+        lexical_hits = [project.lexical_hits(lexical.score_texts(text, project.documents), hits)
+                        for text, hits in zip(texts, lexical_hits, strict=True)]
     baseline = float(vectors.matrix[0] @ snap.centroid)
     fused = fuse_views(dense_hits, lexical_hits, fusion, dense_baseline=baseline)
-    if within is None:
+    if within is None and project is None:
         return fused
-    held = set(view.positions.values())  # examples may lift a skill the view does not hold
-    return [f for f in fused if f.index in held]
+    # examples may lift a skill the view does not hold; a project skill hides its namesake
+    return [f for f in fused if view.position(snap.skills[f.index].name) == f.index]
 
 
 def _rank(snap: IndexSnapshot, fused: Sequence[Fused], top_k: int, fusion: FusionConfig,
@@ -185,10 +193,12 @@ def _rank(snap: IndexSnapshot, fused: Sequence[Fused], top_k: int, fusion: Fusio
 
 def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors,
           config: RoutingConfig, fusion: FusionConfig, *, explain: bool = False,
-          view: View | None = None) -> RouteResult:
+          view: View | None = None, project: Overlay | None = None) -> RouteResult:
     """Route one validated turn; ``vectors`` is ``encode_turn`` of ``retrieval_text(query)``;
-    ``view``: the caller's (default: every catalog's)."""
-    view = view or snap.everything
+    ``view``: the caller's (default: every catalog's); ``project``: the turn's project skills
+    laid over ``snap`` and ``view`` (``router.routing.project``)."""
+    base = view or snap.everything
+    snap, view = (project.snap, project.view) if project is not None else (snap, base)
     plan = Plan(explain=explain)
     fusion = tuned(snap, fusion)
     unknown = _explicit(snap, view, query.message, plan)
@@ -197,7 +207,7 @@ def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors,
     # No example may make a skill win a turn that names a skill explicitly.
     explicit = any(reason is Reason.EXPLICIT for _, reason, _ in plan.picked)
     fused = _retrieve(snap, view, vectors, query.history, fusion, plan,
-                      use_examples=not explicit)
+                      use_examples=not explicit, project=project)
     scores = {f.index: f.fused for f in fused}
     for name in query.active_skills:
         active = view.position(name)
@@ -206,7 +216,8 @@ def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors,
     refused = off_topic_turn(snap, vectors.matrix, fused, fusion,
                              (plan.description_best, plan.closest_example))
     floor = _rank(snap, fused, query.top_k or config.top_k, fusion, plan, bool(refused))
-    result = narrowed(snap, query, config, plan, unknown, explain, view)
+    extra = range(project.first, len(snap.skills)) if project is not None else ()
+    result = narrowed(snap, query, config, plan, unknown, explain, base, extra)
     if not explain:
         return result
     examples = snap.examples is not None and not explicit

@@ -74,7 +74,7 @@ FEEDBACK_OUTCOME_WRONG_SKILL: FeedbackOutcome
 FEEDBACK_OUTCOME_NOT_USED: FeedbackOutcome
 
 class RouteRequest(_message.Message):
-    __slots__ = ("message", "history", "session_id", "top_k", "format", "active_skills", "max_catalog_chars")
+    __slots__ = ("message", "history", "session_id", "top_k", "format", "active_skills", "max_catalog_chars", "project_skills")
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
     HISTORY_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
@@ -82,6 +82,7 @@ class RouteRequest(_message.Message):
     FORMAT_FIELD_NUMBER: _ClassVar[int]
     ACTIVE_SKILLS_FIELD_NUMBER: _ClassVar[int]
     MAX_CATALOG_CHARS_FIELD_NUMBER: _ClassVar[int]
+    PROJECT_SKILLS_FIELD_NUMBER: _ClassVar[int]
     message: str
     history: _containers.RepeatedScalarFieldContainer[str]
     session_id: str
@@ -89,7 +90,18 @@ class RouteRequest(_message.Message):
     format: CatalogFormat
     active_skills: _containers.RepeatedScalarFieldContainer[str]
     max_catalog_chars: int
-    def __init__(self, message: _Optional[str] = ..., history: _Optional[_Iterable[str]] = ..., session_id: _Optional[str] = ..., top_k: _Optional[int] = ..., format: _Optional[_Union[CatalogFormat, str]] = ..., active_skills: _Optional[_Iterable[str]] = ..., max_catalog_chars: _Optional[int] = ...) -> None: ...
+    project_skills: _containers.RepeatedCompositeFieldContainer[InlineSkill]
+    def __init__(self, message: _Optional[str] = ..., history: _Optional[_Iterable[str]] = ..., session_id: _Optional[str] = ..., top_k: _Optional[int] = ..., format: _Optional[_Union[CatalogFormat, str]] = ..., active_skills: _Optional[_Iterable[str]] = ..., max_catalog_chars: _Optional[int] = ..., project_skills: _Optional[_Iterable[_Union[InlineSkill, _Mapping]]] = ...) -> None: ...
+
+class InlineSkill(_message.Message):
+    __slots__ = ("name", "description", "location")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    LOCATION_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    description: str
+    location: str
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., location: _Optional[str] = ...) -> None: ...
 
 class RoutedSkill(_message.Message):
     __slots__ = ("name", "description", "location", "score", "reason", "parameters_json", "catalog")
@@ -110,7 +122,7 @@ class RoutedSkill(_message.Message):
     def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., location: _Optional[str] = ..., score: _Optional[float] = ..., reason: _Optional[_Union[RouteReason, str]] = ..., parameters_json: _Optional[str] = ..., catalog: _Optional[str] = ...) -> None: ...
 
 class RouteResponse(_message.Message):
-    __slots__ = ("skills", "catalog_text", "index_version", "full_catalog_chars", "catalog_chars", "routed_count", "shown_count", "unknown_explicit", "explicit_content", "activate_tool_json", "route_id")
+    __slots__ = ("skills", "catalog_text", "index_version", "full_catalog_chars", "catalog_chars", "routed_count", "shown_count", "unknown_explicit", "explicit_content", "activate_tool_json", "route_id", "diagnostics")
     SKILLS_FIELD_NUMBER: _ClassVar[int]
     CATALOG_TEXT_FIELD_NUMBER: _ClassVar[int]
     INDEX_VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -122,6 +134,7 @@ class RouteResponse(_message.Message):
     EXPLICIT_CONTENT_FIELD_NUMBER: _ClassVar[int]
     ACTIVATE_TOOL_JSON_FIELD_NUMBER: _ClassVar[int]
     ROUTE_ID_FIELD_NUMBER: _ClassVar[int]
+    DIAGNOSTICS_FIELD_NUMBER: _ClassVar[int]
     skills: _containers.RepeatedCompositeFieldContainer[RoutedSkill]
     catalog_text: str
     index_version: str
@@ -133,7 +146,8 @@ class RouteResponse(_message.Message):
     explicit_content: str
     activate_tool_json: str
     route_id: str
-    def __init__(self, skills: _Optional[_Iterable[_Union[RoutedSkill, _Mapping]]] = ..., catalog_text: _Optional[str] = ..., index_version: _Optional[str] = ..., full_catalog_chars: _Optional[int] = ..., catalog_chars: _Optional[int] = ..., routed_count: _Optional[int] = ..., shown_count: _Optional[int] = ..., unknown_explicit: _Optional[_Iterable[str]] = ..., explicit_content: _Optional[str] = ..., activate_tool_json: _Optional[str] = ..., route_id: _Optional[str] = ...) -> None: ...
+    diagnostics: _containers.RepeatedCompositeFieldContainer[Diagnostic]
+    def __init__(self, skills: _Optional[_Iterable[_Union[RoutedSkill, _Mapping]]] = ..., catalog_text: _Optional[str] = ..., index_version: _Optional[str] = ..., full_catalog_chars: _Optional[int] = ..., catalog_chars: _Optional[int] = ..., routed_count: _Optional[int] = ..., shown_count: _Optional[int] = ..., unknown_explicit: _Optional[_Iterable[str]] = ..., explicit_content: _Optional[str] = ..., activate_tool_json: _Optional[str] = ..., route_id: _Optional[str] = ..., diagnostics: _Optional[_Iterable[_Union[Diagnostic, _Mapping]]] = ...) -> None: ...
 
 class ListSkillsRequest(_message.Message):
     __slots__ = ("include_files", "all_catalogs")
