@@ -30,12 +30,12 @@ from router.index.recovery import load_serving_index
 from router.index.store import IndexSnapshot
 from router.learning.recorder import Recorder
 from router.learning.review import Review
-from router.project_turns import ProjectTurns
 from router.reindex import Reindexer
 from router.routing import router as core
 from router.routing.fusion import FusionConfig
 from router.routing.model import Reason, RouteQuery, RouteResult
 from router.routing.project import check_bounds
+from router.routing.project_turns import ProjectTurns
 from router.routing.request import checked_query
 from router.routing.visible import ViewCache, Visible
 from router.skills.model import PROJECT_CATALOG, Diagnostic, Skill, skill_key

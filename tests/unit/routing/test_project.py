@@ -12,10 +12,10 @@ import pytest
 from router.config import IndexConfig
 from router.encoders.hashing import HashEmbedder
 from router.errors import InvalidRequest
-from router.project_turns import ProjectTurns
 from router.routing import catalog
 from router.routing.model import CatalogFormat, InlineSkill
 from router.routing.project import project_skills
+from router.routing.project_turns import ProjectTurns
 from router.skills.model import PROJECT_CATALOG, Level
 
 
