@@ -38,8 +38,8 @@ from router.encoders.base import Embedder
 from router.encoders.factory import make_embedder
 from router.engine import Engine
 from router.index import dense
-from router.index.query_encoder import prepare_query_embedder, query_embedder
 from router.index.build_inputs import Carried
+from router.index.query_encoder import prepare_query_embedder, query_embedder
 from router.index.store import build_index
 from router.index.vectors import embedding_text
 from router.routing.model import RouteQuery

@@ -85,8 +85,8 @@ def main() -> None:
     from benchmarks.project import COUNTS, project_figures, project_rows
     from router.config import Config
     from router.index import dense
-    from router.index.query_encoder import prepare_query_embedder, query_embedder
     from router.index.build_inputs import Carried
+    from router.index.query_encoder import prepare_query_embedder, query_embedder
     from router.index.store import build_index
 
     parser = argparse.ArgumentParser(description=main.__doc__)
