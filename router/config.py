@@ -59,9 +59,7 @@ class DiscoveryConfig:
     allow_partial_scan: bool = False  # index/Reindex fail when a scan hits a cap unless set
     follow_external_links: bool = False  # follow symlinks that leave a scope (see skills.links)
     honour_gitignore: bool = True
-    # named catalogs, "NAME=DIR" each, in precedence order (router.skills.catalogs); the
-    # skills of the settings above form the catalog "default"
-    catalogs: tuple[str, ...] = ()
+    catalogs: tuple[str, ...] = ()  # "NAME=DIR" each, in order (router.skills.catalogs)
 
 
 @dataclass(frozen=True)
