@@ -106,7 +106,8 @@ def main() -> None:
         prepare_query_embedder(options.model, work / "onnx")
         vectors, made = skill_vectors(options, max(sizes), work / "onnx" / ".onnx")
         fallback = query_embedder(options.model, work / "onnx")
-        texts = bench_catalog.requests(len(CALLERS) * args.requests * len(sizes) + 100)
+        texts = bench_catalog.requests((len(CALLERS) * args.requests + 6 * args.project)
+                                       * len(sizes) + 100)
         for n, size in enumerate(sizes):
             skills = with_catalogs(bench_catalog.catalog(size, options.seed))
             root = work / f"index-{size}"
@@ -119,9 +120,10 @@ def main() -> None:
             mine = texts[n * step:(n + 1) * step]
             results[str(size)] = {"views": view_figures(engine, mine),
                                   "dense_index": dense.kind_of(engine.snapshot.dense)}
-            if args.project:
+            if args.project:  # requests of their own: none of them has been encoded yet
+                start = len(sizes) * step + n * 6 * args.project
                 results[str(size)]["project"] = project_figures(
-                    engine, mine[:len(COUNTS) * 2 * args.project + args.project])
+                    engine, texts[start:start + (1 + 2 * len(COUNTS)) * args.project])
             engine.close()
     finally:
         shutil.rmtree(work, ignore_errors=True)

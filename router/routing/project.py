@@ -129,7 +129,7 @@ def overlay(snap: IndexSnapshot, view: View, skills: Sequence[Skill], vectors: n
     shown = [(s, v) for s, v in zip(skills, vectors, strict=True)
              if not denied(s.name, principal.deny)]
     first = len(snap.skills)
-    merged = replace(snap, skills=(*snap.skills, *(s for s, _ in shown)))
+    merged = replace(snap, skills=snap.skills + tuple(s for s, _ in shown))
     for name in _CACHED:  # derived from the catalog's rows; the same for the overlay
         merged.__dict__[name] = getattr(snap, name)
     mine = {s.name: first + j for j, (s, _) in enumerate(shown)}
