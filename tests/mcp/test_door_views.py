@@ -4,7 +4,6 @@ each caller's resources/list, skill:// reads and search_skills show its view onl
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx2
