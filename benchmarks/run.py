@@ -4,7 +4,9 @@ For each catalog size: Route p50/p99 in-process and over gRPC on loopback (one c
 throughput at 8 and 32 concurrent calls, the *floor* in the same run (one sentence-transformers
 encode of the query + one exact FAISS search, the naive in-process loop), the bare encode of
 each in-process Route's message by the serving encoder (so the router's own overhead shows:
-in-process p50 / bare encode p50), and flat vs HNSW search. Once per run: encoder latency and
+in-process p50 / bare encode p50), Route for callers seeing 1% and 50% of the index
+(``benchmarks.views``) and with 0, 50 and 200 project skills, first turn and cached
+(``benchmarks.project``), and flat vs HNSW search. Once per run: encoder latency and
 batch rates (torch vs ONNX, 1 vs 2 threads, single queries vs micro-batches), the index build
 rate against the raw batch-encode rate, an incremental reindex of one changed skill, and cold
 start (process start to first answered Route; int8 ONNX, ONNX and torch). Skill vectors for
@@ -27,6 +29,8 @@ import numpy as np
 
 from benchmarks import catalog as bench_catalog
 from benchmarks import measure as bench_measure
+from benchmarks import project as bench_project
+from benchmarks import views as bench_views
 from benchmarks.encoders import CachedEmbedder, encoder_figures, skill_vectors
 from benchmarks.options import BenchOptions
 from router.config import Config
@@ -34,6 +38,7 @@ from router.encoders.base import Embedder
 from router.encoders.factory import make_embedder
 from router.engine import Engine
 from router.index import dense
+from router.index.build_inputs import Carried
 from router.index.query_encoder import prepare_query_embedder, query_embedder
 from router.index.store import build_index
 from router.index.vectors import embedding_text
@@ -98,9 +103,10 @@ def run(options: BenchOptions) -> dict[str, Any]:
 def _index(state: _Run, size: int, onnx_dir: Path, name: str = "index") -> Path:
     """An index of the first ``size`` synthetic skills, from cached vectors."""
     root = state.work / f"{name}-{size}"
-    skills = bench_catalog.catalog(size, state.options.seed)
+    skills = bench_views.with_catalogs(bench_catalog.catalog(size, state.options.seed))
     cached = CachedEmbedder(state.options.model, skills, state.vectors[:size], state.torch)
-    build_index(skills, [], cached, root)
+    build_index(skills, [], cached, root,
+                carried=Carried(catalogs=bench_views.catalog_names()))
     shutil.copytree(onnx_dir / ".onnx", root / ".onnx")
     return root
 
@@ -166,6 +172,10 @@ def _size_figures(state: _Run, size: int, onnx_dir: Path) -> dict[str, Any]:
                 figures[f"throughput_{conc}"] = bench_measure.throughput(call, texts, conc)
         finally:
             close()
+    figures["views"] = bench_views.view_figures(engine, state.requests.take(
+        3 * options.requests))
+    figures["project"] = bench_project.project_figures(engine, state.requests.take(
+        5 * max(options.requests // 4, 10)))
     real = min(size, int(state.results["vectors"]["embedded"]))
     figures["search"] = _search_figures(engine.snapshot.vectors, flat, state.queries, real)
     if size == 10_000 or (size == max(options.sizes) and 10_000 not in options.sizes):
@@ -234,6 +244,8 @@ def rows(results: dict[str, Any]) -> Iterator[tuple[str, str]]:
             t = f[f"throughput_{conc}"]
             yield (f"{size:>7} throughput x{conc}", f"{t['rps']:.0f} req/s  "
                                                     f"p99 {t['p99_ms']:.1f} ms")
+        yield from bench_views.view_rows(size, f)
+        yield from bench_project.project_rows(size, f)
         ratio = f["route_grpc"]["p50_ms"] / max(f["floor_torch_exact"]["p50_ms"], 1e-9)
         yield (f"{size:>7} grpc p50 / floor p50", f"{ratio:.2f}")
         bare = f["route_in_process"]["p50_ms"] / max(f["bare_encode"]["p50_ms"], 1e-9)

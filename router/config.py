@@ -59,6 +59,7 @@ class DiscoveryConfig:
     allow_partial_scan: bool = False  # index/Reindex fail when a scan hits a cap unless set
     follow_external_links: bool = False  # follow symlinks that leave a scope (see skills.links)
     honour_gitignore: bool = True
+    catalogs: tuple[str, ...] = ()  # "NAME=DIR" each, in order (router.skills.catalogs)
 
 
 @dataclass(frozen=True)

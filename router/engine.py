@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from router.access.model import ANONYMOUS, Principal
 from router.activation.activator import Activation, Activator, Resource, ResourceList
 from router.activation.sessions import SessionStore
 from router.config import Config
@@ -33,8 +34,11 @@ from router.reindex import Reindexer
 from router.routing import router as core
 from router.routing.fusion import FusionConfig
 from router.routing.model import Reason, RouteQuery, RouteResult
+from router.routing.project import check_bounds
+from router.routing.project_turns import ProjectTurns
 from router.routing.request import checked_query
-from router.skills.model import Diagnostic, Skill
+from router.routing.visible import ViewCache, Visible
+from router.skills.model import PROJECT_CATALOG, Diagnostic, Skill, skill_key
 
 if TYPE_CHECKING:
     from router.activation.arguments import ValidationResult
@@ -58,6 +62,8 @@ class Engine:
         self._config = config
         self._fusion = fusion or FusionConfig()
         self._cache = QueryCache()
+        self._views = ViewCache()
+        self._project = ProjectTurns(config.index, Path(index_dir) if index_dir else None)
         self.activator = Activator(self._lookup, lambda: [s.name for s in self.skills()],
                                    SessionStore(), digests=lambda: self._snapshot.digests)
         self.index_dir = Path(index_dir) if index_dir is not None else None
@@ -153,6 +159,7 @@ class Engine:
     def validate(self, query: RouteQuery) -> RouteQuery:
         """Check a request; return it with defaults filled. Raises InvalidRequest."""
         query = checked_query(query, self._config.routing, self._fusion.history_turns)
+        check_bounds(query.project_skills)
         self.recorder.owners.claim(query.session_id, query.principal, query.active_skills)
         return query
 
@@ -160,52 +167,73 @@ class Engine:
         return core.encode_turn(lambda texts: self._cache.encode(embedder, texts),
                                 core.retrieval_text(query), query.history, self._fusion)
 
-    def route(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:
+    def visible(self, caller: Principal = ANONYMOUS) -> Visible:
+        """The served snapshot as ``caller`` sees it (``router.access.view``)."""
+        snapshot = self._snapshot
+        return Visible(snapshot, self._views.view(snapshot, caller))
+
+    def route(self, query: RouteQuery, *, explain: bool = False,
+              caller: Principal = ANONYMOUS) -> RouteResult:
+        """Route a turn over ``caller``'s view."""
         query = self.validate(query)  # the session is the caller's (PermissionDenied if not)
         remembered = self.activator.sessions.active(query.session_id)
         if remembered:
             query = replace(query, active_skills=(*query.active_skills,
                                                   *sorted(remembered - set(query.active_skills))))
         snapshot, embedder = self._served
+        view = self._views.view(snapshot, caller)
         vectors = self._vectors(query, embedder)
-        return core.route(snapshot, query, vectors, self._config.routing, self._fusion,
-                          explain=explain)
+        project, notes = self._project.lay(snapshot, view, query, caller, embedder)
+        result = core.route(snapshot, query, vectors, self._config.routing, self._fusion,
+                            explain=explain, view=view, project=project)
+        return replace(result, diagnostics=notes) if notes else result
 
-    def route_turn(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:
+    def route_turn(self, query: RouteQuery, *, explain: bool = False,
+                   caller: Principal = ANONYMOUS) -> RouteResult:
         """``route``, and a ``/name`` the user typed activated (in ``explicit_content``)."""
-        result = self.route(query, explain=explain)
+        result = self.route(query, explain=explain, caller=caller)
         result = replace(result, route_id=self.recorder.on_route(query, result))
-        explicit = [s.name for s in result.skills if s.reason is Reason.EXPLICIT]
-        if not explicit:
-            return result
-        done = self.activator.activate(explicit[0], query.session_id, query.active_skills,
-                                       explicit=True)
-        self.recorder.on_explicit(done.name, query, result.route_id)
+        explicit = [s for s in result.skills if s.reason is Reason.EXPLICIT]
+        if not explicit or explicit[0].catalog == PROJECT_CATALOG:
+            return result  # a project skill's activation stays with the gateway
+        done = self.activator.activate(explicit[0].name, query.session_id, query.active_skills,
+                                       explicit=True, within=self.visible(caller))
+        self.recorder.on_explicit(skill_key(explicit[0].catalog, done.name), query,
+                                  result.route_id)
         return replace(result, explicit_content=done.content)
 
     def activate(self, name: str, session_id: str = "", active_skills: tuple[str, ...] = (),
                  include_frontmatter: bool = False, route_id: str = "",
-                 principal: str = "") -> Activation:
+                 principal: str = "", caller: Principal = ANONYMOUS) -> Activation:
+        """Activate ``name`` of ``caller``'s view; what it teaches is keyed by the skill's
+        catalog and name."""
         self.recorder.check_owner(session_id, route_id, principal)
-        done = self.activator.activate(name, session_id, active_skills, include_frontmatter)
-        self.recorder.on_activate(done.name, session_id, route_id, principal=principal)
+        self._project.check_activation(principal, session_id, name)
+        visible = self.visible(caller)
+        done = self.activator.activate(name, session_id, active_skills, include_frontmatter,
+                                       within=visible)
+        self.recorder.on_activate(visible.key(done.name), session_id, route_id,
+                                  principal=principal)
         return done
 
     def feedback(self, skill: str, session_id: str, outcome: str, route_id: str = "",
-                 principal: str = "") -> bool:
+                 principal: str = "", caller: Principal = ANONYMOUS) -> bool:
         """Record an outcome for ``skill`` (``router.learning.recorder``); False if not stored."""
         self.recorder.check_owner(session_id, route_id, principal)
-        self.activator.find(skill)  # NotFound (close names suggested) for an unknown skill
-        return self.recorder.on_feedback(skill, session_id, outcome, route_id, principal)
+        visible = self.visible(caller)
+        self.activator.find(skill, visible)  # NotFound (close names suggested) when unknown
+        return self.recorder.on_feedback(visible.key(skill), session_id, outcome, route_id,
+                                         principal)
 
-    def read_resource(self, name: str, path: str) -> Resource:
-        return self.activator.read_resource(name, path)
+    def read_resource(self, name: str, path: str, caller: Principal = ANONYMOUS) -> Resource:
+        return self.activator.read_resource(name, path, self.visible(caller))
 
-    def list_resources(self, name: str) -> ResourceList:
-        return self.activator.list_resources(name)
+    def list_resources(self, name: str, caller: Principal = ANONYMOUS) -> ResourceList:
+        return self.activator.list_resources(name, self.visible(caller))
 
-    def validate_arguments(self, name: str, arguments_json: str) -> ValidationResult:
-        return self.activator.validate_arguments(name, arguments_json)
+    def validate_arguments(self, name: str, arguments_json: str,
+                           caller: Principal = ANONYMOUS) -> ValidationResult:
+        return self.activator.validate_arguments(name, arguments_json, self.visible(caller))
 
     def _lookup(self, name: str) -> Skill | None:
         snapshot = self._snapshot
@@ -215,7 +243,12 @@ class Engine:
     def explain(self, query: RouteQuery) -> RouteResult:
         return self.route(query, explain=True)
 
-    def skills(self) -> tuple[Skill, ...]:
+    def skills(self, caller: Principal = ANONYMOUS) -> tuple[Skill, ...]:
+        """``caller``'s view: one skill per name, by name."""
+        return self.visible(caller).skills()
+
+    def all_skills(self) -> tuple[Skill, ...]:
+        """Every catalog's skills, same names included (for operators)."""
         return self._snapshot.skills
 
     def diagnostics(self) -> tuple[Diagnostic, ...]:

@@ -26,7 +26,7 @@ import logging
 import os
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from router.activation.content import manifest_body, render_content
 from router.activation.sessions import SessionStore, check_session_fields
@@ -85,8 +85,18 @@ class ResourceList:
     skill_dir: str
 
 
+class SkillLookup(Protocol):
+    """The skills a caller may see (its view): each name's skill, and every name held."""
+
+    def skill(self, name: str) -> Skill | None: ...
+
+    def names(self) -> Sequence[str]: ...
+
+
 class Activator:
-    """Activation, resource reads and argument checks against a skill lookup."""
+    """Activation, resource reads and argument checks against a skill lookup; each call may
+    look names up ``within`` a caller's view instead (a skill outside it is not found, with
+    suggestions from the view only)."""
 
     def __init__(self, lookup: Callable[[str], Skill | None], names: Callable[[], Sequence[str]],
                  sessions: SessionStore | None = None, *,
@@ -101,34 +111,36 @@ class Activator:
         self._list_cap = resource_list_cap
         self._max_bytes = resource_max_bytes
 
-    def find(self, name: str) -> Skill:
+    def find(self, name: str, within: SkillLookup | None = None) -> Skill:
         """The enabled skill called ``name``; ``NotFound`` (with suggestions) or
         ``PermissionDenied`` (disabled)."""
         if not name or not name.strip():
             raise InvalidRequest("skill name is empty: give a name from the catalog")
         if len(name) > REQUEST_NAME_CHARS or "\x00" in name:
             raise InvalidRequest("skill name is not valid: give a name from the catalog")
-        skill = self._lookup(name)
+        skill = self._lookup(name) if within is None else within.skill(name)
         if skill is None:
-            raise NotFound(self._unknown_message(name))
+            raise NotFound(self._unknown_message(
+                name, self._names() if within is None else within.names()))
         if not skill.enabled:
             raise PermissionDenied(f"skill {name!r} is disabled")
         return skill
 
-    def _unknown_message(self, name: str) -> str:
-        close = difflib.get_close_matches(name, list(self._names()), n=5, cutoff=0.6)
+    def _unknown_message(self, name: str, names: Sequence[str]) -> str:
+        close = difflib.get_close_matches(name, list(names), n=5, cutoff=0.6)
         if close:
             return f"no skill named {name!r}; did you mean: {', '.join(close)}?"
         return f"no skill named {name!r}; route a message to see the available skills"
 
     def activate(self, name: str, session_id: str = "", active_skills: Collection[str] = (),
-                 include_frontmatter: bool = False, explicit: bool = False) -> Activation:
+                 include_frontmatter: bool = False, explicit: bool = False,
+                 within: SkillLookup | None = None) -> Activation:
         """Activate ``name`` for the model (or, with ``explicit``, for the user's ``/name``)."""
         check_session_fields(session_id, active_skills)
-        skill = self.find(name)
+        skill = self.find(name, within)
         _check_invocation(skill, explicit)
         listing = scan_resources(skill.base_dir, self._list_cap)
-        files = self._servable(skill.name, listing.files)
+        files = self._servable(skill.key, listing.files)
         if listing.skipped:
             log.warning("skill %s: %d bundled file name(s) not listed (not UTF-8 or control "
                         "characters): %s", skill.name, len(listing.skipped),
@@ -162,42 +174,44 @@ class Activator:
                            f"{SKILL_FILE_MAX_BYTES}")
         try:
             data = read_file(skill.location)
-            digests.verify(skill.name, self._recorded(skill.name),
+            digests.verify(skill.name, self._recorded(skill.key),
                            os.path.basename(skill.location), data)
             return skill_text(data, skill.location, body_only=not include_frontmatter)
         except SkillParseError as exc:
             raise NotFound(f"skill {skill.name!r} can no longer be loaded ({exc.reason}); "
                            "fix it and reindex") from exc
 
-    def list_resources(self, name: str) -> ResourceList:
+    def list_resources(self, name: str, within: SkillLookup | None = None) -> ResourceList:
         """The files ``name`` bundles, listed with Activate's cap; nothing is marked active."""
-        skill = self.find(name)
+        skill = self.find(name, within)
         listing = scan_resources(skill.base_dir, self._list_cap)
-        return ResourceList(skill.name, self._servable(skill.name, listing.files),
+        return ResourceList(skill.name, self._servable(skill.key, listing.files),
                             listing.truncated, skill.base_dir)
 
-    def _recorded(self, name: str) -> SkillDigests | None:
-        return digests.recorded_for(self._digests(), name)
+    def _recorded(self, key: str) -> SkillDigests | None:
+        return digests.recorded_for(self._digests(), key)
 
-    def _servable(self, name: str, files: tuple[str, ...]) -> tuple[str, ...]:
-        """``files`` the index recorded (only those are served); all of them when it has no
-        record (an index built before digests)."""
-        recorded = self._recorded(name)
+    def _servable(self, key: str, files: tuple[str, ...]) -> tuple[str, ...]:
+        """``files`` the index recorded for the skill ``key`` (only those are served); all of
+        them when it has no record (an index built before digests)."""
+        recorded = self._recorded(key)
         if recorded is None:
             return files
         return tuple(f for f in files if recorded.get(f) is not None)
 
-    def read_resource(self, name: str, path: str) -> Resource:
+    def read_resource(self, name: str, path: str,
+                      within: SkillLookup | None = None) -> Resource:
         """A bundled file of ``name`` by its path relative to the skill directory."""
-        skill = self.find(name)
+        skill = self.find(name, within)
         content, media_type = read_skill_file(skill.base_dir, path, self._max_bytes)
-        digests.verify(skill.name, self._recorded(skill.name), path, content)
+        digests.verify(skill.name, self._recorded(skill.key), path, content)
         log.debug("served %s of skill %s (%d bytes)", path, skill.name, len(content))
         return Resource(skill.name, path, content, len(content), media_type)
 
-    def validate_arguments(self, name: str, arguments_json: str) -> ValidationResult:
+    def validate_arguments(self, name: str, arguments_json: str,
+                           within: SkillLookup | None = None) -> ValidationResult:
         """Check a callable skill's arguments; defaults are filled in the result."""
-        skill = self.find(name)
+        skill = self.find(name, within)
         if skill.parameters is None:
             raise InvalidRequest(f"skill {name!r} takes no arguments: it is not a callable "
                                  "skill (no manifest.json parameters)")

@@ -16,6 +16,7 @@ from router.cli.guard import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from router.common.textsafe import one_line, printable
 from router.config import DiscoveryConfig, load_config
 from router.errors import SkillParseError
+from router.skills.catalogs import parse_specs
 from router.skills.discovery import discover, load_skill_dir
 from router.skills.files import read_body
 from router.skills.limits import MANIFEST_FILE, SKILL_MD_FILES
@@ -42,6 +43,9 @@ def add_discovery_args(parser: argparse.ArgumentParser) -> None:
                        help="organisation skills root; repeatable; replaces the config's list")
     group.add_argument("--bundled", metavar="DIR", action="append",
                        help="bundled skills root; repeatable; replaces the config's list")
+    group.add_argument("--catalog", metavar="NAME=DIR", action="append",
+                       help="a named catalog, indexed whole; repeatable, in precedence order "
+                            "(the other flags' skills form the catalog 'default', after these)")
     group.add_argument("--trust-project", action="store_const", const=True, default=None,
                        help="load project-level skills (they are skipped unless trusted)")
     group.add_argument("--no-gitignore", dest="honour_gitignore", action="store_const",
@@ -61,6 +65,8 @@ def discovery_config_from_args(args: argparse.Namespace,
         changes["org_roots"] = tuple(os.path.abspath(p) for p in args.root)
     if getattr(args, "bundled", None):
         changes["bundled_roots"] = tuple(os.path.abspath(p) for p in args.bundled)
+    if getattr(args, "catalog", None):
+        changes["catalogs"] = parse_specs(args.catalog)
     if getattr(args, "trust_project", None) is not None:
         changes["trust_project"] = bool(args.trust_project)
     if getattr(args, "honour_gitignore", None) is not None:

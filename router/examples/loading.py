@@ -150,7 +150,7 @@ def _folders_examples(jobs: list[tuple[str, str]]) -> list[Parsed]:
 def read_skill_examples(skills: Iterable[Skill], workers: Workers | None = None) -> Parsed:
     """Examples from every skill folder's evals and trigger-eval files (the folders read over
     ``workers`` when there are many; same result)."""
-    jobs = [(s.base_dir, s.name) for s in skills]
+    jobs = [(s.base_dir, s.key) for s in skills]
     parsed = workers.map(_folders_examples, jobs) if workers is not None \
         else _folders_examples(jobs)
     out: list[Example] = []

@@ -39,6 +39,7 @@ from router.index.retention import prune
 from router.index.store import build_index
 from router.index.vectors import embed_skills, previous_vectors
 from router.skills import digests as file_digests
+from router.skills.catalogs import catalog_order
 from router.skills.model import Diagnostic, DiscoveryResult, Skill
 
 log = logging.getLogger(__name__)
@@ -96,9 +97,10 @@ def recorded_settings(version_dir: str | Path) -> dict[str, Any]:
 
 
 def compare(old: Sequence[Skill], new: Sequence[Skill]) -> Changes:
-    """Count added / changed / removed / unchanged skills by name and content hash."""
-    before = {s.name: s.content_hash for s in old}
-    after = {s.name: s.content_hash for s in new}
+    """Count added / changed / removed / unchanged skills by key (catalog and name) and
+    content hash."""
+    before = {s.key: s.content_hash for s in old}
+    after = {s.key: s.content_hash for s in new}
     common = before.keys() & after.keys()
     changed = sum(1 for name in common if before[name] != after[name])
     return Changes(added=len(after.keys() - before.keys()), changed=changed,
@@ -193,7 +195,7 @@ def build(plan: BuildPlan, out: str | Path, *, served: Served | None = None,
             return BuildOutcome(None, changes, diagnostics)
         carried = Carried({**discovery_settings(plan.discovery), **inputs},
                           reuse=not (full or damaged), known=known, digested=digested,
-                          workers=pool)
+                          workers=pool, catalogs=catalog_order(plan.discovery.catalogs))
         info = build_index(found.skills, diagnostics, embedder, out, examples=examples,
                            stages=plan.stages, carried=carried)
     if before_prune is not None:
@@ -241,8 +243,8 @@ def build_shard(plan: BuildPlan, out: str | Path, spec: shards.ShardSpec, *,
         found = _discover(plan.discovery, pool)
     print_ = shards.fingerprint(found.skills, discovery_settings(plan.discovery),
                                 embedder.model_id)
-    mine = sorted((s for s in found.skills if shards.shard_of(s.name, spec.count) == spec.index),
-                  key=lambda s: s.name)
+    mine = sorted((s for s in found.skills if shards.shard_of(s.key, spec.count) == spec.index),
+                  key=lambda s: (s.name, s.catalog))
     cache = previous_vectors(Path(out), embedder.model_id)
     vectors, reused = embed_skills(mine, embedder, cache, plan.stages.progress)
     path = shards.write_partial(out, spec, print_, embedder.model_id, mine, vectors)

@@ -14,6 +14,7 @@ from router.common.workers import Workers
 from router.encoders.base import Embedder
 from router.index.fine_tune import stage as encoder_fine_tune
 from router.skills.digests import SkillDigests
+from router.skills.model import DEFAULT_CATALOG
 
 
 @dataclass(frozen=True)
@@ -38,10 +39,12 @@ class Carried:
     """What the pipeline hands a version build from the version before it and its own work:
     the ``settings`` recorded in the manifest; ``reuse`` of the current version's embeddings;
     embeddings ``known`` from elsewhere (a sharded build's partials); the skills' file digests
-    already computed; the running ``workers``."""
+    already computed; the running ``workers``; the ``catalogs`` order recorded
+    (``router.skills.catalogs``)."""
 
     settings: Mapping[str, Any] = field(default_factory=dict)
     reuse: bool = True
     known: Mapping[str, np.ndarray] | None = None
     digested: Mapping[str, SkillDigests] | None = None
     workers: Workers | None = None
+    catalogs: tuple[str, ...] = (DEFAULT_CATALOG,)

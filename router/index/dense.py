@@ -116,16 +116,55 @@ def search(index: Any, query: np.ndarray, k: int, *,
     return search_many(index, query.reshape(1, -1), k, rescore=rescore)[0]
 
 
+EXACT_WITHIN = 8192  # a view of at most this many rows is scored exactly, row by row
+
+
+def _exact_within(index: Any, rows: np.ndarray, queries: np.ndarray,
+                  k: int) -> tuple[np.ndarray, np.ndarray]:
+    """(scores, ids) as FAISS returns them, from ``index``, a flat index of ``rows`` only."""
+    scores, found = index.search(queries, min(k, len(rows)))
+    ids = np.where(found >= 0, rows[np.maximum(found, 0)], -1)
+    return scores, ids
+
+
+def within_index(vectors: np.ndarray, rows: np.ndarray) -> Any:
+    """The exact index a view of ``rows`` (at most ``EXACT_WITHIN``) is searched with."""
+    return build(np.ascontiguousarray(vectors[rows]), FLAT)
+
+
+def _selected(index: Any, queries: np.ndarray, k: int, rows: np.ndarray) -> tuple[Any, Any]:
+    faiss = _faiss()
+    mask = np.zeros(int(index.ntotal), dtype=bool)
+    mask[rows] = True
+    bits = np.packbits(mask, bitorder="little")
+    selector = faiss.IDSelectorBitmap(len(mask), faiss.swig_ptr(bits))
+    params = faiss.SearchParametersHNSW(sel=selector) if hasattr(index, "hnsw") \
+        else faiss.SearchParameters(sel=selector)
+    scores, ids = index.search(queries, k, params=params)
+    return scores, ids
+
+
 def search_many(index: Any, queries: np.ndarray, k: int, *,
-                rescore: np.ndarray | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+                rescore: np.ndarray | None = None, within: np.ndarray | None = None,
+                within_exact: Any = None) -> list[tuple[np.ndarray, np.ndarray]]:
     """Top-``k`` ids and scores for each normalised query row, in one batched search; FAISS's
     -1 padding is dropped. With ``rescore`` (the float32 vectors the index was built from),
-    each shortlist is scored again exactly and reordered, best first (ties: lower id)."""
-    k = min(k, int(index.ntotal))
+    each shortlist is scored again exactly and reordered, best first (ties: lower id).
+    ``within`` (sorted rows) searches only those rows, so a caller who sees a small part of a
+    large catalog still gets ``k`` of its own: scored exactly when few (``within_exact``: their
+    ``within_index``, made once per view; else made now), else through a FAISS ID selector."""
+    k = min(k, int(index.ntotal) if within is None else len(within))
     if k <= 0 or len(queries) == 0:
         return [(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))] * len(queries)
     queries = np.ascontiguousarray(queries, dtype=np.float32)
-    scores, ids = index.search(queries, k)
+    if within is None:
+        scores, ids = index.search(queries, k)
+    elif within_exact is not None or (rescore is not None and len(within) <= EXACT_WITHIN):
+        exact = within_exact if within_exact is not None \
+            else within_index(rescore, within)  # type: ignore[arg-type]
+        scores, ids = _exact_within(exact, within, queries, k)
+    else:
+        scores, ids = _selected(index, queries, k, within)
     out = []
     for query, row_ids, row_scores in zip(queries, ids, scores, strict=True):
         keep = row_ids[row_ids >= 0].astype(np.int64)

@@ -25,7 +25,7 @@ import logging
 import re
 import threading
 from collections.abc import Sequence
-from functools import partial
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +73,17 @@ def tokenize(text: str, stopwords: frozenset[str]) -> list[str]:
     words = [w for w in _WORD.findall(_CAMEL.sub(" ", text).lower()) if w not in stopwords]
     stems: list[str] = _stemmer().stemWords(words)
     return words + [_STEM_MARK + s for s in stems]
+
+
+@lru_cache(maxsize=8192)
+def term_counts(doc: str, stopwords: frozenset[str]) -> tuple[dict[str, int], int]:
+    """Each word of ``doc`` with its count, and the number of words (cached: the project
+    skills of a conversation come back on every turn)."""
+    words = tokenize(doc, stopwords)
+    counts: dict[str, int] = {}
+    for word in words:
+        counts[word] = counts.get(word, 0) + 1
+    return counts, len(words)
 
 
 def _tokenize_all(docs: list[str], stopwords: frozenset[str]) -> list[list[str]]:
@@ -158,21 +169,45 @@ class LexicalIndex:
             np.add.at(scores, self._indices[start:end], self._data[start:end])
         return scores
 
-    def search(self, query: str, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """The best ``k`` documents with a positive score, best first (ties: lower id first).
+    def search(self, query: str, k: int,
+               within: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The best ``k`` documents with a positive score, best first (ties: lower id first);
+        ``within`` (sorted ids): only those documents.
 
         Returns ``(ids int64, scores float32)``; both are empty when no query word is indexed.
         """
         scores = self._all_scores(query)
         if scores is None or k <= 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-        positive = np.flatnonzero(scores > 0)
+        positive = within[scores[within] > 0] if within is not None \
+            else np.flatnonzero(scores > 0)
         if len(positive) > k:
             part = np.argpartition(-scores[positive], k - 1)[:k]
             positive = positive[part]
         order = np.lexsort((positive, -scores[positive]))
         ids = positive[order].astype(np.int64)
         return ids, scores[ids]
+
+    def score_texts(self, query: str, docs: Sequence[str]) -> np.ndarray:
+        """BM25 of documents outside the index (a turn's project skills) for ``query``, with
+        the index's term statistics (each word's document frequency; Lucene's BM25, k1 1.5,
+        b 0.75); the length norm takes the mean length of ``docs`` (the index keeps none).
+        A document's words are counted once per process and text (``term_counts``)."""
+        out = np.zeros(len(docs), dtype=np.float32)
+        terms = set(tokenize(query, self._stopwords))
+        if not docs or not terms:
+            return out
+        counted = [term_counts(d, self._stopwords) for d in docs]
+        mean = max(sum(length for _, length in counted) / len(counted), 1.0)
+        for term in terms:
+            t = self._vocab.get(term)
+            df = int(self._indptr[t + 1] - self._indptr[t]) if t is not None else 0
+            idf = float(np.log(1.0 + (self._size - df + 0.5) / (df + 0.5)))
+            for i, (counts, length) in enumerate(counted):
+                tf = counts.get(term, 0)
+                if tf:
+                    out[i] += idf * tf / (tf + 1.5 * (0.25 + 0.75 * length / mean))
+        return out
 
     def scores_for(self, query: str, ids: Sequence[int] | np.ndarray) -> np.ndarray:
         """BM25 scores of the given documents for ``query`` (0 where nothing matches)."""

@@ -67,7 +67,7 @@ def shard_of(name: str, count: int) -> int:
 
 def fingerprint(skills: Sequence[Skill], settings: Mapping[str, Any], model_id: str) -> str:
     """What every partial of one build shares: the catalog, the discovery and the model."""
-    listing = sorted((s.name, s.content_hash) for s in skills)
+    listing = sorted((s.key, s.content_hash) for s in skills)
     data = json.dumps({"model": model_id, "settings": settings, "skills": listing},
                       sort_keys=True, ensure_ascii=True, default=str)
     return hashlib.sha256(data.encode("ascii")).hexdigest()

@@ -20,16 +20,14 @@ A build writes into ``.tmp-*`` beside ``versions/``, renames it into place, then
 
 from __future__ import annotations
 
-import gc
 import json
 import logging
 import os
 import shutil
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import cached_property
@@ -38,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from router.access.model import ANONYMOUS
+from router.access.view import View, view_of
 from router.calibration.gate import Calibration, ZeroShotGate
 from router.calibration.settings import TunedSettings
 from router.common.checkpoints import checkpoint
@@ -66,11 +66,13 @@ from router.index.version_files import (
     COMPACT_FROM,
     build_record,
     library_versions,
+    read_records,
     write_files,
     write_json,
 )
 from router.skills import digests
-from router.skills.model import Diagnostic, Level, Skill
+from router.skills.catalogs import complete_order
+from router.skills.model import DEFAULT_CATALOG, Diagnostic, Skill
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +96,7 @@ class IndexSnapshot:
     tuning: TunedSettings | None = None  # routing settings fitted to the catalog's examples
     lexical_examples: LexicalIndex | None = None  # BM25 with examples' text, if tuning chose it
     digests: Mapping[str, digest_store.SkillDigests] | None = None  # None: from before them
+    catalogs: tuple[str, ...] = (DEFAULT_CATALOG,)  # the catalog order (precedence for "*")
 
     # Derived once per snapshot (cached_property writes the instance dict, which a frozen
     # dataclass allows); a snapshot never changes, so neither do these.
@@ -103,8 +106,20 @@ class IndexSnapshot:
         return catalog_centroid(self.vectors)
 
     @cached_property
-    def positions(self) -> dict[str, int]:
-        return {s.name: i for i, s in enumerate(self.skills)}
+    def everything(self) -> View:
+        """The view of a caller that sees every catalog: per name, the skill of the first
+        catalog (``catalogs``) that holds it."""
+        return view_of([(s.catalog, s.name) for s in self.skills],
+                       complete_order(self.catalogs, (s.catalog for s in self.skills)), ANONYMOUS)
+
+    @property
+    def positions(self) -> Mapping[str, int]:
+        return self.everything.positions
+
+    @cached_property
+    def keyed(self) -> dict[str, int]:
+        """Skill key (``Skill.key``: catalog and name) -> row."""
+        return {s.key: i for i, s in enumerate(self.skills)}
 
     @cached_property
     def always_on_flagged(self) -> tuple[int, ...]:
@@ -149,7 +164,8 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
            carried: Carried) -> IndexInfo:
     progress, reuse, digested = stages.progress, carried.reuse, carried.digested
     started = time.perf_counter()
-    ordered = sorted(skills, key=lambda s: s.name)
+    ordered = sorted(skills, key=lambda s: (s.name, s.catalog))
+    catalogs = complete_order(carried.catalogs, (s.catalog for s in ordered))
     fine_tuned = encoder_fine_tune.stage(ordered, examples, embedder, root, stages.fine_tune,
                                   staging=staging, progress=progress, reuse=reuse)
     placed = build_record(embedder)
@@ -164,7 +180,7 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="faiss-build") as pool:
         graph = pool.submit(dense.build, vectors)
         lexical = LexicalIndex.build(documents, carried.workers)
-        learned = stored_examples.prepare([s.name for s in ordered], vectors, examples,
+        learned = stored_examples.prepare([s.key for s in ordered], vectors, examples,
                                           embedder, root, documents, lexical,
                                           replace(stages, trained=fine_tuned.trained))
         dense_index = graph.result()
@@ -176,7 +192,7 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
     try:
         write_files(tmp, ordered, diagnostics, vectors, lexical, dense_index)
         stored_examples.write(tmp, learned)
-        if reuse and digested is not None and digested.keys() == {s.name for s in ordered}:
+        if reuse and digested is not None and digested.keys() == {s.key for s in ordered}:
             digests.write(tmp, digested)
         else:
             digest_store.record(tmp, root, ordered, reuse=reuse)
@@ -185,7 +201,8 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
             "format_version": FORMAT_VERSION, "version": version,
             "model": embedder.model_id, "dimension": int(embedder.dimension),
             "skill_count": len(ordered), "built_at": stamp,
-            "content_hashes": {s.name: s.content_hash for s in ordered},
+            "content_hashes": {s.key: s.content_hash for s in ordered},
+            "catalogs": list(catalogs),
             "libraries": library_versions(), "settings": dict(carried.settings),
             "build": placed,
             **learned.manifest(), encoder_fine_tune.RECORD: fine_tuned.record,
@@ -225,14 +242,14 @@ def load_index(root: str | Path, version: str | None = None, *,
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="index-verify") as pool:
             verifying = pool.submit(_verify, folder, manifest) if verify else None
             try:
-                skills, diagnostics = _read_records(folder / "skills.json")
+                skills, diagnostics = read_records(folder / "skills.json")
             finally:
                 if verifying is not None:
                     verifying.result()  # a mismatch takes precedence over a parse error
         vectors = np.load(folder / "vectors.npy")
         index = dense.load(folder / "dense.faiss")
         lexical = LexicalIndex.load(folder / "lexical")
-        stored = stored_examples.load(folder, manifest, {s.name: i for i, s in enumerate(skills)},
+        stored = stored_examples.load(folder, manifest, {s.key: i for i, s in enumerate(skills)},
                                       vectors)
         examples = stored.examples
         recorded = digest_store.load(folder)
@@ -251,30 +268,8 @@ def load_index(root: str | Path, version: str | None = None, *,
                          dense=index, lexical=lexical, examples=examples,
                          calibration=calibration, off_topic=stored.off_topic, digests=recorded,
                          tuning=stored.tuning, lexical_examples=stored.lexical,
-                         zero_shot=stored.zero_shot)
-
-
-def _read_records(path: Path) -> tuple[tuple[Skill, ...], tuple[Diagnostic, ...]]:
-    with _gc_paused():
-        records = json.loads(path.read_text(encoding="utf-8"))
-        skills = tuple(Skill.from_dict(d) for d in records["skills"])
-        diagnostics = tuple(Diagnostic(Level(d["level"]), d["path"], d["message"])
-                            for d in records["diagnostics"])
-        del records  # freed before the collector runs again
-    return skills, diagnostics
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cycle collector: the records hold no cycles, and while they are built it
-    would scan the growing heap again and again (about a third of the load time at 10k)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
+                         zero_shot=stored.zero_shot,
+                         catalogs=tuple(manifest.get("catalogs") or (DEFAULT_CATALOG,)))
 
 
 def _verify(folder: Path, manifest: dict[str, Any]) -> None:

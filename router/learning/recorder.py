@@ -36,6 +36,7 @@ from router.learning.rows import ACTIVATE, FEEDBACK, OUTCOMES, ROUTE, Row, new_i
 from router.learning.store import SegmentWriter, compact, feedback_dir
 from router.routing.model import Reason, RouteQuery, RouteResult
 from router.routing.router import explicit_names
+from router.skills.model import PROJECT_CATALOG, skill_key
 
 log = logging.getLogger(__name__)
 
@@ -100,10 +101,12 @@ class Recorder:
         if not self.enabled:
             return ""
         route_id = new_id()
+        indexed = [s for s in result.skills if s.catalog != PROJECT_CATALOG]  # ours to learn
         row = Row(kind=ROUTE, ts=time.time(), session=query.session_id, route_id=route_id,
                   query=explicit_names(query.message)[1],
-                  shown=tuple(s.name for s in result.skills),
-                  retrieved=tuple(s.name for s in result.skills if s.reason is Reason.RETRIEVED),
+                  shown=tuple(skill_key(s.catalog, s.name) for s in indexed),
+                  retrieved=tuple(skill_key(s.catalog, s.name) for s in indexed
+                                  if s.reason is Reason.RETRIEVED),
                   principal=query.principal,
                   forced=any(s.reason is Reason.EXPLICIT for s in result.skills))
         if not self._append(row, durable=False):  # synced right after, off the turn's path

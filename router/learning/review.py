@@ -22,6 +22,7 @@ from router.learning.policy import select_examples, visible
 from router.learning.rows import ACTIVATE, DAY_SECONDS, PURGE, Row
 from router.learning.stats import SkillStats, never_activated, skill_stats
 from router.learning.store import SegmentWriter, compact, feedback_dir, read_rows
+from router.skills.model import DEFAULT_CATALOG, skill_key
 
 DEFAULT_MIN_ROUTED = 10
 
@@ -145,16 +146,34 @@ class Review:
                                  "no feedback store")
         return self.index_dir
 
-    def stats(self, min_routed: int | None = None) -> StatsReport:
-        """``skill-router stats``."""
-        return stats_report(read_rows(self._store()), self.policy, time.time(), min_routed)
+    def stats(self, min_routed: int | None = None, catalog: str = "") -> StatsReport:
+        """``skill-router stats``; ``catalog``: only that catalog's skills (records are keyed
+        ``catalog/name``, plain names for the catalog ``default``)."""
+        report = stats_report(read_rows(self._store()), self.policy, time.time(), min_routed)
+        if not catalog:
+            return report
+        return StatsReport([s for s in report.skills if in_catalog(s.skill, catalog)],
+                           [s for s in report.never_activated if in_catalog(s.skill, catalog)],
+                           report.min_routed)
 
-    def examples(self, skill: str = "",
-                 older_than_days: float | None = None) -> list[RecordedExample]:
-        """``skill-router examples list``."""
-        return recorded_examples(read_rows(self._store()), self.policy, time.time(), skill,
-                                 older_than_days)
+    def examples(self, skill: str = "", older_than_days: float | None = None,
+                 catalog: str = "") -> list[RecordedExample]:
+        """``skill-router examples list``; ``catalog`` with ``skill``: that catalog's skill of
+        that name, without: only that catalog's skills."""
+        found = recorded_examples(read_rows(self._store()), self.policy, time.time(),
+                                  skill_key(catalog or DEFAULT_CATALOG, skill) if skill else "",
+                                  older_than_days)
+        return [e for e in found if skill or not catalog or in_catalog(e.skill, catalog)]
 
-    def purge(self, skill: str = "", older_than_days: float | None = None) -> PurgeResult:
-        """``skill-router examples purge``."""
-        return purge(self._store(), self.policy, time.time(), skill, older_than_days)
+    def purge(self, skill: str = "", older_than_days: float | None = None,
+              catalog: str = "") -> PurgeResult:
+        """``skill-router examples purge``; ``catalog`` names the catalog of ``skill``."""
+        key = skill_key(catalog or DEFAULT_CATALOG, skill) if skill else ""
+        return purge(self._store(), self.policy, time.time(), key, older_than_days)
+
+
+def in_catalog(key: str, catalog: str) -> bool:
+    """Is the record key ``key`` (``Skill.key``) of a skill of ``catalog``?"""
+    if catalog == DEFAULT_CATALOG:
+        return "/" not in key
+    return key.startswith(catalog + "/")

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Protocol, TypeVar
 
+from router.access.model import ANONYMOUS, Principal
 from router.activation.activator import Activation, Resource, ResourceList
 from router.engine import Engine
 from router.errors import RouterError
@@ -76,18 +77,15 @@ class Backend(Protocol):
     def close(self) -> None: ...
 
 
-def _acting() -> str:
-    """The name of the principal the door serves this call as ("" : the door's one caller)."""
-    principal = ACTING.get()
-    return principal.name if principal is not None else ""
-
-
 class EngineBackend:
-    """The door over an Engine in this process; ``paths`` says what callers see of the
-    server's paths (``server.expose_paths``), in answers and error messages alike."""
+    """The door over an Engine in this process, acting for each call's principal (``ACTING``,
+    else ``caller``): every call works on its view (``router.access.view``); ``for_caller``
+    gives the same door for another caller. ``paths`` says what callers see of the server's
+    paths (``server.expose_paths``), in answers and error messages alike."""
 
-    def __init__(self, engine: Engine, paths: PathPolicy | None = None) -> None:
-        self.engine = engine
+    def __init__(self, engine: Engine, paths: PathPolicy | None = None,
+                 caller: Principal = ANONYMOUS) -> None:
+        self.engine, self.caller = engine, caller
         self._tuned = threading.local()
         self._paths = paths or PathPolicy(expose=True)
 
@@ -104,6 +102,16 @@ class EngineBackend:
                 raise
             raise type(exc)(shown) from None
 
+    def _caller(self) -> Principal:
+        """The principal the door serves this call as (``ACTING``, set by the door for a
+        caller of its principals file), else ``caller``."""
+        return ACTING.get() or self.caller
+
+    def for_caller(self, caller: Principal) -> EngineBackend:
+        door = EngineBackend(self.engine, self._paths, caller)
+        door._tuned = self._tuned
+        return door
+
     def _tune_thread(self) -> None:
         """FAISS's OpenMP thread count is set per calling thread; a worker thread left at the
         default (every core) routed ~40x slower on a busy 2-core machine (20 ms vs 0.5 ms)."""
@@ -115,7 +123,8 @@ class EngineBackend:
         self._tune_thread()
         result = self._hiding(lambda: self.engine.route_turn(RouteQuery(
             message=query, top_k=top_k, session_id=session.session_id,
-            active_skills=session.active_skills, principal=_acting())))
+            active_skills=session.active_skills, principal=self._caller().name),
+            caller=self._caller()))
         hits = tuple(Hit(s.name, s.description, s.score, s.reason.value) for s in result.skills)
         return Search(hits, self._shown(result.catalog_text), result.index_version,
                       self._shown(result.explicit_content), result.route_id)
@@ -123,25 +132,29 @@ class EngineBackend:
     def activate(self, name: str, session: SessionState) -> Activation:
         done = self._hiding(lambda: self.engine.activate(
             name, session.session_id, session.active_skills, route_id=session.route_id,
-            principal=_acting()))
+            principal=self._caller().name, caller=self._caller()))
         return replace(done, content=self._shown(done.content),
                        skill_dir=self._shown(done.skill_dir))
 
     def list_resources(self, name: str) -> ResourceList:
-        listing = self._hiding(lambda: self.engine.list_resources(name))
+        listing = self._hiding(lambda: self.engine.list_resources(name, caller=self._caller()))
         return replace(listing, skill_dir=self._shown(listing.skill_dir))
 
     def read_resource(self, name: str, path: str) -> Resource:
-        return self._hiding(lambda: self.engine.read_resource(name, path))
+        return self._hiding(lambda: self.engine.read_resource(name, path,
+                                                              caller=self._caller()))
 
     def skills(self) -> tuple[SkillFile, ...]:
         return tuple(SkillFile(s.name, s.description, os.path.basename(s.location),
-                               s.model_invocable) for s in self.engine.skills() if s.enabled)
+                               s.model_invocable)
+                     for s in self.engine.skills(self._caller()) if s.enabled)
 
     def skill_entries(self) -> tuple[SkillEntry, ...]:
-        """Every enabled skill with its recorded files (the Skills extension's source)."""
-        return tuple(entry_of(s, recorded_for(self.engine.snapshot.digests, s.name))
-                     for s in self.engine.skills() if s.enabled)
+        """Every enabled skill of the view with its recorded files (the Skills extension's
+        source)."""
+        visible = self.engine.visible(self._caller())
+        return tuple(entry_of(s, recorded_for(visible.snap.digests, s.key))
+                     for s in visible.skills() if s.enabled)
 
     def close(self) -> None:
         """Sync and close what the Engine writes (its feedback segment)."""

@@ -90,6 +90,23 @@ def render(entries: Sequence[Entry], fmt: CatalogFormat, activation_mode: str = 
     return f"{instruction(activation_mode)}\n\n{block}\n"
 
 
+def grown_size(size: int, count: int, added: Sequence[Entry], removed: Sequence[Entry],
+               fmt: CatalogFormat, activation_mode: str = "tool") -> int:
+    """``len(render(...))`` of a catalog of ``count`` entries rendering to ``size`` characters,
+    once ``added`` entries join it and ``removed`` ones leave (entries render independently;
+    JSON adds one ", " between two), without rendering it again."""
+    total = count + len(added) - len(removed)
+    if total <= 0:
+        return 0
+    if count == 0:
+        return len(render(list(added), fmt, activation_mode))
+    delta = sum(len(render_entry(e, fmt)) for e in added) - \
+        sum(len(render_entry(e, fmt)) for e in removed)
+    if fmt is CatalogFormat.JSON:
+        delta += 2 * (len(added) - len(removed))
+    return size + delta
+
+
 def activate_tool(entries: Sequence[Entry], fmt: CatalogFormat = CatalogFormat.XML) -> str:
     """An ``activate_skill`` tool definition (JSON) whose description carries the catalog, for
     gateways that place the catalog in a tool description instead of the system prompt."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from router.skills.model import Diagnostic
+
 
 class CatalogFormat(StrEnum):
     XML = "xml"
@@ -36,6 +38,15 @@ class DropReason(StrEnum):
 
 
 @dataclass(frozen=True)
+class InlineSkill:
+    """A skill sent with a turn (a project's own skill, found by the gateway)."""
+
+    name: str
+    description: str
+    location: str = ""
+
+
+@dataclass(frozen=True)
 class RouteQuery:
     """One turn. ``top_k`` 0 means the configured default."""
 
@@ -47,6 +58,7 @@ class RouteQuery:
     active_skills: tuple[str, ...] = ()
     max_catalog_chars: int = 0  # 0 = no budget
     principal: str = ""  # who asks (router.activation.owners): it owns the session and route
+    project_skills: tuple[InlineSkill, ...] = ()  # routed with the catalog (router.routing.project)
 
 
 @dataclass(frozen=True)
@@ -57,6 +69,7 @@ class RoutedSkill:
     score: float
     reason: Reason
     parameters_json: str = ""  # JSON Schema of a callable (manifest.json) skill
+    catalog: str = "default"  # the named catalog it comes from (router.skills.catalogs)
 
 
 @dataclass(frozen=True)
@@ -91,3 +104,4 @@ class RouteResult:
     lexical_with_examples: bool = False  # BM25 over example-expanded documents (explaining)
     settings_reason: str = ""  # why the build chose these settings (explaining; "" = defaults)
     refused: str = ""  # why the relevance gate gave the turn nothing (explaining; "" = it did not)
+    diagnostics: tuple[Diagnostic, ...] = ()  # project skills left out, and why

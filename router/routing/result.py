@@ -8,8 +8,10 @@ scores and reason; ``narrowed`` renders the picked skills into the catalog withi
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from router.access.view import View
 from router.config import RoutingConfig
 from router.index.store import IndexSnapshot
 from router.routing import catalog
@@ -64,12 +66,14 @@ def filter_reason(skill: Skill) -> DropReason | None:
 
 
 def narrowed(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig, plan: Plan,
-             unknown: list[str], explain: bool) -> RouteResult:
+             unknown: list[str], explain: bool, view: View | None = None,
+             project: Sequence[int] = ()) -> RouteResult:
     """The turn's result: the picked skills that fit the catalog budget, rendered; the rest
     marked over budget among the candidates when explaining."""
     routed = [RoutedSkill(name=snap.skills[p].name, description=snap.skills[p].description,
                           location=snap.skills[p].location, score=float(score), reason=reason,
-                          parameters_json=_parameters_json(snap.skills[p]))
+                          parameters_json=_parameters_json(snap.skills[p]),
+                          catalog=snap.skills[p].catalog)
               for p, reason, score in plan.picked]
     loc = config.include_location
     entries = [catalog.Entry(r.name, r.description, r.location if loc else "") for r in routed]
@@ -88,7 +92,8 @@ def narrowed(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig, plan
         candidates = tuple(sorted(plan.candidates.values(), key=lambda c: -c.fused_score))
     return RouteResult(
         skills=tuple(routed[:shown]), catalog_text=text, index_version=snap.info.version,
-        full_catalog_chars=full_catalog_chars(snap, query, config), catalog_chars=len(text),
+        full_catalog_chars=full_catalog_chars(snap, query, config, view, project),
+        catalog_chars=len(text),
         routed_count=len(routed), unknown_explicit=tuple(unknown), candidates=candidates,
         activate_tool_json=tool)
 
@@ -99,24 +104,40 @@ def _parameters_json(skill: Skill) -> str:
     return json.dumps(skill.parameters, ensure_ascii=False, sort_keys=True)
 
 
-# The unrouted catalog's size per (snapshot, format, mode): rendering every skill costs
-# milliseconds at 10k skills, so it is done once. Kept here, not on the snapshot, which routing
-# only reads. A lost race recomputes the same value.
-_FULL_CHARS: dict[tuple[object, ...], int] = {}
+# The unrouted catalog's size and entry count per (snapshot, format, mode, view): rendering
+# every skill costs milliseconds at 10k skills, so it is done once. Kept here, not on the
+# snapshot, which routing only reads. A lost race recomputes the same value.
+_FULL_CHARS: dict[tuple[object, ...], tuple[int, int]] = {}
 _FULL_CHARS_KEPT = 64
 
 
-def full_catalog_chars(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig) -> int:
-    """Size of the catalog an agent would inject without routing (every routable skill)."""
+def _entry(skill: Skill, config: RoutingConfig) -> catalog.Entry:
+    return catalog.Entry(skill.name, skill.description,
+                         skill.location if config.include_location else "")
+
+
+def full_catalog_chars(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig,
+                       view: View | None = None, project: Sequence[int] = ()) -> int:
+    """Size of the catalog an agent would inject without routing (every routable skill of
+    the caller's ``view``, default every catalog's), with the turn's ``project`` rows (they
+    replace the view's skills of their names)."""
+    view = view or snap.everything
     key = (snap.info.path, snap.info.version, query.format, config.activation_mode,
-           config.include_location)
-    size = _FULL_CHARS.get(key)
-    if size is None:
-        loc = config.include_location
-        entries = [catalog.Entry(s.name, s.description, s.location if loc else "")
-                   for s in snap.skills if filter_reason(s) is None]
-        size = len(catalog.render(entries, query.format, config.activation_mode))
+           config.include_location, view.key)
+    found = _FULL_CHARS.get(key)
+    if found is None:
+        held = [snap.skills[p] for p in sorted(view.positions.values())]
+        entries = [_entry(s, config) for s in held if filter_reason(s) is None]
+        found = (len(catalog.render(entries, query.format, config.activation_mode)),
+                 len(entries))
         if len(_FULL_CHARS) >= _FULL_CHARS_KEPT:
             _FULL_CHARS.clear()  # snapshots come and go; a few formats of the live ones fit
-        _FULL_CHARS[key] = size
-    return size
+        _FULL_CHARS[key] = found
+    if not project:
+        return found[0]
+    added = [snap.skills[p] for p in project]
+    replaced = [view.position(s.name) for s in added]
+    removed = [snap.skills[p] for p in replaced if p is not None]
+    return catalog.grown_size(*found, [_entry(s, config) for s in added],
+                              [_entry(s, config) for s in removed if filter_reason(s) is None],
+                              query.format, config.activation_mode)

@@ -2,7 +2,9 @@
 
 Order of the narrowed catalog: explicit ``/name`` skills, always-on skills, skills already
 active in the agent's context, then retrieved skills by fused score. No skill appears twice;
-skills that are disabled, deprecated or not model-invocable are never retrieved.
+skills that are disabled, deprecated or not model-invocable are never retrieved. A turn sees
+only the caller's view (``router.access.view``): names are looked up in it and retrieval
+searches within it, so nothing outside it is ranked, shown or counted.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from router.access.view import View
 from router.config import RoutingConfig
 from router.examples.scoring import with_examples
 from router.index import dense
@@ -36,6 +39,7 @@ from router.routing.fusion import (
     query_views,
 )
 from router.routing.model import DropReason, Reason, RouteQuery, RouteResult
+from router.routing.project import Overlay
 from router.routing.result import Plan, filter_reason, narrowed
 
 _EXPLICIT = re.compile(r"(?:^|(?<=\s))[/$]([A-Za-z0-9][A-Za-z0-9_-]{0,127})(?=$|[\s.,:;!?)])")
@@ -79,11 +83,11 @@ def retrieval_text(query: RouteQuery) -> str:
     return explicit_names(query.message)[1]
 
 
-def _explicit(snap: IndexSnapshot, message: str, plan: Plan) -> list[str]:
+def _explicit(snap: IndexSnapshot, view: View, message: str, plan: Plan) -> list[str]:
     names, _ = explicit_names(message)
     unknown = []
     for i, name in enumerate(names):
-        pos = snap.position(name.lower())
+        pos = view.position(name.lower())
         if pos is None:
             if i == 0 and message.lstrip()[1:].startswith(name):
                 unknown.append(name)  # a leading /word is meant as a skill; elsewhere a path
@@ -94,20 +98,25 @@ def _explicit(snap: IndexSnapshot, message: str, plan: Plan) -> list[str]:
     return unknown
 
 
-def always_on_positions(snap: IndexSnapshot, config: RoutingConfig) -> list[int]:
-    named = [snap.position(n) for n in config.always_on]
+def always_on_positions(snap: IndexSnapshot, config: RoutingConfig,
+                        view: View | None = None) -> list[int]:
+    view = view or snap.everything
+    named = [view.position(n) for n in config.always_on]
+    flagged = [p for p in snap.always_on_flagged
+               if view.position(snap.skills[p].name) == p]
     out: list[int] = []
-    for pos in [*(p for p in named if p is not None), *snap.always_on_flagged]:
+    for pos in [*(p for p in named if p is not None), *flagged]:
         if pos not in out and filter_reason(snap.skills[pos]) is None:
             out.append(pos)
     return out[: config.max_always_on]
 
 
 def _dense_hits(snap: IndexSnapshot, vectors: QueryVectors, fusion: FusionConfig,
-                plan: Plan, use_examples: bool) -> list[Hits]:
+                plan: Plan, use_examples: bool, view: View) -> list[Hits]:
     """Per view, description cosines, lifted by example requests where the index has them
     (``router.examples.scoring``); the closest example per skill is noted for Explain."""
-    found = dense.search_many(snap.dense, vectors.matrix, fusion.depth, rescore=snap.vectors)
+    found = dense.search_many(snap.dense, vectors.matrix, fusion.depth, rescore=snap.vectors,
+                              within=view.rows, within_exact=view.index)
     examples = snap.examples
     if examples is None or not use_examples:
         return [Hits(ids, scores) for ids, scores in found]
@@ -123,21 +132,34 @@ def _dense_hits(snap: IndexSnapshot, vectors: QueryVectors, fusion: FusionConfig
     return out
 
 
-def _retrieve(snap: IndexSnapshot, vectors: QueryVectors, history: Sequence[str],
-              fusion: FusionConfig, plan: Plan, use_examples: bool = True) -> list[Fused]:
-    if not vectors.views or not snap.skills:
+def _retrieve(snap: IndexSnapshot, view: View, vectors: QueryVectors, history: Sequence[str],
+              fusion: FusionConfig, plan: Plan, use_examples: bool = True,
+              project: Overlay | None = None) -> list[Fused]:
+    if not vectors.views or not view.positions:
         return []
-    dense_hits = _dense_hits(snap, vectors, fusion, plan, use_examples)
+    within = view.rows
+    dense_hits = _dense_hits(snap, vectors, fusion, plan, use_examples, view)
     lexical = snap.lexical
     if use_examples and snap.lexical_examples is not None:
         lexical = snap.lexical_examples
-    lexical_hits = [Hits(*lexical.search(view, fusion.depth)) for view in vectors.views]
+    texts = list(vectors.views)
+    weights = [1.0] * len(texts)
     past = history_text(history, fusion)
     if past and fusion.history_weight > 0:
-        lexical_hits.append(Hits(*lexical.search(past, fusion.depth),
-                                 weight=fusion.history_weight))
+        texts.append(past)
+        weights.append(fusion.history_weight)
+    lexical_hits = [Hits(*lexical.search(text, fusion.depth, within), weight=weight)
+                    for text, weight in zip(texts, weights, strict=True)]
+    if project is not None:
+        dense_hits = project.dense_hits(vectors.matrix, dense_hits)
+        lexical_hits = [project.lexical_hits(lexical.score_texts(text, project.documents), hits)
+                        for text, hits in zip(texts, lexical_hits, strict=True)]
     baseline = float(vectors.matrix[0] @ snap.centroid)
-    return fuse_views(dense_hits, lexical_hits, fusion, dense_baseline=baseline)
+    fused = fuse_views(dense_hits, lexical_hits, fusion, dense_baseline=baseline)
+    if within is None and project is None:
+        return fused
+    # examples may lift a skill the view does not hold; a project skill hides its namesake
+    return [f for f in fused if view.position(snap.skills[f.index].name) == f.index]
 
 
 def _rank(snap: IndexSnapshot, fused: Sequence[Fused], top_k: int, fusion: FusionConfig,
@@ -170,25 +192,32 @@ def _rank(snap: IndexSnapshot, fused: Sequence[Fused], top_k: int, fusion: Fusio
 
 
 def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors,
-          config: RoutingConfig, fusion: FusionConfig, *, explain: bool = False) -> RouteResult:
-    """Route one validated turn; ``vectors`` is ``encode_turn`` of ``retrieval_text(query)``."""
+          config: RoutingConfig, fusion: FusionConfig, *, explain: bool = False,
+          view: View | None = None, project: Overlay | None = None) -> RouteResult:
+    """Route one validated turn; ``vectors`` is ``encode_turn`` of ``retrieval_text(query)``;
+    ``view``: the caller's (default: every catalog's); ``project``: the turn's project skills
+    laid over ``snap`` and ``view`` (``router.routing.project``)."""
+    base = view or snap.everything
+    snap, view = (project.snap, project.view) if project is not None else (snap, base)
     plan = Plan(explain=explain)
     fusion = tuned(snap, fusion)
-    unknown = _explicit(snap, query.message, plan)
-    for pos in always_on_positions(snap, config):
+    unknown = _explicit(snap, view, query.message, plan)
+    for pos in always_on_positions(snap, config, view):
         plan.add(pos, Reason.ALWAYS_ON, 0.0)
     # No example may make a skill win a turn that names a skill explicitly.
     explicit = any(reason is Reason.EXPLICIT for _, reason, _ in plan.picked)
-    fused = _retrieve(snap, vectors, query.history, fusion, plan, use_examples=not explicit)
+    fused = _retrieve(snap, view, vectors, query.history, fusion, plan,
+                      use_examples=not explicit, project=project)
     scores = {f.index: f.fused for f in fused}
     for name in query.active_skills:
-        active = snap.position(name)
+        active = view.position(name)
         if active is not None:
             plan.add(active, Reason.ACTIVE, scores.get(active, 0.0))
     refused = off_topic_turn(snap, vectors.matrix, fused, fusion,
                              (plan.description_best, plan.closest_example))
     floor = _rank(snap, fused, query.top_k or config.top_k, fusion, plan, bool(refused))
-    result = narrowed(snap, query, config, plan, unknown, explain)
+    extra = range(project.first, len(snap.skills)) if project is not None else ()
+    result = narrowed(snap, query, config, plan, unknown, explain, base, extra)
     if not explain:
         return result
     examples = snap.examples is not None and not explicit

@@ -30,7 +30,7 @@ from router.service.codec.paths import PathPolicy
 from router.service.interceptors import CallObserver, LoggingInterceptor
 from router.service.metrics import ServiceMetrics, start_metrics_http
 from router.service.poller import IndexPoller
-from router.service.servicer import add_to_server
+from router.service.servicer import PrincipalReader, add_to_server
 from router.service.tls import server_credentials, start_health_listener, tls_enabled
 
 log = logging.getLogger(__name__)
@@ -60,8 +60,11 @@ class RouterServer:
 
 
 def build_server(engine: Engine, config: ServerConfig, address: str | None = None,
-                 *, observer: CallObserver | None = None) -> RouterServer:
-    """Create and bind (not start) a server for ``engine``; see ``create_server``."""
+                 *, observer: CallObserver | None = None,
+                 principal: PrincipalReader | None = None) -> RouterServer:
+    """Create and bind (not start) a server for ``engine``; see ``create_server``.
+    ``principal`` names each call's caller (default: the one ``config``'s principals and
+    tokens resolve, ``router.service.access``)."""
     target = address or f"{config.host}:{config.port}"
     credentials = server_credentials(config)
     gate = Gate(config)
@@ -73,7 +76,8 @@ def build_server(engine: Engine, config: ServerConfig, address: str | None = Non
                  # A busy port is an error: never share it with another server process.
                  ("grpc.so_reuseport", 0)],
     )
-    add_to_server(engine, server, gate.principal, lambda c: gate.caller(c).operator,
+    add_to_server(engine, server, principal or gate.principal,
+                  lambda c: gate.caller(c).operator,
                   PathPolicy(config.expose_paths, engine.index_dir))
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

@@ -16,7 +16,8 @@ from typing import TypeVar
 import grpc
 from google.protobuf.message import Message
 
-from router.access.model import ANONYMOUS, Principal
+from router.access.model import ADMIN, ANONYMOUS, OPS, Principal
+from router.activation.activator import Activation
 from router.engine import Engine
 from router.errors import (
     IndexUnavailable,
@@ -91,20 +92,32 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
 
     def Route(self, request: pb.RouteRequest,
               context: grpc.ServicerContext) -> pb.RouteResponse:
-        return self._answer(context, "Route", lambda: route_to_proto(
-            self._engine.route_turn(query_from_proto(request, self._principal(context).name))))
+        def run() -> pb.RouteResponse:
+            caller = self._principal(context)
+            return route_to_proto(self._engine.route_turn(query_from_proto(request, caller.name),
+                                                          caller=caller))
+
+        return self._answer(context, "Route", run)
 
     def Explain(self, request: pb.RouteRequest,
                 context: grpc.ServicerContext) -> pb.ExplainResponse:
-        return self._answer(context, "Explain", lambda: explain_to_proto(
-            self._engine.explain(query_from_proto(request, self._principal(context).name))))
+        def run() -> pb.ExplainResponse:
+            caller = self._principal(context)
+            return explain_to_proto(self._engine.route(query_from_proto(request, caller.name),
+                                                       explain=True, caller=caller))
+
+        return self._answer(context, "Explain", run)
 
     def ListSkills(self, request: pb.ListSkillsRequest,
                    context: grpc.ServicerContext) -> pb.ListSkillsResponse:
         def run() -> pb.ListSkillsResponse:
-            snapshot = self._engine.snapshot  # one version for the skills and their files
-            return skills_to_proto(snapshot, request.include_files, self._engine.diagnostics(),
-                                   self._engine.info().version)
+            caller = self._principal(context)
+            if request.all_catalogs and not (caller.may(OPS) or caller.may(ADMIN)):
+                raise PermissionDenied("all_catalogs requires role ops or admin")
+            visible = self._engine.visible(caller)  # one version for the skills and files
+            skills = visible.snap.skills if request.all_catalogs else visible.skills()
+            return skills_to_proto(visible.snap, skills, request.include_files,
+                                   visible.snap.diagnostics, visible.snap.info.version)
 
         return self._answer(context, "ListSkills", run)
 
@@ -116,19 +129,24 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
                  context: grpc.ServicerContext) -> pb.ActivateResponse:
         """Activation on the model's behalf (a user's ``/name`` goes through Route)."""
         return self._answer(context, "Activate", lambda: activation_to_proto(
-            self._engine.activate(request.name, request.session_id,
-                                  tuple(request.active_skills), request.include_frontmatter,
-                                  request.route_id, self._principal(context).name)))
+            self._activate(request, self._principal(context))))
+
+    def _activate(self, request: pb.ActivateRequest, caller: Principal) -> Activation:
+        return self._engine.activate(request.name, request.session_id,
+                                     tuple(request.active_skills), request.include_frontmatter,
+                                     request.route_id, caller.name, caller=caller)
 
     def ReadResource(self, request: pb.ReadResourceRequest,
                      context: grpc.ServicerContext) -> pb.ReadResourceResponse:
         return self._answer(context, "ReadResource", lambda: resource_to_proto(
-            self._engine.read_resource(request.name, request.path)))
+            self._engine.read_resource(request.name, request.path,
+                                       caller=self._principal(context))))
 
     def ValidateArguments(self, request: pb.ValidateArgumentsRequest,
                           context: grpc.ServicerContext) -> pb.ValidateArgumentsResponse:
         return self._answer(context, "ValidateArguments", lambda: validation_to_proto(
-            self._engine.validate_arguments(request.name, request.arguments_json)))
+            self._engine.validate_arguments(request.name, request.arguments_json,
+                                            caller=self._principal(context))))
 
     def Reindex(self, request: pb.ReindexRequest,
                 context: grpc.ServicerContext) -> pb.ReindexResponse:
@@ -139,34 +157,40 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
     def Feedback(self, request: pb.FeedbackRequest,
                  context: grpc.ServicerContext) -> pb.FeedbackResponse:
         """An outcome for a skill in a session; see ``router.learning.recorder``."""
-        return self._answer(context, "Feedback", lambda: pb.FeedbackResponse(
-            recorded=self._engine.feedback(request.skill, request.session_id,
-                                           outcome_from_proto(request.outcome),
-                                           request.route_id, self._principal(context).name)))
+        def run() -> pb.FeedbackResponse:
+            caller = self._principal(context)
+            return pb.FeedbackResponse(recorded=self._engine.feedback(
+                request.skill, request.session_id, outcome_from_proto(request.outcome),
+                request.route_id, caller.name, caller=caller))
+
+        return self._answer(context, "Feedback", run)
 
     def ListResources(self, request: pb.ListResourcesRequest,
                       context: grpc.ServicerContext) -> pb.ListResourcesResponse:
         """A skill's bundled files without activating it (no session is touched)."""
         return self._answer(context, "ListResources", lambda: resource_list_to_proto(
-            self._engine.list_resources(request.name)))
+            self._engine.list_resources(request.name, caller=self._principal(context))))
 
     def SkillStats(self, request: pb.SkillStatsRequest,
                    context: grpc.ServicerContext) -> pb.SkillStatsResponse:
         review = self._engine.review  # the feedback store; see router.learning.review
         return self._answer(context, "SkillStats", lambda: lc.stats_to_proto(
-            review.stats(lc.min_routed_from_proto(request.min_routed)), review.enabled))
+            review.stats(lc.min_routed_from_proto(request.min_routed), request.catalog),
+            review.enabled))
 
     def ListExamples(self, request: pb.ListExamplesRequest,
                      context: grpc.ServicerContext) -> pb.ListExamplesResponse:
         return self._answer(context, "ListExamples", lambda: lc.examples_to_proto(
-            self._engine.review.examples(request.skill, lc.days_from_proto(request)),
+            self._engine.review.examples(request.skill, lc.days_from_proto(request),
+                                         request.catalog),
             lc.limit_from_proto(request.limit), self._engine.review.enabled,
             with_sessions=self._operator(context)))
 
     def PurgeExamples(self, request: pb.PurgeExamplesRequest,
                       context: grpc.ServicerContext) -> pb.PurgeExamplesResponse:
         return self._answer(context, "PurgeExamples", lambda: lc.purge_to_proto(
-            self._engine.review.purge(request.skill, lc.days_from_proto(request))))
+            self._engine.review.purge(request.skill, lc.days_from_proto(request),
+                                      request.catalog)))
 
 
 def _guarded(context: grpc.ServicerContext, method: str, call: Callable[[], T],

@@ -162,9 +162,9 @@ def compute_all(skills: Sequence[Skill], previous: Mapping[str, SkillDigests] | 
     """Digests of every skill, by name, reusing ``previous`` where files are unchanged; over
     ``workers`` when there are many skills (same result)."""
     previous = previous or {}
-    jobs = [(s.location, s.base_dir, previous.get(s.name)) for s in skills]
+    jobs = [(s.location, s.base_dir, previous.get(s.key)) for s in skills]
     found = workers.map(_digest_all, jobs) if workers is not None else _digest_all(jobs)
-    return {s.name: d for s, d in zip(skills, found, strict=True)}
+    return {s.key: d for s, d in zip(skills, found, strict=True)}
 
 
 def fingerprint(digests: Mapping[str, SkillDigests]) -> str:

@@ -8,6 +8,10 @@ earlier client dir (config order), then the sorted walk order inside a root. Eve
 with that name is reported as shadowed, with a warning naming both. The same folder reached
 twice (e.g. ``.claude/skills`` symlinked to ``.agents/skills``) counts once. Project skills load
 only when ``trust_project`` is set; otherwise one warning says how many were held back.
+
+All of that makes the catalog ``default``. Each named catalog (``DiscoveryConfig.catalogs``,
+``router.skills.catalogs``) is scanned whole, as an organisation root is, with the same rule
+inside it (first found wins); a name may be held by several catalogs, all kept.
 """
 
 from __future__ import annotations
@@ -15,16 +19,26 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 
 from router.common.checkpoints import checkpoint
 from router.common.workers import Workers
 from router.config import DiscoveryConfig
 from router.errors import SkillParseError
+from router.skills.catalogs import parse_spec
 from router.skills.files import read_file
 from router.skills.limits import SKILL_FILE_MAX_BYTES
 from router.skills.manifest import attach_manifest, parse_manifest
-from router.skills.model import Diagnostic, DiscoveryResult, Level, Scope, Shadowed, Skill
+from router.skills.model import (
+    DEFAULT_CATALOG,
+    Diagnostic,
+    DiscoveryResult,
+    Level,
+    Scope,
+    Shadowed,
+    Skill,
+)
 from router.skills.parse import diagnostic_from_error, parse_skill_md
 from router.skills.scan_plan import boundary_for, limits_for, outer_for
 from router.skills.walk import ScanLimits, SkillDir, find_skill_dirs
@@ -154,10 +168,43 @@ def _untrusted(project_dir: str, roots: list[str], limits: ScanLimits) -> list[D
                        "(pass --trust-project to load them)")]
 
 
+def _keep(winners: dict[str, Skill], skills: list[Skill], shadowed: list[Shadowed],
+          diags: list[Diagnostic]) -> None:
+    for skill in skills:
+        if skill.name not in winners:
+            winners[skill.name] = skill
+            continue
+        hidden, warning = _shadow(winners[skill.name], skill)
+        shadowed.append(hidden)
+        diags.append(warning)
+
+
+def _named(config: DiscoveryConfig, max_bytes: int, workers: Workers | None,
+           diags: list[Diagnostic], shadowed: list[Shadowed],
+           default: dict[str, Skill]) -> list[Skill]:
+    """The skills of ``default`` and of every named catalog (each scanned whole as an
+    organisation root; ``--catalog default=DIR`` adds to ``default``)."""
+    by_catalog: dict[str, dict[str, Skill]] = {DEFAULT_CATALOG: default}
+    seen: dict[str, set[str]] = {}
+    limits = limits_for(config, Scope.ORG)
+    for spec in config.catalogs:
+        name, root = parse_spec(spec)
+        if not os.path.isdir(root):
+            diags.append(Diagnostic(Level.WARNING, root, f"catalog {name!r} root not found"))
+            continue
+        skills, found = _scan(root, Scope.ORG, limits, max_bytes, seen.setdefault(name, set()),
+                              boundary=root, workers=workers)
+        diags.extend(found)
+        _keep(by_catalog.setdefault(name, {}), [replace(s, catalog=name) for s in skills],
+              shadowed, diags)
+    return [s for winners in by_catalog.values() for s in winners.values()]
+
+
 def discover(config: DiscoveryConfig, *, max_bytes: int = SKILL_FILE_MAX_BYTES,
              workers: Workers | None = None) -> DiscoveryResult:
-    """Scan every scope, resolve name collisions, and return skills sorted by name; the
-    skill files of a large root are read over ``workers`` (same result)."""
+    """Scan every scope and named catalog, resolve name collisions within each catalog, and
+    return skills sorted by (name, catalog); the skill files of a large root are read over
+    ``workers`` (same result)."""
     diags: list[Diagnostic] = []
     winners: dict[str, Skill] = {}
     shadowed: list[Shadowed] = []
@@ -177,16 +224,11 @@ def discover(config: DiscoveryConfig, *, max_bytes: int = SKILL_FILE_MAX_BYTES,
                                   boundary=boundary_for(config, scope, root),
                                   outer=outer_for(config, scope, root), workers=workers)
             diags.extend(found)
-            for skill in skills:
-                if skill.name not in winners:
-                    winners[skill.name] = skill
-                    continue
-                hidden, warning = _shadow(winners[skill.name], skill)
-                shadowed.append(hidden)
-                diags.append(warning)
+            _keep(winners, skills, shadowed, diags)
+    every = _named(config, max_bytes, workers, diags, shadowed, winners)
     log.info("discovered %d skills (%d shadowed, %d diagnostics)",
-             len(winners), len(shadowed), len(diags))
+             len(every), len(shadowed), len(diags))
     return DiscoveryResult(
-        skills=tuple(sorted(winners.values(), key=lambda s: (s.name, s.location))),
+        skills=tuple(sorted(every, key=lambda s: (s.name, s.catalog, s.location))),
         shadowed=tuple(sorted(shadowed, key=lambda s: (s.name, s.location))),
         diagnostics=tuple(diags))

@@ -43,6 +43,9 @@ CATALOG_BUDGET_CHARS = 1_000_000  # a larger max_catalog_chars is no budget: lik
 ARGUMENTS_JSON_CHARS = 1024 * 1024  # ValidateArguments' arguments_json
 ARGUMENT_ERRORS = 50  # errors reported for one ValidateArguments call
 REQUEST_ID_CHARS = 128  # an x-request-id echoed in logs
+PROJECT_SKILLS = 256  # project skills sent with one turn (RouteRequest.project_skills)
+PROJECT_LOCATION_CHARS = 4096  # a project skill's location
+PROJECT_SKILL_VECTORS = 8192  # project skills' embeddings kept, by content (every caller's)
 
 
 def truncate_description(text: str, limit: int = DESCRIPTION_CHARS) -> str:

@@ -17,6 +17,16 @@ class Scope(StrEnum):
     BUNDLED = "bundled"
 
 
+DEFAULT_CATALOG = "default"  # the catalog of the discovery flags (--root, --bundled, scopes)
+PROJECT_CATALOG = "project"  # reserved: skills a gateway sends with the turn
+
+
+def skill_key(catalog: str, name: str) -> str:
+    """The key of a skill's records (vectors, digests, examples, counters): its name in the
+    default catalog (as before catalogs), ``catalog/name`` in any other."""
+    return name if catalog == DEFAULT_CATALOG else f"{catalog}/{name}"
+
+
 class Level(StrEnum):
     WARNING = "warning"
     ERROR = "error"
@@ -61,6 +71,12 @@ class Skill:
     frontmatter: Mapping[str, Any] = field(default_factory=dict)
     parameters: Mapping[str, Any] | None = None  # JSON Schema, manifest skills only
     content_hash: str = ""  # sha256 hex of the raw file bytes
+    catalog: str = DEFAULT_CATALOG  # the named catalog it was found in
+
+    @property
+    def key(self) -> str:
+        """Unique in an index: (catalog, name) as one string (``skill_key``)."""
+        return skill_key(self.catalog, self.name)
 
     @property
     def routable(self) -> bool:
@@ -88,6 +104,7 @@ class Skill:
             "frontmatter": dict(self.frontmatter),
             "parameters": dict(self.parameters) if self.parameters is not None else None,
             "content_hash": self.content_hash,
+            "catalog": self.catalog,
         }
 
     @classmethod
@@ -112,6 +129,7 @@ class Skill:
             frontmatter=dict(data.get("frontmatter") or {}),
             parameters=dict(params) if params is not None else None,
             content_hash=str(data.get("content_hash", "")),
+            catalog=str(data.get("catalog", DEFAULT_CATALOG)),
         )
 
 

@@ -74,7 +74,7 @@ FEEDBACK_OUTCOME_WRONG_SKILL: FeedbackOutcome
 FEEDBACK_OUTCOME_NOT_USED: FeedbackOutcome
 
 class RouteRequest(_message.Message):
-    __slots__ = ("message", "history", "session_id", "top_k", "format", "active_skills", "max_catalog_chars")
+    __slots__ = ("message", "history", "session_id", "top_k", "format", "active_skills", "max_catalog_chars", "project_skills")
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
     HISTORY_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
@@ -82,6 +82,7 @@ class RouteRequest(_message.Message):
     FORMAT_FIELD_NUMBER: _ClassVar[int]
     ACTIVE_SKILLS_FIELD_NUMBER: _ClassVar[int]
     MAX_CATALOG_CHARS_FIELD_NUMBER: _ClassVar[int]
+    PROJECT_SKILLS_FIELD_NUMBER: _ClassVar[int]
     message: str
     history: _containers.RepeatedScalarFieldContainer[str]
     session_id: str
@@ -89,26 +90,39 @@ class RouteRequest(_message.Message):
     format: CatalogFormat
     active_skills: _containers.RepeatedScalarFieldContainer[str]
     max_catalog_chars: int
-    def __init__(self, message: _Optional[str] = ..., history: _Optional[_Iterable[str]] = ..., session_id: _Optional[str] = ..., top_k: _Optional[int] = ..., format: _Optional[_Union[CatalogFormat, str]] = ..., active_skills: _Optional[_Iterable[str]] = ..., max_catalog_chars: _Optional[int] = ...) -> None: ...
+    project_skills: _containers.RepeatedCompositeFieldContainer[InlineSkill]
+    def __init__(self, message: _Optional[str] = ..., history: _Optional[_Iterable[str]] = ..., session_id: _Optional[str] = ..., top_k: _Optional[int] = ..., format: _Optional[_Union[CatalogFormat, str]] = ..., active_skills: _Optional[_Iterable[str]] = ..., max_catalog_chars: _Optional[int] = ..., project_skills: _Optional[_Iterable[_Union[InlineSkill, _Mapping]]] = ...) -> None: ...
+
+class InlineSkill(_message.Message):
+    __slots__ = ("name", "description", "location")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    LOCATION_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    description: str
+    location: str
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., location: _Optional[str] = ...) -> None: ...
 
 class RoutedSkill(_message.Message):
-    __slots__ = ("name", "description", "location", "score", "reason", "parameters_json")
+    __slots__ = ("name", "description", "location", "score", "reason", "parameters_json", "catalog")
     NAME_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     LOCATION_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     PARAMETERS_JSON_FIELD_NUMBER: _ClassVar[int]
+    CATALOG_FIELD_NUMBER: _ClassVar[int]
     name: str
     description: str
     location: str
     score: float
     reason: RouteReason
     parameters_json: str
-    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., location: _Optional[str] = ..., score: _Optional[float] = ..., reason: _Optional[_Union[RouteReason, str]] = ..., parameters_json: _Optional[str] = ...) -> None: ...
+    catalog: str
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., location: _Optional[str] = ..., score: _Optional[float] = ..., reason: _Optional[_Union[RouteReason, str]] = ..., parameters_json: _Optional[str] = ..., catalog: _Optional[str] = ...) -> None: ...
 
 class RouteResponse(_message.Message):
-    __slots__ = ("skills", "catalog_text", "index_version", "full_catalog_chars", "catalog_chars", "routed_count", "shown_count", "unknown_explicit", "explicit_content", "activate_tool_json", "route_id")
+    __slots__ = ("skills", "catalog_text", "index_version", "full_catalog_chars", "catalog_chars", "routed_count", "shown_count", "unknown_explicit", "explicit_content", "activate_tool_json", "route_id", "diagnostics")
     SKILLS_FIELD_NUMBER: _ClassVar[int]
     CATALOG_TEXT_FIELD_NUMBER: _ClassVar[int]
     INDEX_VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -120,6 +134,7 @@ class RouteResponse(_message.Message):
     EXPLICIT_CONTENT_FIELD_NUMBER: _ClassVar[int]
     ACTIVATE_TOOL_JSON_FIELD_NUMBER: _ClassVar[int]
     ROUTE_ID_FIELD_NUMBER: _ClassVar[int]
+    DIAGNOSTICS_FIELD_NUMBER: _ClassVar[int]
     skills: _containers.RepeatedCompositeFieldContainer[RoutedSkill]
     catalog_text: str
     index_version: str
@@ -131,13 +146,16 @@ class RouteResponse(_message.Message):
     explicit_content: str
     activate_tool_json: str
     route_id: str
-    def __init__(self, skills: _Optional[_Iterable[_Union[RoutedSkill, _Mapping]]] = ..., catalog_text: _Optional[str] = ..., index_version: _Optional[str] = ..., full_catalog_chars: _Optional[int] = ..., catalog_chars: _Optional[int] = ..., routed_count: _Optional[int] = ..., shown_count: _Optional[int] = ..., unknown_explicit: _Optional[_Iterable[str]] = ..., explicit_content: _Optional[str] = ..., activate_tool_json: _Optional[str] = ..., route_id: _Optional[str] = ...) -> None: ...
+    diagnostics: _containers.RepeatedCompositeFieldContainer[Diagnostic]
+    def __init__(self, skills: _Optional[_Iterable[_Union[RoutedSkill, _Mapping]]] = ..., catalog_text: _Optional[str] = ..., index_version: _Optional[str] = ..., full_catalog_chars: _Optional[int] = ..., catalog_chars: _Optional[int] = ..., routed_count: _Optional[int] = ..., shown_count: _Optional[int] = ..., unknown_explicit: _Optional[_Iterable[str]] = ..., explicit_content: _Optional[str] = ..., activate_tool_json: _Optional[str] = ..., route_id: _Optional[str] = ..., diagnostics: _Optional[_Iterable[_Union[Diagnostic, _Mapping]]] = ...) -> None: ...
 
 class ListSkillsRequest(_message.Message):
-    __slots__ = ("include_files",)
+    __slots__ = ("include_files", "all_catalogs")
     INCLUDE_FILES_FIELD_NUMBER: _ClassVar[int]
+    ALL_CATALOGS_FIELD_NUMBER: _ClassVar[int]
     include_files: bool
-    def __init__(self, include_files: _Optional[bool] = ...) -> None: ...
+    all_catalogs: bool
+    def __init__(self, include_files: _Optional[bool] = ..., all_catalogs: _Optional[bool] = ...) -> None: ...
 
 class SkillFile(_message.Message):
     __slots__ = ("path", "size", "digest")
@@ -150,7 +168,7 @@ class SkillFile(_message.Message):
     def __init__(self, path: _Optional[str] = ..., size: _Optional[int] = ..., digest: _Optional[str] = ...) -> None: ...
 
 class SkillInfo(_message.Message):
-    __slots__ = ("name", "description", "location", "scope", "kind", "model_invocable", "user_invocable", "enabled", "deprecated", "always_on", "files", "files_recorded", "files_complete", "frontmatter_json")
+    __slots__ = ("name", "description", "location", "scope", "kind", "model_invocable", "user_invocable", "enabled", "deprecated", "always_on", "files", "files_recorded", "files_complete", "frontmatter_json", "catalog")
     NAME_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     LOCATION_FIELD_NUMBER: _ClassVar[int]
@@ -165,6 +183,7 @@ class SkillInfo(_message.Message):
     FILES_RECORDED_FIELD_NUMBER: _ClassVar[int]
     FILES_COMPLETE_FIELD_NUMBER: _ClassVar[int]
     FRONTMATTER_JSON_FIELD_NUMBER: _ClassVar[int]
+    CATALOG_FIELD_NUMBER: _ClassVar[int]
     name: str
     description: str
     location: str
@@ -179,7 +198,8 @@ class SkillInfo(_message.Message):
     files_recorded: bool
     files_complete: bool
     frontmatter_json: str
-    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., location: _Optional[str] = ..., scope: _Optional[_Union[SkillScope, str]] = ..., kind: _Optional[_Union[SkillKind, str]] = ..., model_invocable: _Optional[bool] = ..., user_invocable: _Optional[bool] = ..., enabled: _Optional[bool] = ..., deprecated: _Optional[bool] = ..., always_on: _Optional[bool] = ..., files: _Optional[_Iterable[_Union[SkillFile, _Mapping]]] = ..., files_recorded: _Optional[bool] = ..., files_complete: _Optional[bool] = ..., frontmatter_json: _Optional[str] = ...) -> None: ...
+    catalog: str
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., location: _Optional[str] = ..., scope: _Optional[_Union[SkillScope, str]] = ..., kind: _Optional[_Union[SkillKind, str]] = ..., model_invocable: _Optional[bool] = ..., user_invocable: _Optional[bool] = ..., enabled: _Optional[bool] = ..., deprecated: _Optional[bool] = ..., always_on: _Optional[bool] = ..., files: _Optional[_Iterable[_Union[SkillFile, _Mapping]]] = ..., files_recorded: _Optional[bool] = ..., files_complete: _Optional[bool] = ..., frontmatter_json: _Optional[str] = ..., catalog: _Optional[str] = ...) -> None: ...
 
 class Diagnostic(_message.Message):
     __slots__ = ("level", "path", "message")
@@ -404,10 +424,12 @@ class ListResourcesResponse(_message.Message):
     def __init__(self, resources: _Optional[_Iterable[str]] = ..., resources_truncated: _Optional[bool] = ..., skill_dir: _Optional[str] = ...) -> None: ...
 
 class SkillStatsRequest(_message.Message):
-    __slots__ = ("min_routed",)
+    __slots__ = ("min_routed", "catalog")
     MIN_ROUTED_FIELD_NUMBER: _ClassVar[int]
+    CATALOG_FIELD_NUMBER: _ClassVar[int]
     min_routed: int
-    def __init__(self, min_routed: _Optional[int] = ...) -> None: ...
+    catalog: str
+    def __init__(self, min_routed: _Optional[int] = ..., catalog: _Optional[str] = ...) -> None: ...
 
 class SkillCounters(_message.Message):
     __slots__ = ("skill", "routed", "shown", "activated", "succeeded", "failed", "wrong", "not_used", "hit_rate")
@@ -444,14 +466,16 @@ class SkillStatsResponse(_message.Message):
     def __init__(self, skills: _Optional[_Iterable[_Union[SkillCounters, _Mapping]]] = ..., never_activated: _Optional[_Iterable[str]] = ..., min_routed: _Optional[int] = ..., feedback_enabled: _Optional[bool] = ...) -> None: ...
 
 class ListExamplesRequest(_message.Message):
-    __slots__ = ("skill", "older_than_days", "limit")
+    __slots__ = ("skill", "older_than_days", "limit", "catalog")
     SKILL_FIELD_NUMBER: _ClassVar[int]
     OLDER_THAN_DAYS_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
+    CATALOG_FIELD_NUMBER: _ClassVar[int]
     skill: str
     older_than_days: float
     limit: int
-    def __init__(self, skill: _Optional[str] = ..., older_than_days: _Optional[float] = ..., limit: _Optional[int] = ...) -> None: ...
+    catalog: str
+    def __init__(self, skill: _Optional[str] = ..., older_than_days: _Optional[float] = ..., limit: _Optional[int] = ..., catalog: _Optional[str] = ...) -> None: ...
 
 class RecordedExample(_message.Message):
     __slots__ = ("skill", "positive", "query", "session_id", "recorded_at", "learned")
@@ -480,12 +504,14 @@ class ListExamplesResponse(_message.Message):
     def __init__(self, examples: _Optional[_Iterable[_Union[RecordedExample, _Mapping]]] = ..., total: _Optional[int] = ..., feedback_enabled: _Optional[bool] = ...) -> None: ...
 
 class PurgeExamplesRequest(_message.Message):
-    __slots__ = ("skill", "older_than_days")
+    __slots__ = ("skill", "older_than_days", "catalog")
     SKILL_FIELD_NUMBER: _ClassVar[int]
     OLDER_THAN_DAYS_FIELD_NUMBER: _ClassVar[int]
+    CATALOG_FIELD_NUMBER: _ClassVar[int]
     skill: str
     older_than_days: float
-    def __init__(self, skill: _Optional[str] = ..., older_than_days: _Optional[float] = ...) -> None: ...
+    catalog: str
+    def __init__(self, skill: _Optional[str] = ..., older_than_days: _Optional[float] = ..., catalog: _Optional[str] = ...) -> None: ...
 
 class PurgeExamplesResponse(_message.Message):
     __slots__ = ("purged", "compacted")

@@ -12,6 +12,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from router.access.model import ANONYMOUS, Principal
 from router.engine import Engine
 from router.routing.model import RouteQuery, RouteResult
 from router.service import interceptors
@@ -97,9 +98,10 @@ class _HeldEngine(Engine):
 
     release = threading.Event()
 
-    def route(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:
+    def route(self, query: RouteQuery, *, explain: bool = False,
+              caller: Principal = ANONYMOUS) -> RouteResult:
         self.release.wait(timeout=30)
-        return super().route(query, explain=explain)
+        return super().route(query, explain=explain, caller=caller)
 
 
 def test_a_passed_deadline_is_deadline_exceeded_and_the_server_stays_healthy(

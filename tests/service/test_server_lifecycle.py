@@ -14,6 +14,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
 
+from router.access.model import ANONYMOUS, Principal
 from router.engine import Engine
 from router.errors import (
     IndexCorrupt,
@@ -39,7 +40,8 @@ class FailingEngine(Engine):
 
     error: Exception = RuntimeError("boom")
 
-    def route(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:
+    def route(self, query: RouteQuery, *, explain: bool = False,
+              caller: Principal = ANONYMOUS) -> RouteResult:
         raise self.error
 
 
@@ -50,10 +52,11 @@ class GatedEngine(Engine):
     entered = threading.Event()
     release = threading.Event()
 
-    def route(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:
+    def route(self, query: RouteQuery, *, explain: bool = False,
+              caller: Principal = ANONYMOUS) -> RouteResult:
         self.entered.set()
         assert self.release.wait(timeout=30), "the test never released the route"
-        return super().route(query, explain=explain)
+        return super().route(query, explain=explain, caller=caller)
 
 
 def clone(engine: Engine, cls: type[Engine]) -> Engine:

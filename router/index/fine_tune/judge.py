@@ -39,7 +39,7 @@ def fold_of(query: str) -> int:
 def training_pairs(skills: Sequence[Skill], examples: Sequence[Example]) -> list[Pair]:
     """(request -> the skill's embedded text) for every positive example row a build keeps
     (``router.examples.selection``): should-not-trigger and off-topic requests make no pair."""
-    by_name = {s.name: s for s in skills}
+    by_name = {s.key: s for s in skills}
     rows = selection.select(examples, set(by_name)).rows
     return [Pair(r.query, embedding_text(by_name[r.skill]), r.skill) for r in rows
             if not r.negative]
@@ -142,7 +142,7 @@ def compare(skills: Sequence[Skill], base: Embedder, candidate: Embedder,
     """Base vs tuned, dense only, on the held-out requests against the whole catalog; the
     skill embeddings made (both models) are handed back for the build to reuse; ``root``
     None takes none from the current version."""
-    positions = {s.name: i for i, s in enumerate(skills)}
+    positions = {s.key: i for i, s in enumerate(skills)}
     requests = held_out(held, positions)
     results = []
     known: dict[str, np.ndarray] = {}

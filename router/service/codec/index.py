@@ -40,6 +40,7 @@ def skill_to_proto(skill: Skill) -> pb.SkillInfo:
         kind=_KINDS.get(skill.kind, pb.SKILL_KIND_UNSPECIFIED),
         model_invocable=skill.model_invocable, user_invocable=skill.user_invocable,
         enabled=skill.enabled, deprecated=skill.deprecated, always_on=skill.always_on,
+        catalog=skill.catalog,
     )
 
 
@@ -59,14 +60,14 @@ def diagnostic_to_proto(diagnostic: Diagnostic) -> pb.Diagnostic:
                          path=diagnostic.path, message=diagnostic.message)
 
 
-def skills_to_proto(snapshot: IndexSnapshot, include_files: bool,
+def skills_to_proto(snapshot: IndexSnapshot, skills: Sequence[Skill], include_files: bool,
                     diagnostics: Sequence[Diagnostic], version: str) -> pb.ListSkillsResponse:
-    """One snapshot's skills (with their recorded files when asked), ``diagnostics`` and the
-    served ``version``."""
+    """``skills`` of one snapshot (with their recorded files when asked), ``diagnostics`` and
+    the served ``version``."""
     return pb.ListSkillsResponse(
-        skills=[add_files(skill_to_proto(s), s, recorded_for(snapshot.digests, s.name))
+        skills=[add_files(skill_to_proto(s), s, recorded_for(snapshot.digests, s.key))
                 if include_files else skill_to_proto(s)
-                for s in snapshot.skills],
+                for s in skills],
         diagnostics=[diagnostic_to_proto(d) for d in diagnostics],
         index_version=version,
     )

@@ -7,7 +7,15 @@ a RouteResult becomes a RouteResponse or, with its candidates, an ExplainRespons
 from __future__ import annotations
 
 from router.errors import InvalidRequest
-from router.routing.model import CatalogFormat, Reason, RoutedSkill, RouteQuery, RouteResult
+from router.routing.model import (
+    CatalogFormat,
+    InlineSkill,
+    Reason,
+    RoutedSkill,
+    RouteQuery,
+    RouteResult,
+)
+from router.service.codec.index import diagnostic_to_proto
 from router.skills.limits import truncate_description
 from router.v1 import router_pb2 as pb
 
@@ -39,6 +47,8 @@ def query_from_proto(request: pb.RouteRequest, principal: str = "") -> RouteQuer
         active_skills=tuple(request.active_skills),
         max_catalog_chars=request.max_catalog_chars,
         principal=principal,
+        project_skills=tuple(InlineSkill(s.name, s.description, s.location)
+                             for s in request.project_skills),
     )
 
 
@@ -46,7 +56,7 @@ def routed_to_proto(skill: RoutedSkill) -> pb.RoutedSkill:
     return pb.RoutedSkill(name=skill.name, description=truncate_description(skill.description),
                           location=skill.location, score=skill.score,
                           reason=_REASONS.get(skill.reason, pb.ROUTE_REASON_UNSPECIFIED),
-                          parameters_json=skill.parameters_json)
+                          parameters_json=skill.parameters_json, catalog=skill.catalog)
 
 
 def route_to_proto(result: RouteResult) -> pb.RouteResponse:
@@ -63,6 +73,7 @@ def route_to_proto(result: RouteResult) -> pb.RouteResponse:
         explicit_content=result.explicit_content,
         activate_tool_json=result.activate_tool_json,
         route_id=result.route_id,
+        diagnostics=[diagnostic_to_proto(d) for d in result.diagnostics],
     )
 
 

@@ -84,3 +84,21 @@ def test_tune_sets_the_hnsw_search_breadth_and_leaves_flat_indexes_alone() -> No
     dense.tune(dense.build(rows), 300)  # nothing to set on a flat scan
     with pytest.raises(InvalidRequest, match="hnsw_ef_search must be at least 1"):
         dense.tune(hnsw, 0)
+
+
+@pytest.mark.parametrize("kind", [dense.FLAT, dense.HNSW])
+@pytest.mark.parametrize("size", [20, dense.EXACT_WITHIN + 100])
+def test_a_search_within_rows_finds_the_best_of_those_rows_only(kind: str, size: int) -> None:
+    vectors = _unit_rows(dense.EXACT_WITHIN + 400, seed=3)
+    index = dense.build(vectors, kind)
+    query = _unit_rows(1, seed=4)
+    rng = np.random.default_rng(5)
+    within = np.sort(rng.choice(len(vectors), size=size, replace=False)).astype(np.int64)
+    ids, scores = dense.search_many(index, query, 10, rescore=vectors, within=within)[0]
+    assert len(ids) == 10 and set(ids.tolist()) <= set(within.tolist())
+    exact = within[np.argsort(-(vectors[within] @ query[0]))[:10]]
+    if kind == dense.FLAT:
+        assert ids.tolist() == exact.tolist()
+    else:  # HNSW with a selector: approximate, but most of the exact top 10
+        assert len(set(ids.tolist()) & set(exact.tolist())) >= 7
+    assert np.allclose(scores, vectors[ids] @ query[0], atol=1e-5)

@@ -188,3 +188,12 @@ def test_the_same_documents_make_the_same_files_in_any_process(tmp_path: Path) -
                        env={**os.environ, "PYTHONHASHSEED": seed})
         made.append({p.name: p.read_bytes() for p in sorted(out.iterdir())})
     assert made[0] and made[0] == made[1] == made[2]
+
+
+def test_a_search_within_documents_ignores_better_ones_outside() -> None:
+    docs = [f"deploy service number {i}" for i in range(50)] + ["refund a payment", "refund"]
+    lexical = LexicalIndex.build(docs)
+    within = np.array([3, 50], dtype=np.int64)
+    ids, scores = lexical.search("deploy refund", 10, within)
+    assert sorted(ids.tolist()) == [3, 50] and (scores > 0).all()
+    assert lexical.search("deploy", 10, np.array([50, 51], dtype=np.int64))[0].size == 0
