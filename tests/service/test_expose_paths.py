@@ -146,7 +146,8 @@ def test_by_default_the_answers_are_unchanged(site: Site) -> None:
         activated = stub.Activate(pb.ActivateRequest(name="pdf-tools"), timeout=30)
         routed = stub.Route(pb.RouteRequest(message=PDF_QUERY), timeout=30)
     snapshot = engine.snapshot
-    assert listed == skills_to_proto(snapshot, True, engine.diagnostics(), info.version)
+    assert listed == skills_to_proto(snapshot, snapshot.skills, True, engine.diagnostics(),
+                                     info.version)
     assert info == info_to_proto(engine.info())
     assert info.path == snapshot.info.path and os.path.isabs(info.path)
     assert activated.skill_dir == str(site.tree.root / "pdf-tools")
