@@ -67,7 +67,7 @@ __all__ = ["Fused", "FusionConfig", "GateResult", "Hits", "fuse", "fuse_views", 
            "history_text", "mix_history", "pool", "query_views", "split_sentences"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Fused:
     """A candidate. ``dense``: best raw cosine over the views (if no dense view returned it, the
     highest of the views' lowest returned cosines, an upper bound); ``lexical``: raw BM25 score
@@ -99,37 +99,62 @@ def mix_history(message: np.ndarray, history: np.ndarray, weight: float) -> np.n
     return unit(np.asarray(message, dtype=np.float32) + weight * np.asarray(history, np.float32))
 
 
-_Best = dict[int, tuple[float, float]]  # row id -> (raw score, normalised weighted score)
+# Per id its best (raw score, normalised weighted score) over a turn's views, as three arrays
+# sorted by id: ids, raws, normalised.
+_Best = tuple[np.ndarray, np.ndarray, np.ndarray]
+_NONE: _Best = (np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0))
 
 
-def _keep_best(best: _Best, view: Hits, raw: np.ndarray, norm: np.ndarray) -> None:
-    for i, r, n in zip(view.ids.tolist(), raw.tolist(), norm.tolist(), strict=True):
-        if i not in best or n > best[i][1]:
-            best[i] = (r, n)
+def _keep_best(ids: list[np.ndarray], raws: list[np.ndarray], norms: list[np.ndarray]) -> _Best:
+    """Per id, the view with the highest normalised score (ties: the earliest view)."""
+    if not ids:
+        return _NONE
+    all_ids = np.concatenate(ids).astype(np.int64, copy=False)
+    raw, norm = np.concatenate(raws), np.concatenate(norms)
+    order = np.lexsort((-norm, all_ids))  # stable: equal scores keep the views' order
+    ranked = all_ids[order]
+    first = np.ones(len(ranked), dtype=bool)
+    first[1:] = ranked[1:] != ranked[:-1]
+    pick = order[first]
+    return all_ids[pick], raw[pick], norm[pick]
 
 
 def _dense_best(views: Sequence[Hits], baseline: float) -> tuple[_Best, tuple[float, float]]:
     """Best cosine per id over the views, and (raw, normalised) for ids no view returned."""
     scale = DenseScale.of(views, baseline)
     if scale is None:
-        return {}, (0.0, 0.0)
-    best: _Best = {}
+        return _NONE, (0.0, 0.0)
+    ids, raws, norms = [], [], []
     for view in views:
         if len(view.ids):
             raw = np.asarray(view.scores, dtype=np.float64)
-            _keep_best(best, view, raw, scale(raw) * view.weight)
-    return best, (scale.floor, scale.floor_score)
+            ids.append(np.asarray(view.ids))
+            raws.append(raw)
+            norms.append(scale(raw) * view.weight)
+    return _keep_best(ids, raws, norms), (scale.floor, scale.floor_score)
 
 
 def _lexical_best(views: Sequence[Hits]) -> _Best:
     """Best over the views of score / view's top score * view weight."""
-    best: _Best = {}
+    ids, raws, norms = [], [], []
     for view in views:
         raw = np.asarray(view.scores, dtype=np.float64)
         scaled = lexical_scale(raw)
         if scaled is not None:
-            _keep_best(best, view, raw, scaled * view.weight)
-    return best
+            ids.append(np.asarray(view.ids))
+            raws.append(raw)
+            norms.append(scaled * view.weight)
+    return _keep_best(ids, raws, norms)
+
+
+def _spread(best: _Best, ids: np.ndarray, missing: tuple[float, float],
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """``best``'s (raws, normalised) at ``ids`` (sorted), ``missing`` where it has none."""
+    raw = np.full(len(ids), missing[0], dtype=np.float64)
+    norm = np.full(len(ids), missing[1], dtype=np.float64)
+    at = np.searchsorted(ids, best[0])
+    raw[at], norm[at] = best[1], best[2]
+    return raw, norm
 
 
 def fuse(dense_ids: np.ndarray, dense_scores: np.ndarray, lex_ids: np.ndarray,
@@ -146,14 +171,17 @@ def fuse_views(dense: Sequence[Hits], lexical: Sequence[Hits], config: FusionCon
     """Every candidate either side retrieved in any view, best first (ties: lower index)."""
     d_best, d_floor = _dense_best(dense, dense_baseline)
     l_best = _lexical_best(lexical)
+    ids = np.union1d(d_best[0], l_best[0])
+    if not len(ids):
+        return []
+    d_raw, d_norm = _spread(d_best, ids, d_floor)
+    l_raw, l_norm = _spread(l_best, ids, (0.0, 0.0))
     w = config.dense_weight
-    out: list[Fused] = []
-    for i in d_best.keys() | l_best.keys():
-        d_raw, d_norm = d_best.get(i, d_floor)
-        l_raw, l_norm = l_best.get(i, (0.0, 0.0))
-        out.append(Fused(int(i), d_raw, l_raw, w * d_norm + (1.0 - w) * l_norm))
-    out.sort(key=lambda f: (-f.fused, f.index))
-    return out
+    fused = w * d_norm + (1.0 - w) * l_norm  # as Python floats would: float64, op by op
+    order = np.lexsort((ids, -fused))
+    return [Fused(i, d, lx, f) for i, d, lx, f in zip(
+        ids[order].tolist(), d_raw[order].tolist(), l_raw[order].tolist(),
+        fused[order].tolist(), strict=True)]
 
 
 def gate(fused: Sequence[Fused], config: FusionConfig, *, dense_used: bool = True) -> GateResult:
