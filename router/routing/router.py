@@ -167,22 +167,26 @@ def _rank(snap: IndexSnapshot, fused: Sequence[Fused], top_k: int, fusion: Fusio
     """Rank the routable candidates into ``plan``; when explaining, say whether the configured
     floor refused them all (``under_floor``, over the candidates the gate saw)."""
     routable = []
+    skills, explain = snap.skills, plan.explain  # notes are kept for Explain only
     for f in fused:
-        reason = filter_reason(snap.skills[f.index])
-        if reason is not None:
-            plan.note(snap, f, False, reason)
-        else:
+        reason = filter_reason(skills[f.index])
+        if reason is None:
             routable.append(f)
+        elif explain:
+            plan.note(snap, f, False, reason)
     kept, dropped = gate(routable, fusion)
     if off_topic:
         kept, dropped = (), tuple((f, DropReason.BELOW_THRESHOLD) for f in routable)
-    for f, why in dropped:
-        plan.note(snap, f, False, DropReason(why))
+    if explain:
+        for f, why in dropped:
+            plan.note(snap, f, False, DropReason(why))
     retrieved = 0
     for f in kept:
         if f.index in plan.seen:
             plan.note(snap, f, True, DropReason.DUPLICATE)
         elif retrieved >= top_k:
+            if not explain:
+                break  # nothing after the top k is picked or noted
             plan.note(snap, f, False, DropReason.OUTSIDE_TOP_K)
         else:
             retrieved += 1
