@@ -4,23 +4,27 @@ skill, and the run trained with them is kept only when it wins on the held-out r
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from router.config import IndexConfig
+from router.config import DiscoveryConfig, IndexConfig
 from router.encoders.training import Pair, Trained, TrainSettings, batches
 from router.errors import InvalidRequest
 from router.examples.model import Example, query_key
+from router.index.build import Served, build, recorded_settings
 from router.index.build_inputs import Stages
 from router.index.fine_tune import judge, negatives
 from router.index.fine_tune.stage import Options, options_for
 from router.index.fine_tune.stored import tuned_id
 from router.index.layout import read_manifest
-from router.index.store import build_index
+from router.index.plan import BuildPlan, EncoderPlan
+from router.index.store import build_index, load_index
 from router.index.vectors import embedding_text
 from tests.support.fine_tune import FakeModel, base_embedder, catalog, examples
+from tests.support.skills import write_catalog
 
 
 class SideTrainer:
@@ -165,3 +169,20 @@ def test_the_same_inputs_give_the_same_pairs_and_hash(tmp_path: Path) -> None:
     assert one["fine_tune"]["hash"] == two["fine_tune"]["hash"]  # type: ignore[index]
     plain = _build(tmp_path / "plain", SideTrainer(plain="good", mined="bad"), "off")
     assert plain["fine_tune"]["hash"] != one["fine_tune"]["hash"]  # type: ignore[index]
+
+
+def test_turning_the_option_on_rebuilds_an_unchanged_catalog(tmp_path: Path) -> None:
+    skills, out = write_catalog(tmp_path / "skills"), tmp_path / "index"
+    plan = BuildPlan(DiscoveryConfig(bundled_roots=(str(skills),)), EncoderPlan("hash"))
+
+    def rebuild(hard: str) -> bool:
+        stages = Stages(fine_tune=Options(mode="off", hard_negatives=hard))
+        served = load_index(out) if (out / "CURRENT").exists() else None
+        given = None if served is None else Served(served.info.version, served.skills,
+                                                   recorded_settings(served.info.path))
+        done = build(replace(plan, stages=stages), out, served=given, embedder=base_embedder())
+        return done.info is not None
+
+    assert rebuild("off") and not rebuild("off")
+    assert rebuild("auto") and not rebuild("auto")
+    assert recorded_settings(load_index(out).info.path)["hard_negatives"] == "auto"
