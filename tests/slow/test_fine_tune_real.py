@@ -187,3 +187,26 @@ def test_a_build_beside_cpu_bound_processes_records_the_same_tuning(tmp_path: Pa
         records.append(({k: record[k] for k in keys}, manifest["model"],
                         files[f"{ENCODER_DIR}/model.safetensors"]))
     assert records[0] == records[1]  # the same tuning record, model id and weights
+
+
+def test_hard_negatives_train_a_second_run_the_same_on_every_build(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mined negatives with the real model: both runs trained and judged, the same choice,
+    hash and weights on two builds."""
+    monkeypatch.setenv("SKILL_ROUTER_INDEX_HARD_NEGATIVES", "always")
+    skills, given = _catalog(tmp_path)
+    seen = []
+    for out in (tmp_path / "one", tmp_path / "two"):
+        assert main(_argv(skills, out, given, "on")) == 0
+        manifest = _manifest(out)
+        record, files = manifest["fine_tune"], manifest["files"]
+        assert isinstance(record, dict) and isinstance(files, dict)
+        hard = record["hard_negatives"]
+        assert hard["tried"] is True and hard["mined_steps"] > 0
+        assert hard["won"] == (
+            (hard["mined_held_out"]["tuned_recall_at_5"], hard["mined_held_out"]["tuned_mrr_at_10"])
+            > (hard["plain_held_out"]["tuned_recall_at_5"],
+               hard["plain_held_out"]["tuned_mrr_at_10"]))
+        kept = {k: v for k, v in hard.items() if not k.endswith("seconds")}
+        seen.append((kept, record["hash"], files[f"{ENCODER_DIR}/model.safetensors"]))
+    assert seen[0] == seen[1]
