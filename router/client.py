@@ -115,20 +115,22 @@ class SkillRouterClient:
 
     def route(self, message: str, history: Sequence[str] = (), session_id: str = "",
               top_k: int = 0, format: str = "xml", active_skills: Sequence[str] = (),
-              max_catalog_chars: int = 0) -> pb.RouteResponse:
+              max_catalog_chars: int = 0, project_skills: Sequence[pb.InlineSkill] = (),
+              ) -> pb.RouteResponse:
         """The narrowed catalog for one turn. ``format`` is "xml", "json" or "markdown"."""
-        response: pb.RouteResponse = self._stub.Route(
-            route_request(message, history, session_id, top_k, format, active_skills,
-                          max_catalog_chars), timeout=self.timeout)
+        response: pb.RouteResponse = self._stub.Route(route_request(
+            message, history, session_id, top_k, format, active_skills, max_catalog_chars,
+            project_skills), timeout=self.timeout)
         return response
 
     def explain(self, message: str, history: Sequence[str] = (), session_id: str = "",
                 top_k: int = 0, format: str = "xml", active_skills: Sequence[str] = (),
-                max_catalog_chars: int = 0) -> pb.ExplainResponse:
+                max_catalog_chars: int = 0, project_skills: Sequence[pb.InlineSkill] = (),
+                ) -> pb.ExplainResponse:
         """Route's answer plus every candidate's scores and why it was kept or dropped."""
-        response: pb.ExplainResponse = self._stub.Explain(
-            route_request(message, history, session_id, top_k, format, active_skills,
-                          max_catalog_chars), timeout=self.timeout)
+        response: pb.ExplainResponse = self._stub.Explain(route_request(
+            message, history, session_id, top_k, format, active_skills, max_catalog_chars,
+            project_skills), timeout=self.timeout)
         return response
 
     def activate(self, name: str, session_id: str = "", active_skills: Sequence[str] = (),
@@ -175,11 +177,12 @@ class SkillRouterClient:
             request, timeout=self.timeout)
         return response
 
-    def list_skills(self, include_files: bool = False) -> pb.ListSkillsResponse:
-        """Every indexed skill with its flags, plus discovery diagnostics; ``include_files``
-        adds each skill's recorded files (size, digest) and frontmatter."""
-        response: pb.ListSkillsResponse = self._stub.ListSkills(
-            pb.ListSkillsRequest(include_files=include_files), timeout=self.timeout)
+    def list_skills(self, include_files: bool = False,
+                    all_catalogs: bool = False) -> pb.ListSkillsResponse:
+        """The caller's skills and flags, discovery diagnostics; ``include_files``: their files
+        and frontmatter; ``all_catalogs`` (role ops or admin): every catalog's, shadowed too."""
+        response: pb.ListSkillsResponse = self._stub.ListSkills(pb.ListSkillsRequest(
+            include_files=include_files, all_catalogs=all_catalogs), timeout=self.timeout)
         return response
 
     def index_info(self) -> pb.GetIndexInfoResponse:
@@ -196,9 +199,8 @@ class SkillRouterClient:
         return response
 
     def skill_stats(self, min_routed: int = 0) -> pb.SkillStatsResponse:
-        """Traffic counters per skill (routed, shown, activated, outcomes, hit rate) and the
-        skills routed at least ``min_routed`` times (0: the server's default, 10) and never
-        activated."""
+        """Traffic counters per skill (routed, shown, activated, outcomes, hit rate) and the skills
+        routed at least ``min_routed`` times (0: the server's default, 10) and never activated."""
         response: pb.SkillStatsResponse = self._stub.SkillStats(
             pb.SkillStatsRequest(min_routed=min_routed), timeout=self.timeout)
         return response
@@ -210,8 +212,7 @@ class SkillRouterClient:
         request = pb.ListExamplesRequest(skill=skill, limit=limit)
         if older_than_days is not None:
             request.older_than_days = older_than_days
-        response: pb.ListExamplesResponse = self._stub.ListExamples(request,
-                                                                    timeout=self.timeout)
+        response: pb.ListExamplesResponse = self._stub.ListExamples(request, timeout=self.timeout)
         return response
 
     def purge_examples(self, skill: str = "",
@@ -221,8 +222,7 @@ class SkillRouterClient:
         request = pb.PurgeExamplesRequest(skill=skill)
         if older_than_days is not None:
             request.older_than_days = older_than_days
-        response: pb.PurgeExamplesResponse = self._stub.PurgeExamples(request,
-                                                                      timeout=self.timeout)
+        response: pb.PurgeExamplesResponse = self._stub.PurgeExamples(request, timeout=self.timeout)
         return response
 
     def health(self) -> bool:
@@ -234,14 +234,14 @@ class SkillRouterClient:
 
 def route_request(message: str, history: Sequence[str] = (), session_id: str = "",
                   top_k: int = 0, format: str = "xml", active_skills: Sequence[str] = (),
-                  max_catalog_chars: int = 0) -> pb.RouteRequest:
+                  max_catalog_chars: int = 0, project_skills: Sequence[pb.InlineSkill] = (),
+                  ) -> pb.RouteRequest:
     """A RouteRequest from plain values; an unknown ``format`` is a ValueError."""
     if format not in _FORMATS:
         raise ValueError(f"unknown format {format!r}; use one of {', '.join(_FORMATS)}")
     return pb.RouteRequest(message=message, history=list(history), session_id=session_id,
-                           top_k=top_k, format=_FORMATS[format],
-                           active_skills=list(active_skills),
-                           max_catalog_chars=max_catalog_chars)
+                           top_k=top_k, format=_FORMATS[format], active_skills=list(active_skills),
+                           max_catalog_chars=max_catalog_chars, project_skills=project_skills)
 
 
 def channel_credentials(auth: CallerAuth) -> grpc.ChannelCredentials:
