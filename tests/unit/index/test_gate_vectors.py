@@ -26,6 +26,7 @@ from router.index.layout import VERSIONS, current_version, read_manifest
 from router.index.store import IndexSnapshot, build_index, load_index
 from router.routing import calibrated
 from router.routing.fusion import Fused, FusionConfig
+from tests.support.embedders import CountingEmbedder
 from tests.support.skills import skill_record
 
 SKILLS = [skill_record("pdf-tools", "Extracts tables from PDF files.", root="/s",
@@ -33,17 +34,7 @@ SKILLS = [skill_record("pdf-tools", "Extracts tables from PDF files.", root="/s"
           skill_record("git-helper", "Writes git commit messages.", root="/s", content_hash="b")]
 
 
-class Counting(HashEmbedder):
-    def __init__(self) -> None:
-        super().__init__()
-        self.texts: list[str] = []
-
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        self.texts.extend(texts)
-        return super().encode(texts)
-
-
-class Noisy(Counting):
+class Noisy(CountingEmbedder):
     """The same model with other vectors, as an int8 copy of it has."""
 
     vectors = "int8-test"
@@ -62,7 +53,7 @@ def _stored_calibration(root: Path) -> np.ndarray:
 
 
 def test_the_gate_is_calibrated_on_the_query_encoders_vectors(tmp_path: Path) -> None:
-    build, query = Counting(), Noisy()
+    build, query = CountingEmbedder(), Noisy()
     build_index(SKILLS, [], build, tmp_path, stages=Stages(query=query))
     texts = bundled_requests()
     assert query.texts == texts  # the off-topic requests, as the query encoder embeds them

@@ -10,6 +10,7 @@ from router.errors import IndexCorrupt, IndexUnavailable
 from router.index.layout import CURRENT, VERSIONS, current_version
 from router.index.store import build_index, load_index
 from router.skills.model import Skill
+from tests.support.embedders import CountingEmbedder
 from tests.support.skills import skill_record
 
 
@@ -19,16 +20,6 @@ def skill(name: str, description: str) -> Skill:
 
 SKILLS = [skill("pdf-tools", "Extracts tables from PDF files."),
           skill("git-helper", "Writes git commit messages.")]
-
-
-class CountingEmbedder(HashEmbedder):
-    def __init__(self) -> None:
-        super().__init__()
-        self.encoded = 0
-
-    def encode(self, texts):  # type: ignore[no-untyped-def]
-        self.encoded += len(texts)
-        return super().encode(texts)
 
 
 def test_round_trip_is_sorted_and_identical(tmp_path: Path) -> None:
@@ -50,10 +41,10 @@ def test_incremental_build_reuses_unchanged_embeddings(tmp_path: Path) -> None:
     embedder = CountingEmbedder()
     calibration = len(bundled_requests())  # off-topic requests, embedded once then reused
     build_index(SKILLS, [], embedder, tmp_path)
-    assert embedder.encoded == 2 + calibration
+    assert len(embedder.texts) == 2 + calibration
     changed = [SKILLS[0], skill("git-helper", "Writes and reviews git commit messages.")]
     info = build_index(changed, [], embedder, tmp_path)
-    assert embedder.encoded == 3 + calibration and info.reused_embeddings == 1
+    assert len(embedder.texts) == 3 + calibration and info.reused_embeddings == 1
     fresh = load_index(tmp_path)
     assert np.allclose(fresh.vectors, HashEmbedder().encode(
         [f"{s.name.replace('-', ' ')}: {s.description}" for s in fresh.skills]))

@@ -3,7 +3,6 @@ embeddings made once per content with the full-precision encoder."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +16,7 @@ from router.routing.model import CatalogFormat, InlineSkill
 from router.routing.project import project_skills
 from router.routing.project_turns import ProjectTurns
 from router.skills.model import PROJECT_CATALOG, Level
+from tests.support.embedders import CountingEmbedder
 
 
 def test_usable_skills_are_kept_and_the_rest_noted() -> None:
@@ -54,16 +54,6 @@ def test_the_grown_size_is_the_rendered_size(fmt: CatalogFormat, mode: str) -> N
     assert catalog.grown_size(size, len(base), [], base, fmt, mode) == 0
 
 
-class _Counting(HashEmbedder):
-    def __init__(self) -> None:
-        super().__init__()
-        self.texts: list[str] = []
-
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        self.texts.extend(texts)
-        return super().encode(texts)
-
-
 def test_embeddings_are_made_once_per_content(tmp_path: Path) -> None:
     from router.access.model import ANONYMOUS
     from router.routing.model import RouteQuery
@@ -73,7 +63,7 @@ def test_embeddings_are_made_once_per_content(tmp_path: Path) -> None:
     snap = snapshot_of([skill_record("pdf-tools", "PDF files."),
                         skill_record("git-commit", "Commit messages.")])
     turns = ProjectTurns(IndexConfig(), None)
-    embedder = _Counting()
+    embedder = CountingEmbedder()
     query = RouteQuery("lint it", project_skills=(InlineSkill("lint-repo", "Lint the repo."),))
     first, _ = turns.lay(snap, snap.everything, query, ANONYMOUS, embedder)
     second, _ = turns.lay(snap, snap.everything, query, ANONYMOUS, embedder)
