@@ -1,9 +1,11 @@
 """Who owns a session id and a ``route_id``: the principal that first used it.
 
-A principal is who a call comes from: under ``serve --token-file`` (or ``--token-env``) each
-accepted bearer token is its own principal, named by the sha256 of the token (the token itself is
-never stored); a server without tokens has one anonymous principal (""); a door in front of a
-running service (``mcp --target``, the console) is the principal of the token it presents.
+A principal is who a call comes from (``router.access``), keyed here by its name: a principal of
+the principals file by its configured name; under ``serve --token-file`` (or ``--token-env``)
+each accepted bearer token by the sha256 of the token (the token itself is never stored); a
+server without tokens has one anonymous principal (""); a door in front of a running service
+(``mcp --target``, the console) is the principal of its token, or, with the delegate role, the
+principal it acts for.
 
 A session id belongs to the principal whose call first named it; a ``route_id`` to the principal
 whose Route made it (recorded in its route row, so every replica can tell). Route, Activate and
@@ -16,7 +18,6 @@ session it does not know is looked up among the recent Routes of the store (``kn
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection
@@ -24,15 +25,9 @@ from collections.abc import Callable, Collection
 from router.activation.sessions import check_session_fields
 from router.errors import PermissionDenied
 
-ANONYMOUS = ""
 MAX_SESSIONS = 100_000
 NOT_YOURS = ("{what} belongs to another caller: use the ids your own calls created (start a "
              "new session with a fresh session_id)")
-
-
-def principal_of_token(token: bytes | None) -> str:
-    """The principal a bearer token names: the hex sha256 of the token (ANONYMOUS for none)."""
-    return hashlib.sha256(token).hexdigest() if token else ANONYMOUS
 
 
 def check_route_owner(owner: str | None, principal: str) -> None:
