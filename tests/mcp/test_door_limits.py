@@ -17,7 +17,7 @@ import pytest
 from router.engine import Engine
 from tests.support import REPO
 from tests.support.flood import closed_by_server, file_limit, half_requests
-from tests.support.mcp_doors import door_command, door_env
+from tests.support.mcp_doors import door_command, door_env, wait_until_listening
 from tests.support.ports import free_port
 from tests.support.processes import stop
 from tests.support.skills import Tree
@@ -42,27 +42,15 @@ def started(tree: Tree, tree_engine: Engine,
            "SKILL_ROUTER_MCP_HEADER_TIMEOUT_SECONDS": "2"}
     argv = door_command("--index", str(tree.index), "--transport", "http", "--port", str(port),
                         "--accept-token-file", str(tmp_path / "tokens"))
-    with (tmp_path / "door.log").open("wb") as log:
+    with (tmp_path / "door.log").open("w+b") as log:
         proc = subprocess.Popen(argv, cwd=REPO, env=env, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.DEVNULL, stderr=log,
                                 preexec_fn=file_limit(256))
-    try:
-        deadline = time.monotonic() + 120
-        while not answers(port):
-            assert proc.poll() is None, (tmp_path / "door.log").read_text()
-            assert time.monotonic() < deadline, "the door did not start"
-            time.sleep(0.05)  # polling for the observed event (the port answers)
-        yield proc, port
-    finally:
-        stop(proc, 10)
-
-
-def answers(port: int) -> bool:
-    try:
-        httpx2.get(f"http://127.0.0.1:{port}/mcp", timeout=1.0)
-        return True
-    except httpx2.HTTPError:
-        return False
+        try:
+            wait_until_listening(proc, port, log)
+            yield proc, port
+        finally:
+            stop(proc, 10)
 
 
 def initialize(port: int, token: str) -> httpx2.Response:

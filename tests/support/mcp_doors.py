@@ -84,7 +84,7 @@ def running_door(args: Sequence[str], env: dict[str, str] | None = None,
             env={**door_env(), **(env or {})}, cwd=str(REPO), stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=log)
         try:
-            _wait_until_listening(process, port, log)
+            wait_until_listening(process, port, log)
             yield RunningDoor(f"http://127.0.0.1:{port}/mcp", port, log, process.pid)
             assert process.poll() is None, "the door died while serving"
         finally:
@@ -103,7 +103,9 @@ def http_door(args: Sequence[str], env: dict[str, str] | None = None) -> Iterato
         yield door.url
 
 
-def _wait_until_listening(process: subprocess.Popen[bytes], port: int, log: IO[bytes]) -> None:
+def wait_until_listening(process: subprocess.Popen[bytes], port: int, log: IO[bytes]) -> None:
+    """Return once the door ``process`` accepts connections on ``port``; RuntimeError with its
+    ``log`` when it exits first, or when it does not start within START_DEADLINE."""
     deadline = time.monotonic() + START_DEADLINE
     while not _answers(port):
         if process.poll() is not None:
