@@ -7,8 +7,9 @@ then needs only onnxruntime, the ``tokenizers`` library and numpy: torch is neve
 server starts in well under a second instead of several.
 
 ``quantized=True`` (``index.query_backend: onnx-int8``) runs an int8 copy of that export (its
-MatMul weights quantized per channel by onnxruntime, ``quantize``, with the weight type the CPU
-needs and measured against float32 when made: ``router.encoders.int8``), kept in a folder
+MatMul inputs smoothed, ``router.encoders.int8_smooth``, and its MatMul weights quantized per
+channel by onnxruntime, ``quantize``, with the weight type the CPU needs and measured against
+float32 when made: ``router.encoders.int8``), kept in a folder
 of its own (``<model>-int8``): 2-3x faster a query (docs/performance.md).
 
 Encoding matches sentence-transformers (mean pooling over the attention mask, then L2
@@ -36,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from router.encoders import export_integrity, int8
+from router.encoders import export_integrity, int8, int8_smooth
 from router.encoders.base import resolve_model_path, set_offline
 from router.encoders.model_folder import UnsupportedModel as UnsupportedModel
 from router.encoders.model_folder import sentence_config
@@ -50,7 +51,7 @@ EXPORT_FORMAT = 2  # 2: export.json records the SHA-256 of the model and tokeniz
 META_FILE = "export.json"
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 CHECKED_FILES = (MODEL_FILE, TOKENIZER_FILE)
-QUANTIZED_KEY, QUANTIZED = "quantized", "int8-matmul-per-channel"  # export.json of a copy
+QUANTIZED_KEY, QUANTIZED = "quantized", "int8-matmul-per-channel-smoothed"  # of a copy
 
 
 def export_dir(cache_dir: str | Path, model: str) -> Path:
@@ -103,15 +104,18 @@ def _finish(folder: Path, tokenizer: Path, meta: dict[str, Any]) -> None:
 
 def quantize(exported: Path, target: Path, weights: str = "QInt8") -> Path:
     """Write an int8 copy of the float32 export in ``exported`` to ``target``, atomically:
-    dynamic quantization of the MatMul weights (``weights``: ``QInt8`` or ``QUInt8``), per
-    output channel (the attention and feed-forward layers; the embeddings stay float32).
-    Returns ``target``."""
+    the MatMul inputs smoothed (``router.encoders.int8_smooth``), then dynamic quantization
+    of the MatMul weights (``weights``: ``QInt8`` or ``QUInt8``), per output channel (the
+    attention and feed-forward layers; the embeddings stay float32). Returns ``target``."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     meta = json.loads((exported / META_FILE).read_text(encoding="utf-8"))
     with _staged(target) as tmp:
-        quantize_dynamic(str(exported / MODEL_FILE), str(tmp / MODEL_FILE), per_channel=True,
+        smoothed = tmp / "smoothed.onnx"
+        int8_smooth.smooth_export(exported, smoothed, int(meta["max_length"]))
+        quantize_dynamic(str(smoothed), str(tmp / MODEL_FILE), per_channel=True,
                          weight_type=QuantType[weights], op_types_to_quantize=["MatMul"])
+        smoothed.unlink()
         _finish(tmp, exported / TOKENIZER_FILE, {**meta, QUANTIZED_KEY: QUANTIZED})
     log.info("quantized the ONNX export of %s to int8 at %s", meta.get("model"), target)
     return target
