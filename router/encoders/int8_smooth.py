@@ -12,7 +12,7 @@ of texts (``calibration_texts``: ``router.encoders.int8.SAMPLE`` and a few long 
 text a run as queries are served. MatMuls that share an input share one ``Mul`` and one scale.
 
 On the packaged all-MiniLM-L6-v2 with ``QInt8`` weights: min / mean cosine to float32 on
-``SAMPLE`` 0.985 / 0.994 without smoothing, 0.995 / 0.998 with it, 3-10% slower a query
+``SAMPLE`` 0.985 / 0.994 without smoothing, 0.995 / 0.998 with it, 4-10% slower a query
 (docs/performance.md).
 """
 
