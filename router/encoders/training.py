@@ -1,10 +1,11 @@
 """Contrastive fine-tuning of a sentence-transformers model on (request -> skill document) pairs.
 
 The loss is sentence-transformers' ``MultipleNegativesRankingLoss``: every other document of a
-batch is a negative for a request (in-batch negatives), and a pair's mined hard negative
-(``Pair.negative``, an explicit third column) is one more, so a batch never holds two pairs of one
-skill (``batches``: sentence-transformers' "no duplicates" sampling, done here so the training
-needs neither ``datasets`` nor ``accelerate``). The loop is seeded (order, dropout) and so
+batch is a negative for a request (in-batch negatives), and a pair's explicit negative
+(``Pair.negative``: a mined hard negative or a passed-over skill, a third column) is one more, so
+a batch never holds two pairs of one skill (``batches``: sentence-transformers' "no duplicates"
+sampling, done here so the training needs neither ``datasets`` nor ``accelerate``) and holds
+pairs with a negative or pairs without, never both. The loop is seeded (order, dropout) and so
 deterministic on a CPU; AdamW with a linear warm-up over the first tenth of the steps, then a
 linear decay, as sentence-transformers' ``fit`` does. Training texts are truncated to
 ``max_seq_length`` tokens (the saved model keeps the base model's length).
@@ -13,11 +14,15 @@ On a CPU it runs on ``threads`` torch threads: on a small shared machine one thr
 3-8x faster per step than two (two threads contending with other work spin and stall).
 It always runs every step it planned: the caller bounds the work by the pairs it hands in
 (``router.index.fine_tune``), never by elapsed time, so the same pairs give the same model on a
-busy machine as on an idle one. torch loads only when a model is trained.
+busy machine as on an idle one. ``resume`` continues a trained run on a copy of its model
+through the epochs it has not run (the same seeded plan: a 1-epoch run continued to 2 epochs
+sees the second epoch of a 2-epoch plan, with its own warm-up and decay). torch loads only
+when a model is trained.
 """
 
 from __future__ import annotations
 
+import copy
 import logging
 import random
 import time
@@ -54,7 +59,7 @@ class Pair:
     query: str
     document: str
     skill: str  # a batch holds at most one pair per skill
-    negative: str = ""  # a mined hard negative's document ("": in-batch negatives only)
+    negative: str = ""  # an explicit negative's document ("": in-batch negatives only)
     negative_skill: str = ""  # its skill: never another pair's skill in the same batch
 
 
@@ -65,13 +70,15 @@ class Trained:
     planned_steps: int
     pairs_seen: int
     seconds: float
+    epochs: int = 1
 
 
 def batches(pairs: Sequence[Pair], batch_size: int, epochs: int,
             seed: int) -> list[list[int]]:
     """Pair indices per step: each epoch shuffled (seeded), filled greedily so a batch holds
-    one pair per skill (a pair that would repeat one waits for the next batch); a pair's mined
-    negative skill counts as one of its skills, so no request's right skill is a negative."""
+    one pair per skill (a pair that would repeat one waits for the next batch); a pair's
+    negative skill counts as one of its skills, so no request's right skill is a negative; a
+    batch holds only pairs with a negative or only pairs without (as its first pair)."""
     rng = random.Random(seed)
     plan: list[list[int]] = []
     for _ in range(max(1, epochs)):
@@ -81,16 +88,20 @@ def batches(pairs: Sequence[Pair], batch_size: int, epochs: int,
             batch: list[int] = []
             seen: set[str] = set()
             rest: list[int] = []
+            kind = bool(pairs[waiting[0]].negative)
             for i in waiting:
                 skills = {pairs[i].skill, pairs[i].negative_skill} - {""}
-                if len(batch) < batch_size and not skills & seen:
+                if (len(batch) < batch_size and not skills & seen
+                        and bool(pairs[i].negative) == kind):
                     batch.append(i)
                     seen.update(skills)
                 else:
                     rest.append(i)
             if len(batch) > 1:  # a batch of one has no negative to learn from
                 plan.append(batch)
-            waiting = rest if len(batch) > 1 else []
+            # a batch of one ends the epoch of the pairs of its kind; the other kind goes on
+            waiting = rest if len(batch) > 1 else [i for i in rest
+                                                   if bool(pairs[i].negative) != kind]
     return plan
 
 
@@ -113,12 +124,14 @@ def load_base(model: str, device: str) -> Any:
 
 def train(base: str, pairs: Sequence[Pair], settings: TrainSettings, *, device: str,
           progress: bool = False, on_step: Callable[[int], None] | None = None,
-          threads: int | None = None) -> Trained:
+          threads: int | None = None, resume: Trained | None = None) -> Trained:
     """Fine-tune a copy of ``base`` on ``pairs``; ``on_step(n)`` runs after step n. ``threads``
     caps torch's CPU threads while it trains (None: torch's default). ``progress`` shows a
-    bar with the steps done and an estimate of the time left."""
+    bar with the steps done and an estimate of the time left. ``resume``: a run of the same
+    pairs and settings but fewer epochs, continued on a copy of its model (left unchanged)
+    through ``settings.epochs``; its steps and pairs count in the result."""
     with torch_threads(threads):
-        return _train(base, pairs, settings, device, progress, on_step)
+        return _train(base, pairs, settings, device, progress, on_step, resume)
 
 
 @contextmanager
@@ -136,17 +149,20 @@ def torch_threads(threads: int | None) -> Iterator[None]:
 
 
 def _train(base: str, pairs: Sequence[Pair], settings: TrainSettings, device: str,
-           progress: bool, on_step: Callable[[int], None] | None) -> Trained:
+           progress: bool, on_step: Callable[[int], None] | None,
+           resume: Trained | None = None) -> Trained:
     import torch
     from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
 
     started = time.perf_counter()
     torch.manual_seed(settings.seed)
-    model = load_base(base, device)
+    model = load_base(base, device) if resume is None else copy.deepcopy(resume.model)
     full_length = model.max_seq_length
     model.max_seq_length = min(full_length, settings.max_seq_length)
     loss = MultipleNegativesRankingLoss(model)
     plan = batches(pairs, settings.batch_size, settings.epochs, settings.seed)
+    if resume is not None:  # the steps of the epochs it has run (a prefix of the plan)
+        plan = plan[len(batches(pairs, settings.batch_size, resume.epochs, settings.seed)):]
     optimizer = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate)
     warmup = max(1, int(len(plan) * settings.warmup_fraction))
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: min(
@@ -171,7 +187,10 @@ def _train(base: str, pairs: Sequence[Pair], settings: TrainSettings, device: st
     model.max_seq_length = full_length
     seconds = time.perf_counter() - started
     log.info("encoder fine-tuned: %d steps, %d pairs in %.0fs", steps, seen, seconds)
-    return Trained(model, steps, len(plan), seen, seconds)
+    if resume is not None:
+        return Trained(model, resume.steps + steps, resume.planned_steps + len(plan),
+                       resume.pairs_seen + seen, seconds, settings.epochs)
+    return Trained(model, steps, len(plan), seen, seconds, settings.epochs)
 
 
 def _step(model: Any, loss: Any, optimizer: Any, schedule: Any, batch: Sequence[Pair],

@@ -2,7 +2,8 @@
 
 A replay routes every labelled request as a gateway would and, when an expected skill was
 shown, records (request, skill) as a traffic example, as the server records a model's
-Activate of a shown skill. The index is then rebuilt with what was learned.
+Activate of a shown skill, with the other skills shown as passed over. The index is then
+rebuilt with what was learned.
 """
 
 from __future__ import annotations
@@ -16,14 +17,17 @@ from router.routing.model import Reason, RouteQuery
 
 
 def replay(engine: Engine, requests: Iterable[Labelled], top_k: int = 0) -> list[Example]:
-    """Route each request; every expected skill that was shown becomes a traffic example."""
+    """Route each request; every expected skill that was shown becomes a traffic example (the
+    other shown skills, passed over, with it)."""
     out = []
     for req in requests:
         result = engine.route(RouteQuery(message=req.query, history=req.history, top_k=top_k))
         shown = {s.name for s in result.skills if s.reason is Reason.RETRIEVED}
+        passed = tuple(sorted(shown - set(req.expected)))
         for skill in req.expected:
             if skill in shown:
-                out.append(Example(req.query, (skill,), (), ExampleSource.TRAFFIC, "replay"))
+                out.append(Example(req.query, (skill,), (), ExampleSource.TRAFFIC, "replay",
+                                   passed))
     return out
 
 

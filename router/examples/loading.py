@@ -178,7 +178,9 @@ def read_example_files(paths: Sequence[str | Path]) -> Parsed:
 
 
 def fingerprint(examples: Iterable[Example]) -> str:
-    """A digest of what examples say (order-independent), to tell a Reindex they changed."""
-    rows = sorted(json.dumps([e.query, sorted(e.skills), sorted(e.negatives)])
+    """A digest of what examples say (order-independent), to tell a Reindex they changed
+    (passed-over skills only where there are some: the digests of before are unchanged)."""
+    rows = sorted(json.dumps([e.query, sorted(e.skills), sorted(e.negatives),
+                              *([sorted(e.passed_over)] if e.passed_over else [])])
                   for e in examples)
     return hashlib.sha256("\n".join(rows).encode()).hexdigest()

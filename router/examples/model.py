@@ -22,6 +22,9 @@ class Example:
 
     ``skills`` should take the request (``()``: no skill should: an off-topic request);
     ``negatives`` should not (a should-not-trigger query, a WRONG_SKILL report).
+    ``passed_over``: skills a turn showed for the request beside the one activated, passed
+    over for it (learned from traffic): weak evidence, never a should-not-trigger label; only
+    encoder fine-tuning may use them, as weak negatives (``router.index.fine_tune``).
     ``origin`` says where it was read or learned (a file path, ``traffic``), for Explain and
     ``skill-router examples list``.
     """
@@ -31,6 +34,7 @@ class Example:
     negatives: tuple[str, ...] = ()
     source: ExampleSource = ExampleSource.FILE
     origin: str = ""
+    passed_over: tuple[str, ...] = ()
 
 
 def query_key(query: str) -> str:

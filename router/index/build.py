@@ -47,7 +47,7 @@ log = logging.getLogger(__name__)
 SETTINGS_KEY = "discovery"
 EXAMPLES_FINGERPRINT = "examples_fingerprint"  # settings key: what the examples said
 FINE_TUNE_KEY = "fine_tune_encoder"  # settings key: the fine-tuning mode built with
-HARD_NEGATIVES_KEY = "hard_negatives"  # and its hard-negative mode, when not off
+# and its candidate runs' modes (hard_negatives, second_epoch, ...), each when not off
 FILES_FINGERPRINT = "files_fingerprint"  # settings key: every skill file's digest
 
 
@@ -189,8 +189,8 @@ def build(plan: BuildPlan, out: str | Path, *, served: Served | None = None,
         inputs[QUERY_VECTORS] = vectors_of(query if query is not None else embedder)
         if encoder_fine_tune.tunable(embedder):
             inputs[FINE_TUNE_KEY] = plan.stages.fine_tune.mode
-            if plan.stages.fine_tune.hard_negatives != "off":  # off: the inputs of before
-                inputs[HARD_NEGATIVES_KEY] = plan.stages.fine_tune.hard_negatives
+            inputs.update({key: mode for key, mode in  # off: the inputs of before
+                           plan.stages.fine_tune.candidate_modes().items() if mode != "off"})
         changes = compare(served.skills if served else (), found.skills)
         damaged = served is not None and _unrepaired(out, served.version)
         if served is not None and not (changes.any or full or damaged

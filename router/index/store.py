@@ -49,6 +49,7 @@ from router.index import dense, digest_store
 from router.index import example_store as stored_examples
 from router.index.build_inputs import Carried, Stages
 from router.index.fine_tune import stage as encoder_fine_tune
+from router.index.fine_tune import stored as stored_encoder
 from router.index.layout import (
     MANIFEST,
     VERSIONS,
@@ -151,12 +152,12 @@ def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
     """
     root = Path(root)
     (root / VERSIONS).mkdir(parents=True, exist_ok=True)
-    staging = encoder_fine_tune.new_staging(root)
+    staging = stored_encoder.new_staging(root)
     try:
         return _build(skills, diagnostics, embedder, root, staging, examples,
                       stages or Stages(), carried or Carried())
     finally:
-        encoder_fine_tune.discard(staging)
+        stored_encoder.discard(staging)
 
 
 def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder: Embedder,
@@ -196,7 +197,7 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
             digests.write(tmp, digested)
         else:
             digest_store.record(tmp, root, ordered, reuse=reuse)
-        encoder_fine_tune.place(fine_tuned, staging, tmp)
+        stored_encoder.place(fine_tuned.source, staging, tmp)
         manifest = {
             "format_version": FORMAT_VERSION, "version": version,
             "model": embedder.model_id, "dimension": int(embedder.dimension),

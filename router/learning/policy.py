@@ -18,7 +18,9 @@ The rules, applied to the rows of the feedback store (pure: no I/O):
    support than it has, so filling the cap evicts nothing.
 
 Identical requests (compared case- and space-insensitively) become one example listing every
-skill that should take it (``skills``) and every skill reported wrong for it (``negatives``).
+skill that should take it (``skills``), every skill reported wrong for it (``negatives``) and
+every other skill the Routes of its counted activations showed and the model passed over
+(``passed_over``: weak negatives for encoder fine-tuning only).
 Compaction keeps the rows of the pairs rules 2-4, 6 and 7 keep (``kept_rows``), so it evicts
 nothing the selection would keep.
 """
@@ -27,7 +29,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from router.config import FeedbackConfig
 from router.errors import InvalidRequest
@@ -78,6 +80,7 @@ class _Pair:
     ts: float
     sessions: set[str]
     first: float  # when it was first given
+    passed: set[str] = field(default_factory=set)  # shown beside the skill activated
 
 
 def _session(row: Row) -> str:
@@ -123,6 +126,7 @@ def _pairs(labels: Iterable[tuple[Row, str]]) -> dict[tuple[str, str, str], _Pai
         pair = pairs.setdefault(key, _Pair(row.query, row.ts, set(), row.ts))
         pair.sessions.add(_session(row))
         pair.first = min(pair.first, row.ts)
+        pair.passed.update(row.shown if label == POSITIVE else ())
         if row.ts >= pair.ts:
             pair.query, pair.ts = row.query, row.ts
     return pairs
@@ -183,11 +187,14 @@ def select_examples(rows: Iterable[Row], policy: FeedbackConfig, now: float,
         labels = [(row, label) for row, label in labels if row.skill in known]
     labels = _per_principal(labels, policy)
     pairs = _capped(_supported(_pairs(labels), policy.min_sessions), policy)
-    merged: dict[str, tuple[str, set[str], set[str]]] = {}
+    merged: dict[str, tuple[str, set[str], set[str], set[str]]] = {}
     for (label, skill, norm), pair in sorted(pairs.items(), key=lambda item: item[1].ts):
-        _, good, bad = merged.setdefault(norm, (pair.query, set(), set()))
+        _, good, bad, passed = merged.setdefault(norm, (pair.query, set(), set(), set()))
         (good if label == POSITIVE else bad).add(skill)
-        merged[norm] = (pair.query, good, bad)
+        passed.update(pair.passed)
+        merged[norm] = (pair.query, good, bad, passed)
     return [Example(query=query, skills=tuple(sorted(good)), negatives=tuple(sorted(bad)),
-                    source=ExampleSource.TRAFFIC, origin=ORIGIN)
-            for _, (query, good, bad) in sorted(merged.items())]
+                    source=ExampleSource.TRAFFIC, origin=ORIGIN,
+                    passed_over=tuple(sorted(n for n in passed - good - bad
+                                             if known is None or n in known)))
+            for _, (query, good, bad, passed) in sorted(merged.items())]

@@ -3,7 +3,9 @@
 - Every Route gets a ``route_id`` and a ``route`` row (session, message without its ``/names``,
   shown and retrieved skills), written before Route answers and synced right after.
 - An Activate of skill S by the model in session X, when S was shown in one of X's last
-  ``WINDOW`` Routes, records that Route's message as a positive example for S. "Shown" means
+  ``WINDOW`` Routes, records that Route's message as a positive example for S, with the skills
+  that Route showed (the others were passed over for S: weak negatives for encoder
+  fine-tuning, ``Example.passed_over``). "Shown" means
   retrieved for that message: always-on skills and the session's active skills are in every
   catalog, so activating them teaches nothing. With a
   ``route_id`` the window is read from the store, so any replica can decide; without one, from
@@ -172,7 +174,7 @@ class Recorder:
                   session=session or (route.session if route else ""),
                   query=route.query if route is not None else "",
                   route_id=route.route_id if route is not None else route_id,
-                  principal=principal)
+                  shown=route.shown if route is not None else (), principal=principal)
         self._append(row)
         if route is not None:
             log.debug("learned: %r -> %s", route.query, skill)

@@ -6,7 +6,8 @@ Kinds:
   ``shown`` and ``retrieved`` skill names; ``forced`` when the user named a skill in it, so it
   teaches nothing), kept briefly so any replica can complete a record;
 - ``activate``: an activation of ``skill``; ``query`` is set when the recording rule made it a
-  positive example (the message of the Route that showed the skill), empty otherwise;
+  positive example (the message of the Route that showed the skill), empty otherwise, and
+  ``shown`` then holds the skills that Route retrieved (the others were passed over);
 - ``feedback``: an ``outcome`` for ``skill``; a ``wrong_skill`` with a ``query`` is a negative
   example;
 - ``purge``: hides every row of ``skill`` (all skills when empty) older than ``before``;

@@ -66,13 +66,13 @@ def _crc(text: str) -> int:
 
 
 def fine_tune_hash(base: str, pairs: Sequence[Pair], held: Sequence[Pair],
-                   settings: Mapping[str, object]) -> str:
+                   settings: Mapping[str, object], runs: Sequence[Sequence[Pair]] = ()) -> str:
     """SHA-256 of what the tuned model depends on: the base model, the training pairs (with
-    the document text and any mined negative's), the held-out requests, and the
-    hyper-parameters."""
+    the document text), the held-out requests, the hyper-parameters, and the pairs of each
+    candidate run tried (with their negatives' texts; none: the hash of before)."""
     digest = hashlib.sha256()
     digest.update(json.dumps({"base": base, "settings": settings}, sort_keys=True).encode())
-    for group in (pairs, held):
+    for group in (pairs, held, *runs):
         digest.update(b"\x01")
         for p in sorted(group, key=lambda p: (p.query, p.skill)):
             mined = (p.negative_skill, p.negative) if p.negative else ()

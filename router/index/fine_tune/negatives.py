@@ -5,12 +5,11 @@ the request's examples name. Each pair of the request takes one of them (by a ha
 and skill, so the same inputs give the same pairs) as an explicit negative column of
 ``MultipleNegativesRankingLoss`` (``router.encoders.training``).
 
-``index.hard_negatives``: ``off`` (the default) never mines; ``auto`` trains a second run with
-the mined negatives only when the pair bound leaves room for both runs (twice the training
-pairs at most the bound; always on a GPU); ``always`` trains both whatever the bound (on a CPU
-about 2.5x the training time of one run). The run with mined negatives is kept only when its
-held-out figure is higher (``prefer``); the adoption rule against the base model is then the
-same as for one run (``judge.judge``).
+``passed_over`` makes the pairs of the other weak negatives: the skills a turn showed beside
+the one activated (``Example.passed_over``, learned from traffic), never a right skill.
+
+Each makes the pairs of one candidate run (``index.hard_negatives``,
+``index.passed_over_negatives``: ``candidates``), kept only when it wins on held-out requests.
 """
 
 from __future__ import annotations
@@ -18,47 +17,17 @@ from __future__ import annotations
 import logging
 import zlib
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import numpy as np
 
-from router.config import HARD_NEGATIVE_MODES
 from router.encoders.base import Embedder
-from router.encoders.training import Pair, Trained
-from router.errors import InvalidRequest
-from router.examples.model import query_key
+from router.encoders.training import Pair
+from router.examples.model import Example, query_key
 from router.index.lexical import LexicalIndex, skill_document
 from router.index.vectors import embed_skills, embedding_text
 from router.skills.model import Skill
 
 log = logging.getLogger(__name__)
-
-MODES = HARD_NEGATIVE_MODES
-RECORD = "hard_negatives"  # the key inside the manifest's ``fine_tune`` entry
-
-
-def check_mode(mode: str) -> str:
-    if mode not in MODES:
-        raise InvalidRequest(f"hard_negatives must be one of {', '.join(MODES)}, not {mode!r}")
-    return mode
-
-
-def hashed(settings: Mapping[str, Any], mode: str) -> dict[str, Any]:
-    """The fine-tune hash's settings: the mode joins them unless off (old hashes unchanged)."""
-    return {**settings, **({} if mode == "off" else {RECORD: mode})}
-
-
-def room(mode: str, pairs: int, bound: int | None) -> tuple[bool, str]:
-    """Whether a build trains the second run, and why (or why not)."""
-    if mode == "off":
-        return False, "off"
-    if mode == "always":
-        return True, "always: both runs whatever the pair bound"
-    if bound is None:
-        return True, "no pair bound on this device: room for both runs"
-    if 2 * pairs <= bound:
-        return True, f"room for both runs: 2 x {pairs} pairs within the bound of {bound}"
-    return False, f"no room for a second run: 2 x {pairs} pairs over the bound of {bound}"
 
 
 def closest_wrong(dense: np.ndarray, lexical: Sequence[int], right: frozenset[int]) -> list[int]:
@@ -82,9 +51,7 @@ def mine(skills: Sequence[Skill], pairs: Sequence[Pair], every: Sequence[Pair], 
     right skills of a request are those of all its pairs in ``every`` (training and held-out).
     ``cache`` (``vectors.text_key`` keyed) is read and filled with the base skill vectors."""
     positions = {s.key: i for i, s in enumerate(skills)}
-    right: dict[str, set[int]] = {}
-    for p in every:
-        right.setdefault(query_key(p.query), set()).add(positions[p.skill])
+    right = _right(every, positions)
     queries = sorted({query_key(p.query): p.query for p in pairs}.items())
     vectors, _ = embed_skills(skills, base, cache, False)
     asked = base.encode([q for _, q in queries]) if queries else np.zeros((0, 1))
@@ -97,43 +64,51 @@ def mine(skills: Sequence[Skill], pairs: Sequence[Pair], every: Sequence[Pair], 
                                    frozenset(right[key]))
     if any(not f for f in found.values()):
         return []
-    documents = [embedding_text(s) for s in skills]
-    out = []
-    for p in pairs:
-        choices = found[query_key(p.query)]
-        pick = choices[zlib.crc32((p.query + "\x00" + p.skill).encode("utf-8", "surrogatepass"))
-                       % len(choices)]
-        out.append(Pair(p.query, p.document, p.skill, documents[pick], skills[pick].key))
+    out = _with_negatives(skills, pairs, found)
     log.info("mined hard negatives for %d training requests (%d pairs)", len(found), len(out))
     return out
 
 
-def prefer(plain: Mapping[str, Any], mined: Mapping[str, Any]) -> tuple[bool, str]:
-    """Whether the run with mined negatives is kept: only when its held-out figure (the tuned
-    model's recall@5, then its MRR@10) is higher than the plain run's; a tie keeps the plain
-    run."""
-    first = (float(plain["tuned_recall_at_5"]), float(plain["tuned_mrr_at_10"]))
-    second = (float(mined["tuned_recall_at_5"]), float(mined["tuned_mrr_at_10"]))
-    shown = (f"held-out recall@5 / MRR@10 {second[0]:.3f} / {second[1]:.3f} with mined "
-             f"negatives, {first[0]:.3f} / {first[1]:.3f} without")
-    if second > first:
-        return True, f"mined hard negatives won: {shown}"
-    return False, f"mined hard negatives did not win: {shown}"
+def passed_over(skills: Sequence[Skill], pairs: Sequence[Pair], every: Sequence[Pair],
+                examples: Sequence[Example]) -> list[Pair]:
+    """``pairs``, those of a request that traffic showed with other skills passed over
+    (``Example.passed_over``, any example of the request) each with one of them as its negative
+    (by a hash of request and skill), never a right skill of the request (any of its pairs in
+    ``every``); the others as they are. Empty when no pair gets one."""
+    positions = {s.key: i for i, s in enumerate(skills)}
+    right = _right(every, positions)
+    passed: dict[str, set[int]] = {}
+    for e in examples:
+        shown = {positions[name] for name in e.passed_over if name in positions}
+        if shown:
+            passed.setdefault(query_key(e.query), set()).update(shown)
+    found = {key: sorted(shown - right.get(key, set())) for key, shown in passed.items()}
+    out = _with_negatives(skills, pairs, {k: v for k, v in found.items() if v})
+    weak = sum(bool(p.negative) for p in out)
+    log.info("passed-over skills as weak negatives for %d of %d training pairs", weak, len(out))
+    return out if weak else []
 
 
-def summary(mode: str, why: str, runs: Sequence[Trained],
-            figures: Sequence[Mapping[str, Any]]) -> tuple[int, dict[str, Any]]:
-    """The run kept (0: without mined negatives, 1: with) and the ``fine_tune`` entry's
-    ``hard_negatives`` record ({} when off): tried, won, why, and both runs' held-out figures
-    and steps when both ran."""
-    if mode == "off":
-        return 0, {}
-    record: dict[str, Any] = {"mode": mode, "tried": len(runs) > 1, "won": False, "why": why}
-    if len(runs) < 2:
-        return 0, {RECORD: record}
-    won, because = prefer(figures[0], figures[1])
-    record.update(won=won, why=f"{why}; {because}", plain_held_out=dict(figures[0]),
-                  mined_held_out=dict(figures[1]), plain_steps=runs[0].steps,
-                  mined_steps=runs[1].steps, plain_train_seconds=round(runs[0].seconds, 1),
-                  mined_train_seconds=round(runs[1].seconds, 1))
-    return int(won), {RECORD: record}
+def _right(every: Sequence[Pair], positions: Mapping[str, int]) -> dict[str, set[int]]:
+    """The catalog positions of each request's right skills (``query_key`` keyed)."""
+    right: dict[str, set[int]] = {}
+    for p in every:
+        right.setdefault(query_key(p.query), set()).add(positions[p.skill])
+    return right
+
+
+def _with_negatives(skills: Sequence[Skill], pairs: Sequence[Pair],
+                    found: Mapping[str, Sequence[int]]) -> list[Pair]:
+    """Each pair with one of its request's ``found`` skills as its negative (by a hash of
+    request and skill: the same inputs, the same pairs); a request without any is unchanged."""
+    out = []
+    for p in pairs:
+        choices = found.get(query_key(p.query))
+        if not choices:
+            out.append(p)
+            continue
+        pick = choices[zlib.crc32((p.query + "\x00" + p.skill).encode("utf-8", "surrogatepass"))
+                       % len(choices)]
+        out.append(Pair(p.query, p.document, p.skill, embedding_text(skills[pick]),
+                        skills[pick].key))
+    return out

@@ -13,18 +13,17 @@ hashed text) is held out, and the model trained on the rest is the one adopted (
 training). The work is bounded by pairs, never by time: on a CPU at most ``CPU_MAX_PAIRS``
 pairs in all (pairs x epochs; a fixed hash-ordered sample beyond), every planned step run, so
 the same inputs give the same pairs, steps and model on any CPU, however busy; a GPU has no
-bound. ``index.hard_negatives`` may add a second run with mined negatives (``negatives``). A
-Reindex with the current version's fine-tune hash reuses its ``encoder/`` (or refusal). The
-requests the adopted model trained on are handed on (``Outcome.trained``): the settings fit
-must not judge on them.
+bound. Candidate runs (``index.hard_negatives``, ``second_epoch``, ``passed_over_negatives``)
+are kept only when they beat the plain run on the held-out requests (``candidates``). A Reindex
+with the current version's fine-tune hash reuses its ``encoder/`` (or refusal); the stored
+encoder's folder: ``stored``. The requests the adopted model trained on are handed on
+(``Outcome.trained``): the settings fit must not judge on them.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import shutil
-import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -38,7 +37,7 @@ from router.encoders.base import Embedder
 from router.encoders.training import Pair, Trained, TrainSettings
 from router.errors import IndexUnavailable, InvalidRequest
 from router.examples.model import Example, query_key
-from router.index.fine_tune import judge, negatives
+from router.index.fine_tune import candidates, judge, negatives
 from router.index.fine_tune.stored import ENCODER_DIR, base_of, encoder_problem, is_tuned, tuned_id
 from router.index.layout import VERSIONS, current_version, read_manifest
 from router.skills.model import Skill
@@ -77,21 +76,27 @@ class Options:
     settings: TrainSettings = field(default_factory=TrainSettings)
     threads: int = field(default_factory=lambda: max(1, (os.cpu_count() or 2) // 2))
     trainer: Trainer | None = None  # default: router.encoders.training.train
-    hard_negatives: str = "off"  # ``negatives.MODES``: a second run with mined negatives
+    hard_negatives: str = "off"  # the candidate runs' modes (``candidates.OPTIONS``)
+    second_epoch: str = "off"
+    passed_over_negatives: str = "off"
 
     def __post_init__(self) -> None:
         check_mode(self.mode)
-        negatives.check_mode(self.hard_negatives)
+        for key, mode in self.candidate_modes().items():
+            candidates.check_mode(key, mode)
+
+    def candidate_modes(self) -> dict[str, str]:
+        return {option.key: getattr(self, option.key) for option in candidates.OPTIONS}
 
     def hashed_settings(self) -> dict[str, Any]:
-        """The hyper-parameters in the fine-tune hash (the hard-negative mode unless off)."""
-        return negatives.hashed(self.settings.to_dict(), self.hard_negatives)
+        """The hyper-parameters in the fine-tune hash (with each candidate's mode unless off)."""
+        return candidates.hashed(self.settings.to_dict(), self.candidate_modes())
 
 
 def options_for(config: IndexConfig, device: str | None = None) -> Options:
     """The fine-tuning a build does under ``config`` (``index.fine_tune_encoder``)."""
     return Options(mode=config.fine_tune_encoder, device=device,
-                   hard_negatives=config.hard_negatives)
+                   **{option.key: getattr(config, option.key) for option in candidates.OPTIONS})
 
 
 @dataclass(frozen=True)
@@ -154,15 +159,19 @@ def stage(skills: Sequence[Skill], examples: Sequence[Example], embedder: Embedd
     if not train_pairs or not held:  # too few to hold any out ("on" only): train on all
         train_pairs, held = judge.sample(pairs, bound), []
     seed: dict[str, np.ndarray] = {}
-    tried, why_mined = negatives.room(options.hard_negatives, len(train_pairs), bound)
-    mined = negatives.mine(skills, train_pairs, pairs, base, seed) if tried and held else []
-    if tried and not mined:
-        why_mined = "no held-out requests to judge them" if not held else "no wrong skill"
-    digest = judge.fine_tune_hash(base.model_id, mined or train_pairs, held,
-                                  options.hashed_settings())
+    make = {candidates.HARD_NEGATIVES: lambda: negatives.mine(skills, train_pairs, pairs, base,
+                                                              seed),
+            candidates.SECOND_EPOCH: lambda: train_pairs,
+            candidates.PASSED_OVER: lambda: negatives.passed_over(skills, train_pairs, pairs,
+                                                                  examples)}
+    total = options.cpu_max_pairs if device == "cpu" else options.gpu_max_pairs
+    planned = candidates.plan(options.candidate_modes(), train_pairs, options.settings.epochs,
+                              total, make, bool(held))
+    digest = judge.fine_tune_hash(base.model_id, train_pairs, held, options.hashed_settings(),
+                                  [c.pairs for c in planned if c.pairs])
     reused = _reuse(root, digest, options, embedder)
     if reused is None:
-        reused = _tune(skills, base, _Split(train_pairs, held, digest, mined, why_mined, seed),
+        reused = _tune(skills, base, _Split(train_pairs, held, digest, planned, seed),
                        root if reuse else None, options, device, staging, progress)
     if not (reused.record or {}).get("adopted"):
         return reused
@@ -210,14 +219,13 @@ def _tuned_embedder(model: str, embedder: Embedder, folder: Path) -> Embedder:
 
 
 class _Split(NamedTuple):
-    """Pairs trained on, held out, the hash of both, those with mined negatives (empty: no
-    second run) and why, and the base skill vectors made."""
+    """Pairs trained on, held out, the fine-tune hash, the candidate runs planned, and the
+    base skill vectors made."""
 
     pairs: Sequence[Pair]
     held: Sequence[Pair]
     digest: str
-    mined: Sequence[Pair] = ()
-    why_mined: str = "off"
+    planned: Sequence[candidates.Candidate] = ()
     seed: Mapping[str, np.ndarray] = {}
 
 
@@ -226,37 +234,43 @@ def _tune(skills: Sequence[Skill], base: Embedder, split: _Split, root: Path | N
     from router.encoders import training
     from router.encoders.sentence import SentenceTransformerEmbedder
 
-    pairs, held, digest, mined, why_mined, seed = split
-    trainer = options.trainer or training.train
+    pairs, held, digest, planned, seed = split
+    tried = [c for c in planned if c.pairs]
     log.info("fine-tuning %s on %d pairs (%d held-out requests) on %s, %d run(s)",
-             base.model_id, len(pairs), len({p.query for p in held}), device, 1 + bool(mined))
+             base.model_id, len(pairs), len({p.query for p in held}), device, 1 + len(tried))
     threads = options.threads if device == "cpu" else None
+    trainer = options.trainer or training.train
+
+    def run(pairs: Sequence[Pair], settings: TrainSettings, **more: Any) -> Trained:
+        return trainer(base.model_id, pairs, settings, device=device, progress=progress,
+                       threads=threads, **more)
+
     model = tuned_id(base.model_id, digest)
     with training.torch_threads(threads):  # training and judging: see encoders.training
-        runs = [trainer(base.model_id, run, options.settings, device=device, progress=progress,
-                        on_step=_pause_after_first if run is pairs else None, threads=threads)
-                for run in (pairs, mined) if run]
+        runs = candidates.train(run, pairs, tried, options.settings, _pause_after_first)
         tuned = [SentenceTransformerEmbedder(model, loaded=r.model) for r in runs]
-        judged = [judge.compare(skills, base, t, held, root, progress, seed)
-                  for t in tuned] if held else []
-        kept, more = negatives.summary(options.hard_negatives, why_mined, runs,
-                                       [figures for _, figures, _ in judged])
-        done = runs[kept]
+        judged = candidates.judge_runs(skills, base, tuned, held, root, progress,
+                                       seed) if held else []
+        kept, more = candidates.summary(planned, runs, [figures for _, figures, _ in judged])
+        done, chosen = runs[kept], tried[kept - 1] if kept else None
+        if planned:
+            more["run"] = chosen.option.label if chosen else "plain"
         record = _record(options, True, "forced by fine_tune_encoder: on", base=base.model_id,
                          hash=digest, pairs=len(pairs), steps=done.steps,
-                         planned_steps=done.planned_steps, epochs=options.settings.epochs,
+                         planned_steps=done.planned_steps,
+                         epochs=options.settings.epochs + bool(chosen and chosen.resume),
                          stopped_early=done.steps < done.planned_steps, device=device,
                          train_seconds=round(sum(r.seconds for r in runs), 1),
                          settings=options.hashed_settings(), **more)
         return _adopt(done, tuned[kept], record, base, judged[kept] if judged else None,
-                      staging)
+                      staging, chosen.option.words if chosen else "")
 
 
 def _adopt(done: Trained, candidate: Embedder, record: dict[str, Any], base: Embedder,
            judged: tuple[judge.Verdict, dict[str, Any], dict[str, np.ndarray]] | None,
-           staging: Path) -> Outcome:
+           staging: Path, words: str = "") -> Outcome:
     """Record the held-out judgement of the trained model (``auto`` adopts a winner only);
-    save an adopted one into ``staging``."""
+    save an adopted one into ``staging``. ``words``: the candidate run kept ("": plain)."""
     from router.encoders import training
 
     known: dict[str, np.ndarray] = {}
@@ -265,8 +279,8 @@ def _adopt(done: Trained, candidate: Embedder, record: dict[str, Any], base: Emb
         record["held_out"] = figures
         if record["mode"] == "auto":
             record.update(adopted=verdict.adopt, why=verdict.why)
-    if record.get(negatives.RECORD, {}).get("won"):
-        record["why"] += " (the run trained with mined hard negatives)"
+    if words:
+        record["why"] += f" (the run trained with {words})"
     if not record["adopted"]:
         log.info("fine-tuned encoder not adopted (%s); the base model stays", record["why"])
         return Outcome(base, record, None, known)
@@ -278,23 +292,3 @@ def _adopt(done: Trained, candidate: Embedder, record: dict[str, Any], base: Emb
 def _pause_after_first(step: int) -> None:
     if step == 1:
         checkpoint(PAUSE_POINT)
-
-
-def new_staging(root: Path) -> Path:
-    """A fresh ``.tmp-*`` folder for a tuned model (removed by retention if abandoned)."""
-    return root / f".tmp-encoder-{uuid.uuid4().hex[:8]}"
-
-
-def place(outcome: Outcome, staging: Path, folder: Path) -> None:
-    """Put the adopted encoder (trained into ``staging``, or reused) into version ``folder``."""
-    if outcome.source is None:
-        return
-    target = folder / ENCODER_DIR
-    if outcome.source == staging:
-        staging.rename(target)
-    else:
-        shutil.copytree(outcome.source, target)
-
-
-def discard(path: Path) -> None:
-    shutil.rmtree(path, ignore_errors=True)

@@ -1,5 +1,5 @@
-"""The fine-tuned encoder a version stores: how it is named, verified and found (light: no
-torch).
+"""The fine-tuned encoder a version stores: how it is named, verified, found, staged and
+placed (light: no torch).
 
 A version whose encoder was fine-tuned on its catalog's examples (``router.index.fine_tune.stage``)
 holds the tuned sentence-transformers model in ``encoder/`` (checksummed by the manifest like
@@ -12,6 +12,8 @@ shares a cache folder with the base model's.
 from __future__ import annotations
 
 import logging
+import shutil
+import uuid
 from pathlib import Path
 
 from router.common import integrity
@@ -85,3 +87,24 @@ def locate(root: str | Path, model_id: str) -> Path:
         problems.append(problem)
     detail = "; ".join(problems) if problems else "no version holds it"
     raise IndexCorrupt(f"no intact fine-tuned encoder {model_id!r} under {root}: {detail}")
+
+
+def new_staging(root: Path) -> Path:
+    """A fresh ``.tmp-*`` folder for a tuned model (removed by retention if abandoned)."""
+    return root / f".tmp-encoder-{uuid.uuid4().hex[:8]}"
+
+
+def place(source: Path | None, staging: Path, folder: Path) -> None:
+    """Put the adopted encoder (``source``: trained into ``staging``, or a version's, reused;
+    None: none) into version ``folder``."""
+    if source is None:
+        return
+    target = folder / ENCODER_DIR
+    if source == staging:
+        staging.rename(target)
+    else:
+        shutil.copytree(source, target)
+
+
+def discard(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)

@@ -16,7 +16,7 @@ from router.errors import InvalidRequest
 from router.examples.model import Example, query_key
 from router.index.build import Served, build, recorded_settings
 from router.index.build_inputs import Stages
-from router.index.fine_tune import judge, negatives
+from router.index.fine_tune import candidates, judge, negatives
 from router.index.fine_tune.stage import Options, options_for
 from router.index.fine_tune.stored import tuned_id
 from router.index.layout import read_manifest
@@ -99,12 +99,12 @@ def test_a_batch_never_holds_a_pair_whose_skill_is_another_pairs_negative() -> N
 
 
 def test_room_for_a_second_run() -> None:
-    assert negatives.room("off", 10, None)[0] is False
-    assert negatives.room("always", 5000, 2000)[0] is True
-    assert negatives.room("auto", 1000, 2000)[0] is True
-    assert negatives.room("auto", 1001, 2000) == (
-        False, "no room for a second run: 2 x 1001 pairs over the bound of 2000")
-    assert negatives.room("auto", 10**6, None)[0] is True  # a GPU: no bound
+    assert candidates.room("off", 10, 10, None)[0] is False
+    assert candidates.room("always", 5000, 5000, 2000)[0] is True
+    assert candidates.room("auto", 1000, 1000, 2000)[0] is True
+    assert candidates.room("auto", 1001, 1001, 2000) == (
+        False, "no room for it: 1,001 + 1,001 pairs presented over the bound of 2,000")
+    assert candidates.room("auto", 10**6, 10**6, None)[0] is True  # a GPU: no bound
     with pytest.raises(InvalidRequest):
         Options(hard_negatives="sometimes")
     with pytest.raises(InvalidRequest):
@@ -116,9 +116,9 @@ def test_room_for_a_second_run() -> None:
 def test_the_mined_run_is_kept_only_when_its_held_out_figure_is_higher() -> None:
     low = {"tuned_recall_at_5": 0.5, "tuned_mrr_at_10": 0.4}
     high = {"tuned_recall_at_5": 0.5, "tuned_mrr_at_10": 0.6}
-    assert negatives.prefer(low, high)[0] is True
-    assert negatives.prefer(high, low)[0] is False
-    assert negatives.prefer(high, high)[0] is False  # a tie keeps the plain run
+    assert candidates.prefer(low, high)[0] is True
+    assert candidates.prefer(high, low)[0] is False
+    assert candidates.prefer(high, high)[0] is False  # a tie keeps the plain run
 
 
 def test_a_build_keeps_the_mined_run_when_it_wins(tmp_path: Path) -> None:
@@ -154,7 +154,7 @@ def test_auto_tries_the_mined_run_only_when_the_bound_leaves_room(tmp_path: Path
     record = _build(tmp_path / "tight", tight, "auto", cpu_max_pairs=100)["fine_tune"]
     assert isinstance(record, dict) and len(tight.calls) == 1
     assert record["hard_negatives"]["tried"] is False
-    assert record["hard_negatives"]["why"].startswith("no room for a second run")
+    assert record["hard_negatives"]["why"].startswith("no room for it")
     off = SideTrainer(plain="good", mined="good")
     record = _build(tmp_path / "off", off, "off")["fine_tune"]
     assert isinstance(record, dict) and "hard_negatives" not in record
