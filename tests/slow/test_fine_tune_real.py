@@ -210,3 +210,25 @@ def test_hard_negatives_train_a_second_run_the_same_on_every_build(
         kept = {k: v for k, v in hard.items() if not k.endswith("seconds")}
         seen.append((kept, record["hash"], files[f"{ENCODER_DIR}/model.safetensors"]))
     assert seen[0] == seen[1]
+
+
+def test_a_second_epoch_continues_the_plain_run_the_same_on_every_build(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second epoch with the real model: the plain run continued (its steps and the next
+    epoch's), judged, the same choice, hash and weights on two builds."""
+    monkeypatch.setenv("SKILL_ROUTER_INDEX_SECOND_EPOCH", "always")
+    skills, given = _catalog(tmp_path)
+    seen = []
+    for out in (tmp_path / "one", tmp_path / "two"):
+        assert main(_argv(skills, out, given, "on")) == 0
+        manifest = _manifest(out)
+        record, files = manifest["fine_tune"], manifest["files"]
+        assert isinstance(record, dict) and isinstance(files, dict)
+        second = record["second_epoch"]
+        assert second["tried"] is True and second["two_epochs_steps"] > second["plain_steps"]
+        assert record["epochs"] == (2 if second["won"] else 1)
+        assert record["steps"] == second["two_epochs_steps" if second["won"] else "plain_steps"]
+        assert record["stopped_early"] is False
+        kept = {k: v for k, v in second.items() if not k.endswith("seconds")}
+        seen.append((kept, record["hash"], files[f"{ENCODER_DIR}/model.safetensors"]))
+    assert seen[0] == seen[1]
