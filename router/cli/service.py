@@ -11,6 +11,7 @@ import dataclasses
 import json
 import logging
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from router.config import Config, ServerConfig, load_config
@@ -18,7 +19,8 @@ from router.routing.model import CatalogFormat, RouteQuery
 from router.service.auth_args import add_server_auth_args, server_auth_flags
 
 Handler = Callable[[argparse.Namespace], int]
-# What ``info`` prints: the facts of a loaded index (build-time statistics are not kept).
+# What ``info`` prints: the facts of a loaded index (build-time statistics are not kept), and
+# the manifest's encoder fine-tuning entry when the build tuned or considered tuning.
 INFO_FIELDS = ("version", "model", "dimension", "skill_count", "built_at", "format_version",
                "path", "calibrated_gate", "example_count", "tuning_json")
 
@@ -148,11 +150,16 @@ def cmd_route(args: argparse.Namespace) -> int:
 
 def cmd_info(args: argparse.Namespace) -> int:
     """Load and verify the index (checksums included) without loading the model."""
+    from router.index.layout import read_manifest
     from router.index.store import load_index
 
     config = _config(args)
-    info = _jsonable(load_index(_index_dir(args, config)).info)
+    loaded = load_index(_index_dir(args, config)).info
+    info = _jsonable(loaded)
     shown = {key: info[key] for key in INFO_FIELDS if key in info}
+    tuned = read_manifest(Path(loaded.path)).get("fine_tune")  # encoder fine-tuning, its runs
+    if tuned:
+        shown["fine_tune"] = tuned
     print(json.dumps(shown, indent=2, ensure_ascii=False))
     return 0
 

@@ -5,6 +5,7 @@ in the fine-tune hash only when on, and the same on every build of the same inpu
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -227,3 +228,14 @@ def test_modes_are_checked_and_reach_the_options() -> None:
     chosen = options_for(IndexConfig(second_epoch="auto", passed_over_negatives="always"))
     assert (chosen.second_epoch, chosen.passed_over_negatives) == ("auto", "always")
     assert IndexConfig().second_epoch == IndexConfig().passed_over_negatives == "off"
+
+
+def test_info_shows_the_fine_tune_entry_with_its_runs(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from router.cli import main
+
+    record = _build(tmp_path, RunTrainer("bad", "good"), second_epoch="always")["fine_tune"]
+    capsys.readouterr()
+    assert main(["info", "--index", str(tmp_path)]) == 0
+    shown = json.loads(capsys.readouterr().out)["fine_tune"]
+    assert shown == record and shown["second_epoch"]["won"] is True
