@@ -20,22 +20,24 @@ import sys
 log = logging.getLogger(__name__)
 
 POLICY = "OMP_WAIT_POLICY"
+SPINCOUNT = "GOMP_SPINCOUNT"
 PASSIVE = "PASSIVE"
 _LIBRARIES = ("torch", "faiss")  # each loads a libgomp of its own
 _started_with: dict[str, str] = {}  # the environment before passive_wait changed it
 
 
 def passive_wait() -> str:
-    """Set this process's OpenMP wait policy to PASSIVE unless the caller chose one; returns
-    the policy in force. Must run before torch or faiss is imported."""
+    """Set this process's OpenMP wait policy to PASSIVE unless the caller chose one (either
+    variable set; ``GOMP_SPINCOUNT=300000`` alone is libgomp's default); returns the policy in
+    force. Must run before torch or faiss is imported."""
     if not _started_with:
         _started_with.update(os.environ)
     loaded = [name for name in _LIBRARIES if name in sys.modules]
     if loaded:
         raise RuntimeError(f"OMP_WAIT_POLICY must be set before {', '.join(loaded)} loads")
-    if POLICY not in os.environ:
+    if POLICY not in os.environ and SPINCOUNT not in os.environ:
         os.environ[POLICY] = PASSIVE
-    return os.environ[POLICY]
+    return policy_of(dict(os.environ))
 
 
 def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -47,4 +49,5 @@ def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
 
 def policy_of(env: dict[str, str]) -> str:
     """The wait policy ``env`` gives libgomp ("default" when unset)."""
-    return env.get(POLICY, "default")
+    spins = f" (GOMP_SPINCOUNT={env[SPINCOUNT]})" if SPINCOUNT in env else ""
+    return env.get(POLICY, "default") + spins

@@ -30,14 +30,14 @@ print(json.dumps([policy, os.environ.get("OMP_WAIT_POLICY"),
 
 
 @pytest.mark.parametrize(("given", "expected"), [
-    (None, ["PASSIVE", "PASSIVE", "unset"]),
-    ("ACTIVE", ["ACTIVE", "ACTIVE", "ACTIVE"]),
+    ({}, ["PASSIVE", "PASSIVE", "unset"]),
+    ({"OMP_WAIT_POLICY": "ACTIVE"}, ["ACTIVE", "ACTIVE", "ACTIVE"]),
+    ({"GOMP_SPINCOUNT": "300000"}, ["default (GOMP_SPINCOUNT=300000)", None, "unset"]),
 ])
 def test_the_bench_waits_passively_but_measured_processes_get_its_starting_env(
-        given: str | None, expected: list[str]) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
-    if given:
-        env["OMP_WAIT_POLICY"] = given
+        given: dict[str, str], expected: list[str | None]) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    env.update(given)
     done = subprocess.run([sys.executable, "-c", PROBE], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=120, check=True)
     assert json.loads(done.stdout) == expected
