@@ -14,7 +14,7 @@ import pytest
 from benchmarks import catalog as bench_catalog
 from benchmarks import reindex as bench_reindex
 from benchmarks import views as bench_views
-from benchmarks.run import _growth_rows
+from benchmarks.run import _growth_rows, floor_credit
 from router.encoders.factory import make_embedder
 from router.index.build_inputs import Carried
 from router.index.store import build_index
@@ -74,3 +74,13 @@ def test_p99_growth_is_each_size_over_the_smallest() -> None:
     assert dict(_growth_rows(sizes)) == {"p99 growth 1000 -> 10000":
                                          "gRPC 1.30x, in-process 2.00x"}
     assert list(_growth_rows({"1000": _size(1.0, 1.0)})) == []
+
+
+def test_the_floor_is_credited_with_torchs_best_encode_alone() -> None:
+    encoder = {"torch_1t": {"p50_ms": 11.0}, "torch_2t": {"p50_ms": 14.0},
+               "torch_threads_for_floor": 1,
+               "torch_alone": {"torch_1t": {"p50_ms": 10.5}, "torch_2t": {"p50_ms": 7.0}}}
+    assert floor_credit(encoder) == 4.0
+    encoder["torch_alone"] = {"torch_1t": {"p50_ms": 12.0}, "torch_2t": {"p50_ms": 300.0}}
+    assert floor_credit(encoder) == 0.0
+    assert floor_credit({}) == 0.0
