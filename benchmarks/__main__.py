@@ -49,6 +49,9 @@ def _sizes(text: str) -> tuple[int, ...]:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    from benchmarks.openmp import passive_wait
+
+    wait_policy = passive_wait()  # before torch and faiss load (benchmarks.openmp says why)
     from benchmarks.options import BenchOptions
     from benchmarks.run import run
     from router.config import load_config
@@ -62,7 +65,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     results: dict[str, Any] = {"options": {"sizes": list(options.sizes), "quick": options.quick,
                                            "model": options.model,
                                            "embed_limit": options.embed_limit,
-                                           "query_backend": options.query_backend},
+                                           "query_backend": options.query_backend,
+                                           "omp_wait_policy": wait_policy},
                                "machine": {"cpus": _cpus(), "python": platform.python_version(),
                                            "load_avg_start": _load()}}
     results.update(run(options))
@@ -85,12 +89,15 @@ def _print(results: dict[str, Any]) -> None:
         f"{k} {v['p50_ms']:.2f}" for k, v in enc.items() if isinstance(v, dict) and "p50_ms" in v))
     print(f"batch encode: torch {enc['batch_rate_torch_per_s']:.0f}/s, "
           f"onnx {enc['batch_rate_onnx_2t_per_s']:.0f}/s; concurrency: {enc['concurrency']}")
+    alone = enc["torch_alone"]
+    print(f"torch floor encode p50, in this process ({results['options']['omp_wait_policy']} "
+          f"wait): 1t {enc['torch_1t']['p50_ms']:.2f}, 2t {enc['torch_2t']['p50_ms']:.2f} ms, "
+          f"floor on {enc['torch_threads_for_floor']}t; alone in a fresh process "
+          f"({alone['omp_wait_policy']} wait): 1t {alone['torch_1t']['p50_ms']:.2f}, "
+          f"2t {alone['torch_2t']['p50_ms']:.2f} ms")
     build = results["build"]
-    inc = build["incremental"]
     print(f"build: {build['build_per_s']:.0f} skills/s vs raw encode "
-          f"{build['raw_encode_per_s']:.0f}/s ({build['build_vs_raw']:.2f}x); "
-          f"1 changed in {inc['skills']}: "
-          f"{inc['seconds']:.2f}s ({100 * inc['fraction_of_full']:.2f}% of a full build)")
+          f"{build['raw_encode_per_s']:.0f}/s ({build['build_vs_raw']:.2f}x)")
     for label, value in rows(results):
         print(f"{label:38} {value}")
     print(f"load average {results['machine']['load_avg_start']} -> "

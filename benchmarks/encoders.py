@@ -15,6 +15,7 @@ import numpy as np
 
 from benchmarks import catalog as bench_catalog
 from benchmarks import measure as bench_measure
+from benchmarks import torch_alone
 from router.encoders.base import Embedder
 from router.index.query_encoder import query_embedder
 from router.index.vectors import embedding_text
@@ -117,6 +118,9 @@ def encoder_figures(options: BenchOptions, torch: Embedder, onnx_dir: Path,
     best = min((1, 2), key=lambda n: float(out[f"torch_{n}t"]["p50_ms"]))
     torch_lib.set_num_threads(best)  # the floor gets torch's better setting in this run
     out["torch_threads_for_floor"] = best
+    # The same messages in a fresh process under libgomp's default (spinning) wait policy:
+    # what the floor would cost alone without this process's passive one.
+    out["torch_alone"] = torch_alone.in_child(options.model, queries[:50])
     onnx = {n: query_embedder(options.model, onnx_dir, threads=n) for n in (1, 2)}
     for threads, encoder in onnx.items():
         start = next(chunk)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import socket
 import subprocess
 import sys
@@ -16,6 +15,8 @@ from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
+
+from benchmarks.openmp import child_env
 
 log = logging.getLogger(__name__)
 
@@ -116,15 +117,17 @@ def free_port() -> int:
 @contextmanager
 def serve_process(index_dir: Path, env: dict[str, str] | None = None,
                   timeout: float = 120.0) -> Iterator[str]:
-    """``skill-router serve`` in its own process (as a gateway would reach it); yields the
-    address once it accepts connections, and stops it afterwards."""
+    """``skill-router serve`` in its own process (as a gateway would reach it), with the
+    environment the benchmark started with plus ``env`` (not the benchmark's own OpenMP wait
+    policy, ``benchmarks.openmp``); yields the address once it accepts connections, and
+    stops it afterwards."""
     port = free_port()
     command = [sys.executable, "-m", "router.cli", "serve", "--index", str(index_dir),
                "--host", "127.0.0.1", "--port", str(port), "--metrics-port", "0"]
     # The server logs a line per call: a file, not a pipe nobody drains (a full pipe blocks it).
     with tempfile.TemporaryFile() as log_file:
         proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log_file,
-                                env={**os.environ, **(env or {})})
+                                env=child_env(env))
         try:
             _wait_for_port(proc, port, time.perf_counter() + timeout, log_file)
             yield f"127.0.0.1:{port}"

@@ -1,0 +1,86 @@
+"""The benchmark's verdict figures: the OpenMP policy it runs under (and keeps from what it
+measures), the incremental reindex against a no-op re-run, and p99 growth across sizes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmarks import catalog as bench_catalog
+from benchmarks import reindex as bench_reindex
+from benchmarks import views as bench_views
+from benchmarks.run import _growth_rows, floor_credit
+from router.encoders.factory import make_embedder
+from router.index.build_inputs import Carried
+from router.index.store import build_index
+from tests.support import REPO
+
+PROBE = """
+import json, os
+from benchmarks import openmp
+policy = openmp.passive_wait()
+print(json.dumps([policy, os.environ.get("OMP_WAIT_POLICY"),
+                  openmp.child_env({"X": "1"}).get("OMP_WAIT_POLICY", "unset")]))
+"""
+
+
+@pytest.mark.parametrize(("given", "expected"), [
+    ({}, ["PASSIVE", "PASSIVE", "unset"]),
+    ({"OMP_WAIT_POLICY": "ACTIVE"}, ["ACTIVE", "ACTIVE", "ACTIVE"]),
+    ({"GOMP_SPINCOUNT": "300000"}, ["default (GOMP_SPINCOUNT=300000)", None, "unset"]),
+])
+def test_the_bench_waits_passively_but_measured_processes_get_its_starting_env(
+        given: dict[str, str], expected: list[str | None]) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    env.update(given)
+    done = subprocess.run([sys.executable, "-c", PROBE], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=120, check=True)
+    assert json.loads(done.stdout) == expected
+
+
+def test_the_policy_cannot_be_set_once_torch_or_faiss_is_loaded() -> None:
+    done = subprocess.run([sys.executable, "-c", "import faiss\nfrom benchmarks import openmp\n"
+                           "openmp.passive_wait()"], cwd=REPO, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode != 0 and "before faiss loads" in done.stderr
+
+
+def test_one_changed_skill_is_timed_beside_a_no_op_re_run(tmp_path: Path) -> None:
+    skills = bench_catalog.catalog(40, seed=3)
+    embedder = make_embedder("hash")
+    carried = Carried(catalogs=bench_views.catalog_names())
+    build_index(bench_views.with_catalogs(skills), [], embedder, tmp_path, carried=carried)
+    inc = bench_reindex.incremental(tmp_path, skills, embedder, raw_rate=100.0,
+                                    build_rate=50.0)
+    assert (inc["skills"], inc["reused"], inc["no_op_reused"]) == (40, 39, 40)
+    assert inc["full_build_embedding_s"] == 0.4 and inc["full_build_estimate_s"] == 0.8
+    assert inc["bound_s"] == pytest.approx(inc["no_op_seconds"] + 0.02 * 0.4 + 0.5, abs=2e-3)
+    assert inc["met"] == (inc["seconds"] <= inc["bound_s"])
+    printed = dict(bench_reindex.rows(inc))
+    assert "no-op re-run" in printed["reindex 1 changed of 40"]
+
+
+def _size(p99_grpc: float, p99_local: float) -> dict[str, dict[str, float]]:
+    return {"route_grpc": {"p99_ms": p99_grpc}, "route_in_process": {"p99_ms": p99_local}}
+
+
+def test_p99_growth_is_each_size_over_the_smallest() -> None:
+    sizes = {"1000": _size(10.0, 4.0), "10000": _size(13.0, 8.0)}
+    assert dict(_growth_rows(sizes)) == {"p99 growth 1000 -> 10000":
+                                         "gRPC 1.30x, in-process 2.00x"}
+    assert list(_growth_rows({"1000": _size(1.0, 1.0)})) == []
+
+
+def test_the_floor_is_credited_with_torchs_best_encode_alone() -> None:
+    encoder = {"torch_1t": {"p50_ms": 11.0}, "torch_2t": {"p50_ms": 14.0},
+               "torch_threads_for_floor": 1,
+               "torch_alone": {"torch_1t": {"p50_ms": 10.5}, "torch_2t": {"p50_ms": 7.0}}}
+    assert floor_credit(encoder) == 4.0
+    encoder["torch_alone"] = {"torch_1t": {"p50_ms": 12.0}, "torch_2t": {"p50_ms": 300.0}}
+    assert floor_credit(encoder) == 0.0
+    assert floor_credit({}) == 0.0
