@@ -82,6 +82,17 @@ def cpu_kind(setting: str, flags: frozenset[str]) -> str:
     return "vnni" if flags & VNNI_FLAGS else "no-vnni"
 
 
+def vectors_name(meta: dict[str, Any], recipe_key: str) -> str:
+    """What the vectors of the export described by ``meta`` (its ``export.json``) are:
+    ``float32`` without an int8 record, else ``int8-<weights>/<recipe>`` (the recipe is the
+    copy's ``meta[recipe_key]`` marker). Everything calibrated on query vectors records this
+    name, so a copy made with other weights or another recipe is calibrated for again."""
+    record = meta.get(RECORD_KEY)
+    if not isinstance(record, dict):
+        return "float32"
+    return f"int8-{record.get('weights')}/{meta.get(recipe_key, 'unknown')}"
+
+
 def weight_types(kind: str) -> tuple[str, ...]:
     """The weight types to try for a CPU of ``kind``, the one it needs first."""
     return WEIGHTS[kind]

@@ -51,6 +51,7 @@ EXPORT_FORMAT = 2  # 2: export.json records the SHA-256 of the model and tokeniz
 META_FILE = "export.json"
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 CHECKED_FILES = (MODEL_FILE, TOKENIZER_FILE)
+# of a copy: its recipe, named in its vectors (int8.vectors_name); a new recipe, a new name
 QUANTIZED_KEY, QUANTIZED = "quantized", "int8-matmul-per-channel-smoothed"  # of a copy
 
 
@@ -211,9 +212,9 @@ class OnnxEmbedder:
 
     @property
     def vectors(self) -> str:
-        """What the query vectors are: ``float32`` (as torch's), or ``int8-<weights>``."""
-        record = self._load()[2].get(int8.RECORD_KEY)
-        return f"int8-{record['weights']}" if isinstance(record, dict) else "float32"
+        """What the query vectors are: ``float32`` (as torch's), or an int8 copy's
+        ``int8-<weights>/<recipe>`` (``int8.vectors_name``)."""
+        return int8.vectors_name(self._load()[2], QUANTIZED_KEY)
 
     def prepare(self) -> None:
         """Export (if not cached yet) and load now rather than on the first encode."""

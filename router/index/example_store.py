@@ -127,7 +127,8 @@ def expanded_documents(documents: Sequence[str],
 
 
 def vectors_of(embedder: Embedder) -> str:
-    """What an encoder's vectors are (``float32``, or an int8 copy's ``int8-<weights>``)."""
+    """What an encoder's vectors are (``float32``, or an int8 copy's
+    ``int8-<weights>/<recipe>``, ``router.encoders.int8.vectors_name``)."""
     return str(getattr(embedder, "vectors", FLOAT32))
 
 

@@ -13,7 +13,7 @@ import pytest
 from router.encoders import int8
 from router.encoders.base import Embedder
 from router.encoders.factory import OnnxRun, make_embedder
-from router.encoders.onnx import MODEL_FILE, OnnxEmbedder
+from router.encoders.onnx import MODEL_FILE, QUANTIZED, OnnxEmbedder
 
 pytest.importorskip("onnxruntime")
 
@@ -129,7 +129,7 @@ def test_the_int8_copy_is_close_and_kept_apart(onnx_embedder: OnnxEmbedder, int8
         assert any("serving the float32 export" in r.getMessage() for r in caplog.records)
         return
     assert int8_cpu == "auto" or record["weights"] == "QUInt8"
-    assert quantized.vectors == f"int8-{record['weights']}"
+    assert quantized.vectors == f"int8-{record['weights']}/{QUANTIZED}"  # weights and recipe
     single = np.vstack([quantized.encode([t]) for t in texts])  # one query a run, as served
     cosines = (exact * single).sum(axis=1)
     assert float(cosines.min()) >= int8.MIN_COSINE  # near the float32 vectors ...

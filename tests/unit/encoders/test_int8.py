@@ -125,3 +125,14 @@ def test_a_copy_made_for_another_cpu_is_measured_again(tmp_path: Path,
     fake.cosine["QUInt8"] = 0.95  # as if this CPU's kernels drifted: to be made again
     assert int8.checked_here(tmp_path / "exact", tmp_path / "copy", made, "auto",
                              fake.encode) is None
+
+
+def test_the_vectors_name_the_weights_and_the_recipe() -> None:
+    record = {"weights": "QInt8", "meets": True}
+    meta = {"quantized": "int8-matmul-per-channel-smoothed", int8.RECORD_KEY: record}
+    assert int8.vectors_name(meta, "quantized") == "int8-QInt8/int8-matmul-per-channel-smoothed"
+    older = {**meta, "quantized": "int8-matmul-per-channel"}
+    assert int8.vectors_name(older, "quantized") != int8.vectors_name(meta, "quantized")
+    other = {**meta, int8.RECORD_KEY: {**record, "weights": "QUInt8"}}
+    assert int8.vectors_name(other, "quantized").startswith("int8-QUInt8/")
+    assert int8.vectors_name({"quantized": "x"}, "quantized") == "float32"  # no int8 record

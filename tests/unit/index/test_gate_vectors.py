@@ -17,17 +17,20 @@ import pytest
 from router.calibration import gate
 from router.calibration.gate import QUANTILE, bundled_requests
 from router.calibration.settings_fit import ExampleRows
+from router.config import DiscoveryConfig
 from router.encoders.base import normalise
 from router.encoders.hashing import HashEmbedder
 from router.examples.model import Example
 from router.index import example_store
+from router.index.build import Served, build, recorded_settings
 from router.index.build_inputs import Stages
 from router.index.layout import VERSIONS, current_version, read_manifest
+from router.index.plan import BuildPlan, EncoderPlan
 from router.index.store import IndexSnapshot, build_index, load_index
 from router.routing import calibrated
 from router.routing.fusion import Fused, FusionConfig
 from tests.support.embedders import CountingEmbedder
-from tests.support.skills import skill_record
+from tests.support.skills import skill_record, write_catalog
 
 SKILLS = [skill_record("pdf-tools", "Extracts tables from PDF files.", root="/s",
                        content_hash="a"),
@@ -37,7 +40,9 @@ SKILLS = [skill_record("pdf-tools", "Extracts tables from PDF files.", root="/s"
 class Noisy(CountingEmbedder):
     """The same model with other vectors, as an int8 copy of it has."""
 
-    vectors = "int8-test"
+    def __init__(self, vectors: str = "int8-test") -> None:
+        super().__init__()
+        self.vectors = vectors
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         exact = super().encode(texts)
@@ -120,3 +125,25 @@ def test_the_scaled_floor_is_the_one_in_force() -> None:
     best = fusion.min_dense * 0.95  # under the configured floor, above the scaled one
     fused = [Fused(0, best, 0.0, 1.0)]
     assert calibrated.under_floor(fused, fusion) and not calibrated.under_floor(fused, served)
+
+
+def test_a_copy_made_with_another_recipe_rebuilds_the_gate(tmp_path: Path) -> None:
+    """The gate records the query vectors' weights and recipe: a copy remade with another
+    recipe (same weights) makes the next build of an unchanged catalog calibrate again."""
+    skills, out = write_catalog(tmp_path / "skills"), tmp_path / "index"
+    plan = BuildPlan(DiscoveryConfig(bundled_roots=(str(skills),)), EncoderPlan("hash"))
+
+    def rebuild(vectors: str) -> str | None:
+        served = load_index(out) if (out / "CURRENT").exists() else None
+        given = None if served is None else Served(served.info.version, served.skills,
+                                                   recorded_settings(served.info.path))
+        done = build(plan.served_by(Noisy(vectors)), out, served=given,
+                     embedder=HashEmbedder())
+        if done.info is None:
+            return None
+        return str(read_manifest(Path(done.info.path))["gate"]["query_vectors"])
+
+    old, new = "int8-QInt8/int8-matmul-per-channel", "int8-QInt8/int8-matmul-per-channel-smoothed"
+    assert rebuild(old) == old and rebuild(old) is None
+    assert rebuild(new) == new and rebuild(new) is None
+    assert rebuild("int8-QUInt8/int8-matmul-per-channel-smoothed") is not None
