@@ -108,13 +108,8 @@ def encoder_figures(options: BenchOptions, torch: Embedder, onnx_dir: Path,
     single encodes (a thread pool) against micro-batches of 8 in one encode call."""
     import torch as torch_lib
 
-    out: dict[str, Any] = {}
-    chunk = iter(range(0, len(queries), 25))
-    for threads in (1, 2):
-        torch_lib.set_num_threads(threads)
-        start = next(chunk)
-        out[f"torch_{threads}t"] = bench_measure.latencies(
-            lambda t: torch.encode([t]), queries[start:start + 25])
+    out: dict[str, Any] = torch_alone.per_thread(torch, {1: queries[:25], 2: queries[25:50]})
+    chunk = iter(range(50, len(queries), 25))
     best = min((1, 2), key=lambda n: float(out[f"torch_{n}t"]["p50_ms"]))
     torch_lib.set_num_threads(best)  # the floor gets torch's better setting in this run
     out["torch_threads_for_floor"] = best

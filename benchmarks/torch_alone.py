@@ -12,21 +12,28 @@ from typing import Any
 
 from benchmarks import measure as bench_measure
 from benchmarks.openmp import child_env, policy_of
+from router.encoders.base import Embedder
+
+
+def per_thread(torch: Embedder, parts: dict[int, list[str]]) -> dict[str, Any]:
+    """``torch_<n>t``: p50/p99 of one ``encode([message])`` of each of ``parts[n]`` with torch
+    at ``n`` CPU threads (torch is left at the last count)."""
+    import torch as torch_lib
+
+    out: dict[str, Any] = {}
+    for threads, part in parts.items():
+        torch_lib.set_num_threads(threads)
+        out[f"torch_{threads}t"] = bench_measure.latencies(lambda t: torch.encode([t]), part)
+    return out
 
 
 def measure(model: str, messages: list[str]) -> dict[str, Any]:
     """Per thread count, p50/p99 of one encode of each message (messages split in two)."""
-    import torch as torch_lib
-
     from router.encoders.factory import make_embedder
 
-    torch = make_embedder(model, backend="torch")
     half = len(messages) // 2
-    out: dict[str, Any] = {}
-    for threads, part in ((1, messages[:half]), (2, messages[half:])):
-        torch_lib.set_num_threads(threads)
-        out[f"torch_{threads}t"] = bench_measure.latencies(lambda t: torch.encode([t]), part)
-    return out
+    return per_thread(make_embedder(model, backend="torch"),
+                      {1: messages[:half], 2: messages[half:]})
 
 
 def in_child(model: str, messages: list[str], timeout: float = 300.0) -> dict[str, Any]:
