@@ -12,6 +12,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -189,18 +190,27 @@ def test_a_build_beside_cpu_bound_processes_records_the_same_tuning(tmp_path: Pa
     assert records[0] == records[1]  # the same tuning record, model id and weights
 
 
+def _two_tuned_builds(tmp_path: Path) -> list[tuple[dict[str, Any], object]]:
+    """Two builds of the same catalog and examples with fine-tuning on: each one's
+    ``fine_tune`` record and the checksum of its tuned weights."""
+    skills, given = _catalog(tmp_path)
+    out = []
+    for folder in (tmp_path / "one", tmp_path / "two"):
+        assert main(_argv(skills, folder, given, "on")) == 0
+        manifest = _manifest(folder)
+        record, files = manifest["fine_tune"], manifest["files"]
+        assert isinstance(record, dict) and isinstance(files, dict)
+        out.append((record, files[f"{ENCODER_DIR}/model.safetensors"]))
+    return out
+
+
 def test_hard_negatives_train_a_second_run_the_same_on_every_build(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Mined negatives with the real model: both runs trained and judged, the same choice,
     hash and weights on two builds."""
     monkeypatch.setenv("SKILL_ROUTER_INDEX_HARD_NEGATIVES", "always")
-    skills, given = _catalog(tmp_path)
     seen = []
-    for out in (tmp_path / "one", tmp_path / "two"):
-        assert main(_argv(skills, out, given, "on")) == 0
-        manifest = _manifest(out)
-        record, files = manifest["fine_tune"], manifest["files"]
-        assert isinstance(record, dict) and isinstance(files, dict)
+    for record, weights in _two_tuned_builds(tmp_path):
         hard = record["hard_negatives"]
         assert hard["tried"] is True and hard["mined_steps"] > 0
         assert hard["won"] == (
@@ -208,7 +218,7 @@ def test_hard_negatives_train_a_second_run_the_same_on_every_build(
             > (hard["plain_held_out"]["tuned_recall_at_5"],
                hard["plain_held_out"]["tuned_mrr_at_10"]))
         kept = {k: v for k, v in hard.items() if not k.endswith("seconds")}
-        seen.append((kept, record["hash"], files[f"{ENCODER_DIR}/model.safetensors"]))
+        seen.append((kept, record["hash"], weights))
     assert seen[0] == seen[1]
 
 
@@ -217,18 +227,13 @@ def test_a_second_epoch_continues_the_plain_run_the_same_on_every_build(
     """The second epoch with the real model: the plain run continued (its steps and the next
     epoch's), judged, the same choice, hash and weights on two builds."""
     monkeypatch.setenv("SKILL_ROUTER_INDEX_SECOND_EPOCH", "always")
-    skills, given = _catalog(tmp_path)
     seen = []
-    for out in (tmp_path / "one", tmp_path / "two"):
-        assert main(_argv(skills, out, given, "on")) == 0
-        manifest = _manifest(out)
-        record, files = manifest["fine_tune"], manifest["files"]
-        assert isinstance(record, dict) and isinstance(files, dict)
+    for record, weights in _two_tuned_builds(tmp_path):
         second = record["second_epoch"]
         assert second["tried"] is True and second["two_epochs_steps"] > second["plain_steps"]
         assert record["epochs"] == (2 if second["won"] else 1)
         assert record["steps"] == second["two_epochs_steps" if second["won"] else "plain_steps"]
         assert record["stopped_early"] is False
         kept = {k: v for k, v in second.items() if not k.endswith("seconds")}
-        seen.append((kept, record["hash"], files[f"{ENCODER_DIR}/model.safetensors"]))
+        seen.append((kept, record["hash"], weights))
     assert seen[0] == seen[1]
