@@ -50,15 +50,21 @@ def interleaved(calls: dict[str, Callable[[str], object]], inputs: Sequence[str]
     """Latencies of several callables taken in turn, request by request, so load from other
     processes on a shared machine falls on all of them alike. Each gets its own inputs
     (``inputs`` is split evenly), so none is served from a cache another one filled, except
-    the callables ``same`` maps to another one: they get that one's input, after it (a bare
-    encode of the message a Route just had, which no cache of the encoder's own answers)."""
+    the callables ``same`` maps to another one: they get that one's input (a bare encode of
+    the message a Route has, which no cache of the encoder's own answers), right after it
+    one round and right before it the next, so neither is always the one that runs on the
+    caches the callable before them left (a torch encode evicts the router's)."""
     same = same or {}
     names = list(calls)
     own = [name for name in names if name not in same]
+    swapped = list(names)
+    for name, source in same.items():
+        a, b = swapped.index(name), swapped.index(source)
+        swapped[a], swapped[b] = swapped[b], swapped[a]
     times: dict[str, list[float]] = {name: [] for name in names}
     for i in range(0, len(inputs) - len(own) + 1, len(own)):
         given = dict(zip(own, inputs[i:i + len(own)], strict=True))
-        for name in names:
+        for name in (swapped if (i // len(own)) % 2 else names):
             started = time.perf_counter()
             calls[name](given[same.get(name, name)])
             if i >= warmup * len(own):

@@ -178,10 +178,10 @@ def _size_figures(state: _Run, size: int, onnx_dir: Path) -> dict[str, Any]:
 
 def _search_figures(vectors: np.ndarray, flat: Any, queries: np.ndarray,
                     real: int) -> dict[str, Any]:
-    """Exact float32 flat vs the flat fp16 scan vs HNSW for real request embeddings:
-    single-query latency at the routing depth, index bytes, and recall of exact search (over
-    the ``real`` embedded rows only): HNSW's at 10, and the fp16 shortlist's at the routing
-    depth (rescoring then makes its scores and order exact)."""
+    """Exact float32 flat vs the fp16 scan vs the 4-bit product codes vs HNSW for real request
+    embeddings: single-query latency at the routing depth (the two scans with the exact
+    rescoring a Route gives their shortlists), index bytes, and recall of exact search (over
+    the ``real`` embedded rows only): HNSW's at 10, the scans' at the routing depth."""
     import faiss
 
     out: dict[str, Any] = {}
@@ -189,26 +189,35 @@ def _search_figures(vectors: np.ndarray, flat: Any, queries: np.ndarray,
     hnsw = dense.build(vectors, dense.HNSW)
     out["hnsw_build_s"] = round(time.perf_counter() - started, 2)
     fp16 = dense.build(vectors, dense.FLAT16)
-    for name, index in (("flat", flat), ("flat_fp16", fp16), ("hnsw", hnsw)):
+    started = time.perf_counter()
+    pq4 = dense.build(vectors, dense.FLAT_PQ)  # the fp16 scan where its build check fails
+    out["pq4_build_s"] = round(time.perf_counter() - started, 2)
+    scans = (("flat", flat, None), ("flat_fp16", fp16, vectors), ("flat_pq4", pq4, vectors),
+             ("hnsw", hnsw, None))
+    for name, index, rescore in scans:
         times = []
         for q in queries:
             t = time.perf_counter()
-            dense.search(index, q, 50)
+            dense.search(index, q, 50, rescore=rescore)
             times.append(time.perf_counter() - t)
-        out[name] = {**bench_measure.summary(times),
+        out[name] = {**bench_measure.summary(times), "kind": dense.kind_of(index),
                      "bytes": len(faiss.serialize_index(index))}
     if real < len(vectors):
         flat = dense.build(vectors[:real], dense.FLAT)
         fp16 = dense.build(vectors[:real], dense.FLAT16)
+        pq4 = dense.build(vectors[:real], dense.FLAT_PQ)
         hnsw = dense.build(vectors[:real], dense.HNSW)
     out["hnsw"]["recall_at_10"] = _recall(hnsw, flat, queries, 10)
     out["flat_fp16"]["recall_at_50"] = _recall(fp16, flat, queries, 50)
-    out["hnsw"]["recall_rows"] = out["flat_fp16"]["recall_rows"] = real
+    out["flat_pq4"]["recall_at_50"] = _recall(pq4, flat, queries, 50, vectors[:real])
+    for name in ("hnsw", "flat_fp16", "flat_pq4"):
+        out[name]["recall_rows"] = real
     return out
 
 
-def _recall(index: Any, exact: Any, queries: np.ndarray, k: int) -> float:
-    found = [len(set(dense.search(index, q, k)[0].tolist()) &
+def _recall(index: Any, exact: Any, queries: np.ndarray, k: int,
+            rescore: np.ndarray | None = None) -> float:
+    found = [len(set(dense.search(index, q, k, rescore=rescore)[0].tolist()) &
                  set(dense.search(exact, q, k)[0].tolist())) / k for q in queries]
     return round(float(np.mean(found)), 4)
 
@@ -247,12 +256,14 @@ def rows(results: dict[str, Any]) -> Iterator[tuple[str, str]]:
         bare = f["route_in_process"]["p50_ms"] / max(f["bare_encode"]["p50_ms"], 1e-9)
         yield (f"{size:>7} in-process p50 / bare encode p50", f"{bare:.2f}")
         s = f["search"]
-        kinds = ("flat", "flat_fp16", "hnsw")
-        yield (f"{size:>7} search flat | fp16 | hnsw",
+        kinds = ("flat", "flat_fp16", "flat_pq4", "hnsw")
+        yield (f"{size:>7} search flat | fp16 | pq4 | hnsw",
                " | ".join(f"{s[k]['p50_ms']:.2f}" for k in kinds) + " ms, "
-               + " | ".join(f"{s[k]['bytes'] / 1e6:.0f}" for k in kinds) + " MB")
-        yield (f"{size:>7} recall fp16@50 | hnsw@10",
-               f"{s['flat_fp16']['recall_at_50']:.4f} | {s['hnsw']['recall_at_10']:.4f}")
+               + " | ".join(f"{s[k]['bytes'] / 1e6:.1f}" for k in kinds) + " MB"
+               + ("" if s["flat_pq4"]["kind"] == dense.FLAT_PQ else " (pq4: fp16, check)"))
+        yield (f"{size:>7} recall fp16@50 | pq4@50 | hnsw@10",
+               f"{s['flat_fp16']['recall_at_50']:.4f} | {s['flat_pq4']['recall_at_50']:.4f}"
+               f" | {s['hnsw']['recall_at_10']:.4f}")
         for backend, c in f.get("cold_start", {}).items():
             spread = " ".join(f"{r:.2f}" for r in c.get("runs", []))
             yield (f"{size:>7} cold start ({backend})", f"{c['seconds']:.2f} s median ({spread})")

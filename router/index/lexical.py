@@ -164,9 +164,9 @@ class LexicalIndex:
         if not ids:
             return None
         scores = np.zeros(self._size, dtype=np.float32)
-        for term in ids:
+        for term in ids:  # a repeated query word counts again, as bm25s scores it
             start, end = self._indptr[term], self._indptr[term + 1]
-            np.add.at(scores, self._indices[start:end], self._data[start:end])
+            scores[self._indices[start:end]] += self._data[start:end]  # a term's rows differ
         return scores
 
     def search(self, query: str, k: int,

@@ -123,6 +123,11 @@ class IndexSnapshot:
         return {s.key: i for i, s in enumerate(self.skills)}
 
     @cached_property
+    def unroutable(self) -> frozenset[int]:
+        """Rows of skills no catalog may show (``Skill.routable`` false)."""
+        return frozenset(i for i, s in enumerate(self.skills) if not s.routable)
+
+    @cached_property
     def always_on_flagged(self) -> tuple[int, ...]:
         """Rows of skills whose metadata marks them always-on."""
         return tuple(i for i, s in enumerate(self.skills) if s.always_on)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from html import escape
 
 from router.common.textsafe import one_line, xml_chars
@@ -54,6 +55,7 @@ def _xml(text: str) -> str:
     return escape(xml_chars(text), quote=False)
 
 
+@lru_cache(maxsize=4096)  # a turn renders its few entries twice (catalog and tool); pure
 def render_entry(entry: Entry, fmt: CatalogFormat) -> str:
     """One entry in ``fmt``; the unit a character budget counts (never cut in half)."""
     entry = Entry(entry.name, truncate_description(entry.description), entry.location)

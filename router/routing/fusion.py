@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -67,16 +67,20 @@ __all__ = ["Fused", "FusionConfig", "GateResult", "Hits", "fuse", "fuse_views", 
            "history_text", "mix_history", "pool", "query_views", "split_sentences"]
 
 
-@dataclass(frozen=True, slots=True)
-class Fused:
+class Fused(NamedTuple):
     """A candidate. ``dense``: best raw cosine over the views (if no dense view returned it, the
     highest of the views' lowest returned cosines, an upper bound); ``lexical``: raw BM25 score
-    of its best view (0 if unmatched); ``fused``: the combined score, in [0, 1]."""
+    of its best view (0 if unmatched); ``fused``: the combined score, in [0, 1]. A tuple: a
+    turn makes one per candidate, about a hundred."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # shadows tuple.index, never called on one
     dense: float
     lexical: float
     fused: float
+
+
+# ``Fused(*row)`` without its Python-level ``__new__``: a turn makes about a hundred
+_as_fused = partial(tuple.__new__, Fused)
 
 
 class GateResult(NamedTuple):
@@ -179,9 +183,9 @@ def fuse_views(dense: Sequence[Hits], lexical: Sequence[Hits], config: FusionCon
     w = config.dense_weight
     fused = w * d_norm + (1.0 - w) * l_norm  # as Python floats would: float64, op by op
     order = np.lexsort((ids, -fused))
-    return [Fused(i, d, lx, f) for i, d, lx, f in zip(
-        ids[order].tolist(), d_raw[order].tolist(), l_raw[order].tolist(),
-        fused[order].tolist(), strict=True)]
+    rows = zip(ids[order].tolist(), d_raw[order].tolist(), l_raw[order].tolist(),
+               fused[order].tolist(), strict=True)
+    return list(map(_as_fused, rows))
 
 
 def gate(fused: Sequence[Fused], config: FusionConfig, *, dense_used: bool = True) -> GateResult:

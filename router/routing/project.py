@@ -36,7 +36,8 @@ from router.skills.limits import (
 )
 from router.skills.model import PROJECT_CATALOG, Diagnostic, Level, Scope, Skill
 
-_CACHED = ("centroid", "always_on_flagged")  # a snapshot's derived values the overlay shares
+# a snapshot's derived values the overlay shares (a project skill is routable, never flagged)
+_CACHED = ("centroid", "always_on_flagged", "unroutable")
 
 
 def check_bounds(inline: Sequence[InlineSkill]) -> None:

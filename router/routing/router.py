@@ -166,14 +166,14 @@ def _rank(snap: IndexSnapshot, fused: Sequence[Fused], top_k: int, fusion: Fusio
           plan: Plan, off_topic: bool = False) -> str:
     """Rank the routable candidates into ``plan``; when explaining, say whether the configured
     floor refused them all (``under_floor``, over the candidates the gate saw)."""
-    routable = []
-    skills, explain = snap.skills, plan.explain  # notes are kept for Explain only
-    for f in fused:
-        reason = filter_reason(skills[f.index])
-        if reason is None:
-            routable.append(f)
-        elif explain:
-            plan.note(snap, f, False, reason)
+    routable, unroutable, explain = list(fused), snap.unroutable, plan.explain
+    if unroutable:
+        routable = [f for f in fused if f.index not in unroutable]
+    if explain:  # notes are kept for Explain only
+        for f in fused:
+            reason = filter_reason(snap.skills[f.index])
+            if reason is not None:
+                plan.note(snap, f, False, reason)
     kept, dropped = gate(routable, fusion)
     if off_topic:
         kept, dropped = (), tuple((f, DropReason.BELOW_THRESHOLD) for f in routable)

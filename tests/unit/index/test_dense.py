@@ -16,8 +16,26 @@ def _unit_rows(n: int, dim: int = 32, seed: int = 0) -> np.ndarray:
     return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
 
+def _clustered_rows(n: int, dim: int = 64, seed: int = 0) -> np.ndarray:
+    """Unit rows near a low-dimensional subspace, as text embeddings are (random rows in 64
+    dimensions have no structure a product code can learn)."""
+    rng = np.random.default_rng(seed)
+    rows = rng.normal(size=(n, 8)) @ rng.normal(size=(8, dim)) + 0.05 * rng.normal(size=(n, dim))
+    return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+
+
+def _near(rows: np.ndarray, count: int, seed: int) -> np.ndarray:
+    """Queries like ``rows``: some of them, moved a little."""
+    rng = np.random.default_rng(seed)
+    picked = rows[rng.choice(len(rows), count, replace=False)]
+    moved = picked + 0.1 * rng.normal(size=picked.shape) / np.sqrt(rows.shape[1])
+    return (moved / np.linalg.norm(moved, axis=1, keepdims=True)).astype(np.float32)
+
+
 def test_kind_switches_at_threshold() -> None:
-    assert dense.choose_kind(dense.HNSW_MIN_VECTORS - 1) == dense.FLAT16
+    assert dense.choose_kind(dense.PQ_MIN_VECTORS - 1) == dense.FLAT16
+    assert dense.choose_kind(dense.PQ_MIN_VECTORS) == dense.FLAT_PQ
+    assert dense.choose_kind(dense.HNSW_MIN_VECTORS - 1) == dense.FLAT_PQ
     assert dense.choose_kind(dense.HNSW_MIN_VECTORS) == dense.HNSW
     assert dense.kind_of(dense.build(_unit_rows(10))) == dense.FLAT16
     assert dense.kind_of(dense.build(_unit_rows(10), dense.FLAT)) == dense.FLAT
@@ -47,6 +65,65 @@ def test_fp16_scan_with_rescoring_gives_the_exact_ids_scores_and_order(tmp_path:
         np.testing.assert_allclose(r_scores, e_scores, rtol=0, atol=1e-6)
         assert r_scores.dtype == np.float32
         assert np.abs(f_scores - e_scores).max() < 1e-2  # fp16 scores are close, not equal
+
+
+def test_product_codes_with_rescoring_give_the_exact_ids_scores_and_order(
+        tmp_path: Path) -> None:
+    rows = _clustered_rows(3000)
+    queries = _near(rows, 60, seed=1)
+    built = dense.build(rows)
+    assert dense.kind_of(built) == dense.FLAT_PQ
+    dense.save(built, tmp_path / "dense.faiss")
+    codes = dense.load(tmp_path / "dense.faiss")
+    assert dense.kind_of(codes) == dense.FLAT_PQ
+    exact = dense.search_many(dense.build(rows, dense.FLAT), queries, 50)
+    rescored = dense.search_many(codes, queries, 50, rescore=rows)
+    for query, (e_ids, e_scores), (r_ids, r_scores) in zip(queries, exact, rescored,
+                                                         strict=True):
+        assert len(r_ids) == 50
+        assert set(r_ids.tolist()) == set(e_ids.tolist())  # near-ties may swap places
+        np.testing.assert_allclose(r_scores, e_scores, rtol=0, atol=1e-6)
+        np.testing.assert_allclose(r_scores, rows[r_ids] @ query, rtol=0, atol=1e-6)
+        assert (np.diff(r_scores) <= 0).all()
+    raw = dense.search_many(codes, queries, 50)  # unrescored: the codes' own, shorter list
+    assert [len(ids) for ids, _ in raw] == [50] * len(queries)
+
+
+def test_product_codes_are_built_alike_each_time() -> None:
+    faiss = pytest.importorskip("faiss")
+    rows = _clustered_rows(2500)
+    first, second = dense.build(rows, dense.FLAT_PQ), dense.build(rows, dense.FLAT_PQ)
+    assert bytes(faiss.serialize_index(first)) == bytes(faiss.serialize_index(second))
+
+
+def test_product_codes_that_miss_neighbours_give_way_to_the_fp16_scan(
+        caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level("WARNING", logger="router.index.dense"):
+        index = dense.build(_unit_rows(3000, dim=64))  # no structure: the check fails
+    assert dense.kind_of(index) == dense.FLAT16
+    assert "a float16 scan serves" in caplog.text
+    assert dense.kind_of(dense.build(_clustered_rows(3000, dim=63), dense.FLAT_PQ)) == \
+        dense.FLAT16  # an odd dimension has no two-dimension codes
+
+
+def test_product_codes_search_a_large_view_through_the_whole_index(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(dense, "EXACT_WITHIN", 100)  # so the view below is "large"
+    rows = _clustered_rows(3000)
+    queries = _near(rows, 30, seed=2)
+    codes = dense.build(rows)
+    assert dense.kind_of(codes) == dense.FLAT_PQ
+    within = np.flatnonzero(np.arange(3000) % 7 == 3)  # 429 rows, a seventh of the index
+    got = dense.search_many(codes, queries, 50, rescore=rows, within=within)
+    for query, (ids, scores) in zip(queries, got, strict=True):
+        exact = within[np.argsort(-(rows[within] @ query))][:50]
+        assert set(ids.tolist()) == set(exact.tolist())
+        np.testing.assert_allclose(scores, rows[ids] @ query, rtol=0, atol=1e-6)
+    far = np.argsort(rows @ queries[0])[:150]  # the rows least like the query: found late
+    few = dense.search_many(codes, queries[:1], 50, rescore=rows, within=np.sort(far))
+    ids = few[0][0]
+    assert len(ids) == 50  # the search deepened until it had them
+    assert set(ids.tolist()) == set(far[np.argsort(-(rows[far] @ queries[0]))[:50]].tolist())
 
 
 def test_hnsw_matches_exact_top_hits_and_keeps_settings(tmp_path: Path) -> None:
