@@ -164,7 +164,7 @@ class LexicalIndex:
         if not ids:
             return None
         scores = np.zeros(self._size, dtype=np.float32)
-        for term in ids:  # a repeated query word counts again, as bm25s scores it
+        for term in ids:  # a query word said twice counts twice
             start, end = self._indptr[term], self._indptr[term + 1]
             scores[self._indices[start:end]] += self._data[start:end]  # a term's rows differ
         return scores

@@ -113,6 +113,11 @@ def _keep_best(ids: list[np.ndarray], raws: list[np.ndarray], norms: list[np.nda
     """Per id, the view with the highest normalised score (ties: the earliest view)."""
     if not ids:
         return _NONE
+    if len(ids) == 1:  # one view (most turns): its ids are distinct, so sorting is all
+        order = np.argsort(ids[0], kind="stable")
+        ranked = ids[0][order].astype(np.int64, copy=False)
+        if (ranked[1:] != ranked[:-1]).all():
+            return ranked, raws[0][order], norms[0][order]
     all_ids = np.concatenate(ids).astype(np.int64, copy=False)
     raw, norm = np.concatenate(raws), np.concatenate(norms)
     order = np.lexsort((-norm, all_ids))  # stable: equal scores keep the views' order

@@ -197,3 +197,21 @@ def test_a_search_within_documents_ignores_better_ones_outside() -> None:
     ids, scores = lexical.search("deploy refund", 10, within)
     assert sorted(ids.tolist()) == [3, 50] and (scores > 0).all()
     assert lexical.search("deploy", 10, np.array([50, 51], dtype=np.int64))[0].size == 0
+
+
+def test_a_terms_documents_are_distinct_so_its_scores_add_in_one_step() -> None:
+    docs = ["deploy deploy deploy the service", "Deploy a service; deploying services",
+            "rotate keys and rotate logs", "deploy keys", "nothing alike here"] * 3
+    index = LexicalIndex.build(docs)
+    indptr, indices, data = index._indptr, index._indices, index._data
+    for term in range(len(indptr) - 1):
+        rows = indices[indptr[term]:indptr[term + 1]]
+        assert len(np.unique(rows)) == len(rows)
+    for query in ("deploy deploy service", "rotate the keys", "services deploying"):
+        got = index._all_scores(query)
+        expected = np.zeros(len(docs), dtype=np.float32)
+        for term in [index._vocab[t] for t in tokenize(query, index._stopwords)
+                     if t in index._vocab]:
+            np.add.at(expected, indices[indptr[term]:indptr[term + 1]],
+                      data[indptr[term]:indptr[term + 1]])
+        assert got is not None and got.tobytes() == expected.tobytes()

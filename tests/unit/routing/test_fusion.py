@@ -268,3 +268,21 @@ def test_no_view_returned_anything() -> None:
     empty = Hits(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))
     assert fuse_views([empty], [empty], FusionConfig()) == []
     assert fuse_views([], [], FusionConfig()) == []
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_one_view_a_side_ranks_as_the_candidate_by_candidate_rule(seed: int) -> None:
+    rng = np.random.default_rng(100 + seed)  # most turns: one view each side
+    rows = int(rng.integers(1, 120))
+    dense, lexical = _views(rng, 1, rows, 50, False), _views(rng, 1, rows, 50, True)
+    config = FusionConfig(dense_weight=float(rng.choice([0.0, 0.5, 1.0])))
+    got = fuse_views(dense, lexical, config, dense_baseline=0.1)
+    assert got == _reference(dense, lexical, config, 0.1)
+
+
+def test_an_id_twice_in_one_view_keeps_its_better_score() -> None:
+    dense = [Hits(np.array([4, 2, 4]), np.array([0.9, 0.5, 0.3], dtype=np.float32))]
+    lexical = [Hits(np.array([2, 7, 2]), np.array([3.0, 2.0, 1.0], dtype=np.float32))]
+    got = fuse_views(dense, lexical, CFG, dense_baseline=0.1)
+    assert got == _reference(dense, lexical, CFG, 0.1)
+    assert sorted(f.index for f in got) == [2, 4, 7]  # each id once
