@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from html import escape
+from typing import NamedTuple
 
 from router.common.textsafe import one_line, xml_chars
 from router.routing.model import CatalogFormat
@@ -36,9 +36,9 @@ FILE_INSTRUCTION = (
 )
 
 
-@dataclass(frozen=True)
-class Entry:
-    """One catalog line: what the model sees of a skill."""
+class Entry(NamedTuple):
+    """One catalog line: what the model sees of a skill (a tuple: ``render_entry``'s cache
+    hashes and compares it in C)."""
 
     name: str
     description: str

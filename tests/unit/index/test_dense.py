@@ -179,3 +179,13 @@ def test_a_search_within_rows_finds_the_best_of_those_rows_only(kind: str, size:
     else:  # HNSW with a selector: approximate, but most of the exact top 10
         assert len(set(ids.tolist()) & set(exact.tolist())) >= 7
     assert np.allclose(scores, vectors[ids] @ query[0], atol=1e-5)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_the_best_k_of_a_shortlist_are_the_full_sorts_first_k(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 400))
+    ids = rng.permutation(10_000)[:n].astype(np.int64)
+    scores = (rng.integers(0, 30, size=n) / 30).astype(np.float32)  # coarse: many ties
+    for k in (1, 10, 50, n):
+        assert dense._best(ids, scores, k).tolist() == np.lexsort((ids, -scores))[:k].tolist()
