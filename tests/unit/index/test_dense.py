@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -67,8 +68,29 @@ def test_fp16_scan_with_rescoring_gives_the_exact_ids_scores_and_order(tmp_path:
         assert np.abs(f_scores - e_scores).max() < 1e-2  # fp16 scores are close, not equal
 
 
+@pytest.fixture(params=["native", "AVX2"])
+def simd_level(request: pytest.FixtureRequest) -> Iterator[str]:
+    """FAISS's kernels as this CPU runs them, then as a CPU with AVX2 alone would (FAISS
+    dispatches at run time, so any x86 machine with AVX2 can run the narrower kernels)."""
+    faiss = pytest.importorskip("faiss")
+    config = faiss.SIMDConfig
+    if request.param == "native":
+        yield "native"
+        return
+    level = getattr(faiss, f"SIMDLevel_{request.param}", None)
+    if level is None or not config.has_dynamic_dispatch() or \
+            not config.is_simd_level_available(level):
+        pytest.skip(f"FAISS cannot run its {request.param} kernels here")
+    before = config.get_level()
+    config.set_level(level)
+    try:
+        yield request.param
+    finally:
+        config.set_level(before)
+
+
 def test_product_codes_with_rescoring_give_the_exact_ids_scores_and_order(
-        tmp_path: Path) -> None:
+        tmp_path: Path, simd_level: str) -> None:
     rows = _clustered_rows(3000)
     queries = _near(rows, 60, seed=1)
     built = dense.build(rows)
@@ -113,7 +135,7 @@ def test_product_codes_that_miss_neighbours_give_way_to_the_fp16_scan(
 
 
 def test_product_codes_search_a_large_view_through_the_whole_index(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, simd_level: str) -> None:
     monkeypatch.setattr(dense, "EXACT_WITHIN", 100)  # so the view below is "large"
     rows = _clustered_rows(3000)
     queries = _near(rows, 30, seed=2)
