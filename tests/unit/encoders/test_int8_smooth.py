@@ -32,11 +32,13 @@ def test_scales_follow_the_activations_and_the_weights() -> None:
     assert huge[0] == pytest.approx(int8_smooth.SCALE_BOUNDS[1])
 
 
-def test_the_calibration_has_the_sample_and_long_requests() -> None:
+def test_the_copy_is_calibrated_apart_from_the_sample_it_is_checked_on() -> None:
     texts = int8_smooth.calibration_texts()
-    assert texts[:len(int8.SAMPLE)] == int8.SAMPLE
-    assert len(texts) > len(int8.SAMPLE)
-    assert all(len(t) > 150 for t in texts[len(int8.SAMPLE):])
+    assert texts == (*int8_smooth.CALIBRATION_TEXTS, *int8_smooth.LONG_TEXTS)
+    assert not set(texts) & set(int8.SAMPLE)  # the check measures texts it never saw
+    assert len(int8_smooth.CALIBRATION_TEXTS) >= len(int8.SAMPLE)  # as varied a set
+    assert any(len(t.split()) > 200 for t in texts)  # past the model's maximum length too
+    assert all(len(t) > 150 for t in int8_smooth.LONG_TEXTS)
 
 
 def _model(path: Path) -> None:
@@ -101,3 +103,4 @@ def test_smoothing_keeps_the_float_results_and_helps_int8(tmp_path: Path) -> Non
 
     before, after = int8_error(plain), int8_error(smoothed)
     assert after < 0.7 * before, (before, after)  # 0.45x here
+
