@@ -158,11 +158,17 @@ def checked_here(exact: Path, copy: Path, record: dict[str, Any], setting: str,
                  encode: Encode) -> dict[str, Any] | None:
     """``record`` when the copy was made for this kind of CPU; otherwise the copy measured
     again here (recorded when the folder can be written), or None when it no longer meets the
-    bound here (it is then to be made again)."""
+    bound here (it is then to be made again). A forced ``setting`` (not ``auto``) makes its
+    own copy: measured here, a copy made for another kind would pass on this CPU's kernels,
+    and the forced choice would go untested."""
     flags = cpu_flags()
     kind = cpu_kind(setting, flags)
     if record.get("cpu") == kind:
         return record
+    if setting != "auto":
+        log.info("the int8 copy at %s was made for a %s CPU; index.int8_cpu %s makes its own",
+                 copy, record.get("cpu"), setting)
+        return None
     cosines = closeness(encode(exact, SAMPLE), encode(copy, SAMPLE))
     here = {**record_for(kind, str(record.get("weights")), cosines, flags),
             "made_for": record.get("cpu")}

@@ -119,6 +119,8 @@ def test_a_copy_made_for_another_cpu_is_measured_again(tmp_path: Path,
     assert made["weights"] == "QUInt8" and made["cpu"] == "vnni"
     assert int8.checked_here(tmp_path / "exact", tmp_path / "copy", made, "vnni",
                              fake.encode) is made  # same kind of CPU: not measured again
+    assert int8.checked_here(tmp_path / "exact", tmp_path / "copy", made, "no-vnni",
+                             fake.encode) is None  # a forced choice makes its own copy
     flags[0] = AVX2_ONLY
     here = int8.checked_here(tmp_path / "exact", tmp_path / "copy", made, "auto", fake.encode)
     assert here is not None and here["cpu"] == "no-vnni" and here["made_for"] == "vnni"
