@@ -53,6 +53,7 @@ pessimistic case with many near-ties) efSearch 128 / 256 / 512 give recall@10 0.
 from __future__ import annotations
 
 import logging
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +79,7 @@ FLAT_PQ = "flat-pq4"  # 4-bit product codes, two dimensions each; a wider shortl
 HNSW = "hnsw"
 
 
+@cache  # once: every search asks (is the index product codes?)
 def _faiss() -> Any:
     # faiss's loader logs at INFO which build it tried, including a misleading "Could not load
     # library with AVX2 support" on dynamic-dispatch builds (faiss-cpu 1.10+, AVX2 in use).

@@ -166,12 +166,11 @@ def _rank(snap: IndexSnapshot, fused: Sequence[Fused], top_k: int, fusion: Fusio
           plan: Plan, off_topic: bool = False) -> str:
     """Rank the routable candidates into ``plan``; when explaining, say whether the configured
     floor refused them all (``under_floor``, over the candidates the gate saw)."""
-    routable, unroutable, explain = list(fused), snap.unroutable, plan.explain
-    if unroutable:
-        routable = [f for f in fused if f.index not in unroutable]
-    if explain:  # notes are kept for Explain only
+    unroutable, explain = snap.unroutable, plan.explain
+    routable = [f for f in fused if f.index not in unroutable] if unroutable else list(fused)
+    if explain and unroutable:  # notes are kept for Explain only
         for f in fused:
-            reason = filter_reason(snap.skills[f.index])
+            reason = filter_reason(snap.skills[f.index]) if f.index in unroutable else None
             if reason is not None:
                 plan.note(snap, f, False, reason)
     kept, dropped = gate(routable, fusion)
