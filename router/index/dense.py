@@ -242,20 +242,10 @@ def search_many(index: Any, queries: np.ndarray, k: int, *,
             keep, found = row_ids[held].astype(np.int64), row_scores[held]
         if rescore is not None and len(keep):
             found = rescore[keep] @ query
-            order = _best(keep, found, k)
+            order = np.lexsort((keep, -found))[:k]  # a partial sort first: no faster at 200
             keep, found = keep[order], found[order]
         out.append((keep, found.astype(np.float32, copy=False)))
     return out
-
-
-def _best(ids: np.ndarray, scores: np.ndarray, k: int) -> np.ndarray:
-    """Positions of the ``k`` best, best first (ties: lower id): ``np.lexsort((ids,
-    -scores))[:k]``, sorting only the part at or above the k-th score."""
-    if len(scores) > k:
-        kth = np.partition(scores, len(scores) - k)[len(scores) - k]
-        top = np.flatnonzero(scores >= kth)  # every tie of the k-th is in, so the cut is exact
-        return top[np.lexsort((ids[top], -scores[top]))][:k]
-    return np.lexsort((ids, -scores))
 
 
 def _filtered(index: Any, queries: np.ndarray, k: int,

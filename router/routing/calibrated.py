@@ -13,7 +13,7 @@ import numpy as np
 from router.calibration.gate import refusal
 from router.examples.scoring import VIEW
 from router.index.store import IndexSnapshot
-from router.routing.fusion import Fused, FusionConfig
+from router.routing.fusion import DENSE, LEXICAL, Fused, FusionConfig
 
 
 def tuned(snap: IndexSnapshot, fusion: FusionConfig) -> FusionConfig:
@@ -53,8 +53,7 @@ def off_topic_turn(snap: IndexSnapshot, views: np.ndarray, fused: Sequence[Fused
     null = snap.off_topic
     if fusion.min_dense <= 0 or null is None or not len(null) or not fused:
         return ""
-    best = max(f.dense for f in fused)
-    lexical = max(f.lexical for f in fused)
+    best, lexical = max(map(DENSE, fused)), max(map(LEXICAL, fused))
     why = refusal(best, float(np.max(null @ views[0])), snap.calibration, lexical)
     zero_shot, (description_best, closest_example) = snap.zero_shot, lifted
     if why or zero_shot is None or description_best is None:
@@ -65,7 +64,7 @@ def off_topic_turn(snap: IndexSnapshot, views: np.ndarray, fused: Sequence[Fused
 def under_floor(fused: Sequence[Fused], fusion: FusionConfig) -> str:
     """Why the configured floor (``min_dense``) refuses a turn, in words ("" when it does
     not): its best cosine is under it."""
-    best = max((f.dense for f in fused), default=None)
+    best = max(map(DENSE, fused), default=None)
     if best is None or fusion.min_dense <= 0 or best >= fusion.min_dense:
         return ""
     return f"best cosine {best:.3f} is under the configured floor min_dense {fusion.min_dense:g}"

@@ -211,7 +211,7 @@ def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors,
     explicit = any(reason is Reason.EXPLICIT for _, reason, _ in plan.picked)
     fused = _retrieve(snap, view, vectors, query.history, fusion, plan,
                       use_examples=not explicit, project=project)
-    scores = {f.index: f.fused for f in fused}
+    scores = {f.index: f.fused for f in fused} if query.active_skills else {}
     for name in query.active_skills:
         active = view.position(name)
         if active is not None:

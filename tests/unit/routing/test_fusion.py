@@ -286,3 +286,36 @@ def test_an_id_twice_in_one_view_keeps_its_better_score() -> None:
     got = fuse_views(dense, lexical, CFG, dense_baseline=0.1)
     assert got == _reference(dense, lexical, CFG, 0.1)
     assert sorted(f.index for f in got) == [2, 4, 7]  # each id once
+
+
+def _gate_reference(fused: Sequence[Fused], config: FusionConfig,
+                    ) -> tuple[list[Fused], list[tuple[Fused, DropReason]]]:
+    """The gate written one candidate at a time."""
+    if not fused:
+        return [], []
+    if config.min_dense > 0 and max(f.dense for f in fused) < config.min_dense:
+        return [], [(f, DropReason.BELOW_THRESHOLD) for f in fused]
+    top = max(f.fused for f in fused)
+    kept, dropped = [], []
+    for f in fused:
+        if f.fused < config.min_fused:
+            dropped.append((f, DropReason.BELOW_THRESHOLD))
+        elif config.tail_ratio > 0 and f.fused < config.tail_ratio * top:
+            dropped.append((f, DropReason.SCORE_GAP))
+        else:
+            kept.append(f)
+    return kept, dropped
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_gate_keeps_and_drops_as_the_candidate_by_candidate_rule(seed: int) -> None:
+    rng = np.random.default_rng(300 + seed)
+    n = int(rng.integers(0, 120))
+    grid = rng.integers(0, 11, size=n) / 10.0  # coarse: candidates on the cut itself
+    fused = [Fused(i, float(rng.integers(0, 10)) / 20.0, 1.0, float(s))
+             for i, s in zip(rng.permutation(n).tolist(), grid.tolist(), strict=True)]
+    config = FusionConfig(min_fused=float(rng.choice([0.0, 0.2, 0.3])),
+                          tail_ratio=float(rng.choice([0.0, 0.3, 0.5])),
+                          min_dense=float(rng.choice([0.0, 0.1, 0.45])))
+    kept, dropped = gate(fused, config)
+    assert (list(kept), list(dropped)) == _gate_reference(fused, config)
