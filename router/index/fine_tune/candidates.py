@@ -124,9 +124,9 @@ def figure(held_out: Mapping[str, Any]) -> tuple[float, float]:
 
 
 def prefer(plain: Mapping[str, Any], other: Mapping[str, Any],
-           words: str = "mined hard negatives") -> tuple[bool, str]:
+           words: str) -> tuple[bool, str]:
     """Whether a candidate run beats the plain run: only when its held-out figure is higher;
-    a tie keeps the plain run."""
+    a tie keeps the plain run. ``words`` name the candidate in the verdict."""
     first, second = figure(plain), figure(other)
     shown = (f"held-out recall@5 / MRR@10 {second[0]:.3f} / {second[1]:.3f} with {words}, "
              f"{first[0]:.3f} / {first[1]:.3f} without")

@@ -116,9 +116,11 @@ def test_room_for_a_second_run() -> None:
 def test_the_mined_run_is_kept_only_when_its_held_out_figure_is_higher() -> None:
     low = {"tuned_recall_at_5": 0.5, "tuned_mrr_at_10": 0.4}
     high = {"tuned_recall_at_5": 0.5, "tuned_mrr_at_10": 0.6}
-    assert candidates.prefer(low, high)[0] is True
-    assert candidates.prefer(high, low)[0] is False
-    assert candidates.prefer(high, high)[0] is False  # a tie keeps the plain run
+    words = "mined hard negatives"
+    assert candidates.prefer(low, high, words)[0] is True
+    assert candidates.prefer(high, low, words)[0] is False
+    assert candidates.prefer(high, high, words)[0] is False  # a tie keeps the plain run
+    assert candidates.prefer(low, high, words)[1].startswith("mined hard negatives won: ")
 
 
 def test_a_build_keeps_the_mined_run_when_it_wins(tmp_path: Path) -> None:
