@@ -56,13 +56,15 @@ class Plan:
 
 
 def filter_reason(skill: Skill) -> DropReason | None:
+    """Why ``skill`` may not be retrieved, None when it may: exactly the skills that are not
+    ``Skill.routable`` (the rows a snapshot keeps as ``unroutable``) get a reason."""
+    if skill.routable:
+        return None
     if not skill.enabled:
         return DropReason.DISABLED
     if skill.deprecated:
         return DropReason.DEPRECATED
-    if not skill.model_invocable:
-        return DropReason.NOT_MODEL_INVOCABLE
-    return None
+    return DropReason.NOT_MODEL_INVOCABLE
 
 
 def narrowed(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig, plan: Plan,

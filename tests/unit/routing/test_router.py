@@ -15,6 +15,7 @@ from router.errors import InvalidRequest
 from router.index.store import build_index
 from router.routing.fusion import FusionConfig, history_text, mix_history, pool, query_views
 from router.routing.model import CatalogFormat, DropReason, Reason, RouteQuery
+from router.routing.result import filter_reason
 from router.routing.router import encode_turn, explicit_names
 from router.skills.model import Skill
 from tests.support.indexes import build_hash_index, open_engine
@@ -207,3 +208,18 @@ def test_a_turn_is_encoded_in_one_call() -> None:
     calls.clear()
     single = encode_turn(encode, "convert a pdf", (), config)
     assert calls == [["convert a pdf"]] and single.matrix.shape == (1, 64)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+@pytest.mark.parametrize("deprecated", [True, False])
+@pytest.mark.parametrize("model_invocable", [True, False])
+def test_a_skill_gets_a_drop_reason_exactly_when_it_is_not_routable(
+        enabled: bool, deprecated: bool, model_invocable: bool) -> None:
+    """Ranking drops the snapshot's ``unroutable`` rows (``Skill.routable``) and Explain
+    names why with ``filter_reason``: the two must agree, and the first failing flag wins."""
+    skill = Skill(name="s", description="d", location="/s/SKILL.md", base_dir="/s",
+                  enabled=enabled, deprecated=deprecated, model_invocable=model_invocable)
+    want = (DropReason.DISABLED if not enabled else DropReason.DEPRECATED if deprecated
+            else None if model_invocable else DropReason.NOT_MODEL_INVOCABLE)
+    assert filter_reason(skill) == want
+    assert (want is None) == skill.routable
