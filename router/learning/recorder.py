@@ -1,7 +1,8 @@
 """The recording rule: what a Route, an Activate and a Feedback call leave in the store.
 
 - Every Route gets a ``route_id`` and a ``route`` row (session, message without its ``/names``,
-  shown and retrieved skills), written before Route answers and synced right after.
+  shown and retrieved skills), written before Route answers and synced within a fifth of a
+  second (``router.learning.segments``).
 - An Activate of skill S by the model in session X, when S was shown in one of X's last
   ``WINDOW`` Routes, records that Route's message as a positive example for S, with the skills
   that Route showed (the others were passed over for S: weak negatives for encoder
@@ -35,7 +36,8 @@ from router.learning.owners import Owners, check_route_owner
 from router.learning.policy import check_policy
 from router.learning.routes import RouteDirectory, RouteWindow, ShownRoute, pick
 from router.learning.rows import ACTIVATE, FEEDBACK, OUTCOMES, ROUTE, Row, new_id
-from router.learning.store import SegmentWriter, compact, feedback_dir
+from router.learning.segments import SegmentWriter
+from router.learning.store import compact, feedback_dir
 from router.routing.model import Reason, RouteQuery, RouteResult
 from router.routing.router import explicit_names
 from router.skills.model import PROJECT_CATALOG, skill_key
@@ -111,7 +113,7 @@ class Recorder:
                                   if s.reason is Reason.RETRIEVED),
                   principal=query.principal,
                   forced=any(s.reason is Reason.EXPLICIT for s in result.skills))
-        if not self._append(row, durable=False):  # synced right after, off the turn's path
+        if not self._append(row, durable=False):  # synced soon after, off the turn's path
             return ""
         route = ShownRoute.from_row(row)
         self._window.add(route)

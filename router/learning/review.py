@@ -20,8 +20,9 @@ from router.errors import InvalidRequest
 from router.examples.model import query_key
 from router.learning.policy import select_examples, visible
 from router.learning.rows import ACTIVATE, DAY_SECONDS, PURGE, Row
+from router.learning.segments import SegmentWriter
 from router.learning.stats import SkillStats, never_activated, skill_stats
-from router.learning.store import SegmentWriter, compact, feedback_dir, read_rows
+from router.learning.store import compact, feedback_dir, read_rows
 from router.skills.model import DEFAULT_CATALOG, skill_key
 
 DEFAULT_MIN_ROUTED = 10

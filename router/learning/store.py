@@ -1,9 +1,11 @@
 """The feedback store on disk: ``<index_dir>/feedback/``, shared by every replica.
 
 No file is written by two processes. Each process appends to its own segment,
-``seg-<host>-<pid>-<start>-<n>.jsonl``, and syncs it to disk before the call that wrote it
-answers, so what a server acknowledged survives ``kill -9``. A writer holds an exclusive
-``flock`` on its open segment and moves to a new one after ``SEGMENT_MAX_ROWS`` rows or a day.
+``seg-<host>-<pid>-<start>-<n>.jsonl`` (``router.learning.segments``), before the call that
+wrote it answers, so what a server acknowledged survives ``kill -9``; an Activate's or a
+Feedback's row is also synced to disk by then, a Route's within ``SYNC_INTERVAL_S``. A writer
+holds an exclusive ``flock`` on its open segment and moves to a new one after
+``SEGMENT_MAX_ROWS`` rows or a day.
 
 Compaction (any process, one at a time: it holds ``.compact.lock`` exclusively) merges the
 segments no process holds any more and the earlier compacted files into one new
@@ -23,11 +25,9 @@ import fcntl
 import json
 import logging
 import os
-import socket
-import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 
 from router.config import FeedbackConfig
@@ -66,7 +66,7 @@ def private_folder(folder: Path) -> None:
     os.chmod(folder, 0o700)
 
 
-def _sync_dir(folder: Path) -> None:
+def sync_dir(folder: Path) -> None:
     fd = os.open(folder, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -82,110 +82,6 @@ def parse_lines(data: bytes) -> list[Row]:
         if row is not None:
             rows.append(row)
     return rows
-
-
-class SegmentWriter:
-    """Appends rows to this process's own segment.
-
-    A durable append is synced before it returns (concurrent ones share one sync: group
-    commit). A non-durable append returns once the row is written to the file, which already
-    survives the process being killed, and a background thread syncs it right after, off the
-    caller's path (Route rows: a replica reading the shared volume sees them within a sync).
-    """
-
-    def __init__(self, folder: Path, *, max_rows: int = SEGMENT_MAX_ROWS,
-                 max_seconds: float = SEGMENT_MAX_SECONDS,
-                 on_rotate: Callable[[], None] | None = None) -> None:
-        self.folder = folder
-        self._max_rows, self._max_seconds = max_rows, max_seconds
-        self._on_rotate = on_rotate
-        self._fd: int | None = None
-        self._rows = 0
-        self._opened = 0.0
-        self._serial = 0
-        self._written = 0  # appends written so far (a ticket each)
-        self._synced = 0  # appends known to be on disk
-        self._lock = threading.Lock()  # the file and the counters
-        self._sync_lock = threading.Lock()  # one fsync at a time
-        self._wake = threading.Event()  # a non-durable write waits for the syncer
-        self._syncer: threading.Thread | None = None
-
-    def append(self, rows: Sequence[Row], *, durable: bool = True) -> bool:
-        """Write ``rows`` (and, when ``durable``, sync them); True when the segment was full
-        and has been closed (a compaction can now take it)."""
-        data = "".join(row.to_json() + "\n" for row in rows).encode("utf-8")
-        with self._lock:
-            fd = self._fd if self._fd is not None else self._open()
-            os.write(fd, data)
-            self._written += 1
-            ticket = self._written
-            self._rows += len(rows)
-        if durable:
-            return self._sync(ticket)
-        self._start_syncer()
-        self._wake.set()
-        return False
-
-    def _sync(self, ticket: int) -> bool:
-        with self._sync_lock:
-            if self._synced >= ticket:
-                return False  # another caller's sync covered this write
-            with self._lock:
-                current, target = self._fd, self._written
-            if current is not None:
-                os.fsync(current)
-            self._synced = max(self._synced, target)
-            with self._lock:
-                if self._rows >= self._max_rows or time.time() - self._opened >= self._max_seconds:
-                    self._close()
-                    return True
-        return False
-
-    def _start_syncer(self) -> None:
-        with self._lock:
-            if self._syncer is None:
-                self._syncer = threading.Thread(target=self._sync_loop, daemon=True,
-                                                name="feedback-sync")
-                self._syncer.start()
-
-    def _sync_loop(self) -> None:
-        while True:
-            self._wake.wait()
-            self._wake.clear()
-            try:
-                with self._lock:
-                    ticket = self._written
-                if self._sync(ticket) and self._on_rotate is not None:
-                    self._on_rotate()
-            except OSError as exc:
-                log.warning("cannot sync feedback segment in %s: %s", self.folder, exc)
-
-    def _open(self) -> int:
-        private_folder(self.folder)
-        self._serial += 1
-        name = (f"{SEGMENT_PREFIX}{socket.gethostname()}-{os.getpid()}-{time.time_ns()}-"
-                f"{self._serial}{SUFFIX}")
-        # Locked before it gets its real name, so a compaction never takes a segment in use.
-        temporary = self.folder / f".new-{name}"
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        os.rename(temporary, self.folder / name)
-        _sync_dir(self.folder)
-        self._fd, self._rows, self._opened = fd, 0, time.time()
-        log.debug("feedback segment %s opened", name)
-        return fd
-
-    def _close(self) -> None:
-        """Sync and close the segment (lock held): every write to it is on disk first."""
-        if self._fd is not None:
-            os.fsync(self._fd)
-            self._synced = self._written
-            os.close(self._fd)  # releases the flock
-            self._fd = None
-
-    def close(self) -> None:
-        with self._lock:
-            self._close()
 
 
 @contextlib.contextmanager
@@ -214,7 +110,7 @@ def _finish_pending(folder: Path) -> None:
             (folder / Path(str(name)).name).unlink(missing_ok=True)
         pending.rename(folder / pending.name.removesuffix(PENDING))
         log.info("finished an interrupted feedback compaction (%s)", pending.name)
-    _sync_dir(folder)
+    sync_dir(folder)
 
 
 def read_rows(index_dir: str | Path) -> list[Row]:
@@ -294,7 +190,7 @@ def _merge(folder: Path, inputs: list[Path], policy: FeedbackConfig, now: float)
         handle.flush()
         os.fsync(handle.fileno())
     os.rename(temporary, pending)
-    _sync_dir(folder)
+    sync_dir(folder)
     _finish_pending(folder)
     log.info("compacted feedback: %d files, %d rows -> %d rows", len(inputs), len(rows),
              len(kept))

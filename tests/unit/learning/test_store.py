@@ -8,11 +8,11 @@ from pathlib import Path
 
 from router.config import FeedbackConfig
 from router.learning.rows import ACTIVATE, DAY_SECONDS, FEEDBACK, ROUTE, Row
+from router.learning.segments import SegmentWriter
 from router.learning.stats import skill_stats
 from router.learning.store import (
     COMPACTED_PREFIX,
     SEGMENT_PREFIX,
-    SegmentWriter,
     compact,
     data_files,
     feedback_dir,
