@@ -1,0 +1,34 @@
+"""``python -m benchmarks.int8_cpu``: both int8 copies made, then run, on this CPU."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchmarks import int8_cpu
+from router.encoders import int8
+
+pytest.importorskip("onnxruntime")
+
+
+def test_make_then_run_reports_each_copy_against_float32_and_a_tagged_run_against_native(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    int8_cpu.make(tmp_path)
+    made = capsys.readouterr().out
+    assert "vnni: int8-QInt8/" in made and "no-vnni: int8-QUInt8/" in made
+    int8_cpu.run(tmp_path, "native")
+    native = capsys.readouterr().out.splitlines()
+    assert len(native) == 2 and not any("native run" in line for line in native)
+    for line in native:
+        low, mean = (float(x) for x in re.findall(r"(?:min|mean) (\d\.\d+)", line))
+        assert int8.MIN_COSINE <= low <= mean < 0.99999, line
+    int8_cpu.run(tmp_path, "again")
+    again = capsys.readouterr().out.splitlines()
+    assert all(line.endswith("to the native run 0.0000") for line in again), again
+    for kind in int8_cpu.KINDS:
+        saved = np.load(tmp_path / f"{kind}-native.npy")
+        assert saved.shape == (len(int8.SAMPLE), 384)
+        assert np.array_equal(saved, np.load(tmp_path / f"{kind}-again.npy"))
