@@ -67,7 +67,7 @@ def run(folder: Path, tag: str) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("step", choices=("make", "run"))
     parser.add_argument("folder", type=Path)
     parser.add_argument("--tag", default="native", help="name of this run's vectors")

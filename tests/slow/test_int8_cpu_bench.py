@@ -18,7 +18,9 @@ def test_make_then_run_reports_each_copy_against_float32_and_a_tagged_run_agains
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     int8_cpu.make(tmp_path)
     made = capsys.readouterr().out
-    assert "vnni: int8-QInt8/" in made and "no-vnni: int8-QUInt8/" in made
+    # QUInt8 weights saturate on no CPU; QInt8 gives way to them where its kernels do
+    assert re.search(r"^vnni: int8-QU?Int8/", made, re.M), made
+    assert re.search(r"^no-vnni: int8-QUInt8/", made, re.M), made
     int8_cpu.run(tmp_path, "native")
     native = capsys.readouterr().out.splitlines()
     assert len(native) == 2 and not any("native run" in line for line in native)
