@@ -57,8 +57,7 @@ class SegmentWriter:
         self._sync_lock = threading.Lock()  # one fsync at a time
         self._syncer: threading.Thread | None = None
         self._stop = threading.Event()  # the running syncer's: close() sets it
-        self._wake = threading.Event()  # a parked syncer waits on it
-        self._parked = False
+        self._wake = threading.Event()  # set by each Route row; a parked syncer waits on it
 
     @property
     def unsynced(self) -> int:
@@ -70,31 +69,25 @@ class SegmentWriter:
         """Write ``rows`` (and, when ``durable``, sync them); True when the segment was full
         and has been closed (a compaction can now take it)."""
         data = "".join(row.to_json() + "\n" for row in rows).encode("utf-8")
-        wake = False
         with self._lock:
             fd = self._fd if self._fd is not None else self._open()
             os.write(fd, data)
             self._written += 1
             ticket = self._written
             self._rows += len(rows)
-            if not durable:
-                wake = self._syncer_to_wake()
+            if not durable and self._syncer is None:
+                self._start_syncer()
         if durable:
             return self._sync(ticket)
-        if wake:
-            self._wake.set()
+        self._wake.set()  # wakes the syncer only when it is parked, waiting on it
         return False
 
-    def _syncer_to_wake(self) -> bool:
-        """Start the syncer if none runs (lock held); True when a parked one must be woken."""
-        if self._syncer is None:
-            self._stop = threading.Event()
-            self._syncer = threading.Thread(target=self._sync_loop, args=(self._stop,),
-                                            daemon=True, name="feedback-sync")
-            self._syncer.start()
-            return False
-        woken, self._parked = self._parked, False
-        return woken
+    def _start_syncer(self) -> None:
+        """A syncer with its own stop event (lock held)."""
+        self._stop = threading.Event()
+        self._syncer = threading.Thread(target=self._sync_loop, args=(self._stop,),
+                                        daemon=True, name="feedback-sync")
+        self._syncer.start()
 
     def _sync(self, ticket: int) -> bool:
         with self._sync_lock:
@@ -117,8 +110,7 @@ class SegmentWriter:
                 ticket = self._written
                 idle = ticket <= self._synced
                 if idle:
-                    self._parked = True
-                    self._wake.clear()
+                    self._wake.clear()  # under the lock: a row written after it sets it again
             if idle:
                 self._wake.wait()
                 continue
@@ -156,7 +148,7 @@ class SegmentWriter:
         and starts another syncer)."""
         with self._lock:
             syncer, stop = self._syncer, self._stop
-            self._syncer, self._parked = None, False
+            self._syncer = None
         if syncer is not None:
             stop.set()
             self._wake.set()

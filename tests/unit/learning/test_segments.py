@@ -61,7 +61,8 @@ def test_route_rows_are_synced_by_the_syncer_and_a_parked_one_wakes_for_the_next
     writer = SegmentWriter(feedback_dir(tmp_path), sync_interval=0.01)
     writer.append([route("first")], durable=False)
     until(lambda: writer.unsynced == 0, "the first Route row synced")
-    until(lambda: writer._parked, "the syncer parked after an interval with nothing to sync")
+    # it parks after an interval with nothing to sync, clearing the event it then waits on
+    until(lambda: not writer._wake.is_set(), "the syncer parked")
     synced = len(fsyncs)
     writer.append([route("second")], durable=False)
     until(lambda: writer.unsynced == 0, "the second Route row synced")
