@@ -28,6 +28,7 @@ CANDIDATE_MODES = ("off", "auto", "always")  # index.<CANDIDATE_KEYS> (fine_tune
 CANDIDATE_KEYS = ("hard_negatives", "second_epoch", "passed_over_negatives")
 PRECISIONS = ("fp32", "fp16")  # index.precision (router.encoders.device)
 INT8_CPUS = ("auto", "vnni", "no-vnni")  # index.int8_cpu (router.encoders.int8)
+QUERY_BACKENDS = ("torch", "onnx", "onnx-int8")  # index.query_backend (encoders.backends)
 _DEVICE = re.compile(r"^(auto|cpu|cuda(:\d+)?)$")  # index.device
 
 
@@ -125,6 +126,7 @@ class IndexConfig:
             raise InvalidRequest(f"config index.device: {self.device!r} is not one of auto, "
                                  "cpu, cuda, cuda:N")
         for key, allowed in (("precision", PRECISIONS), ("int8_cpu", INT8_CPUS),
+                             ("query_backend", QUERY_BACKENDS),
                              ("fine_tune_encoder", FINE_TUNE_MODES),
                              *((key, CANDIDATE_MODES) for key in CANDIDATE_KEYS)):
             if getattr(self, key) not in allowed:

@@ -13,6 +13,7 @@ import os
 import re
 from dataclasses import dataclass
 
+from router.encoders.backends import is_hash_model
 from router.errors import InvalidRequest
 
 DEVICES = ("auto", "cpu", "cuda", "cuda:N")  # what index.device accepts (N: 0, 1, ...)
@@ -112,7 +113,7 @@ def placement_for(device: str, precision: str, *, model: str) -> Placement:
     """The placement of a build of ``model``: the hashing test embedder always runs on the
     CPU without importing torch (an explicit ``cuda`` is still checked)."""
     check_names(device, precision)
-    hashing = model == "hash" or model.startswith("hash-")
+    hashing = is_hash_model(model)
     if hashing and device in ("auto", "cpu") and precision == "fp32":
         return Placement("cpu", "fp32")
     placement = resolve(device, precision, probe())

@@ -12,14 +12,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from router.encoders import backends
 from router.encoders.base import Embedder
 from router.encoders.device import Placement
 from router.encoders.hashing import HashEmbedder
 from router.encoders.sentence import SentenceTransformerEmbedder
 
 log = logging.getLogger(__name__)
-
-BACKENDS = ("torch", "onnx", "onnx-int8")
 
 
 def default_cache_dir() -> Path:
@@ -38,14 +37,15 @@ class OnnxRun:
 
 
 def make_embedder(model: str, *, batch_size: int = 64, progress: bool = False,
-                  backend: str = "torch", cache_dir: str | Path | None = None,
+                  backend: str = backends.BUILD, cache_dir: str | Path | None = None,
                   run: OnnxRun = OnnxRun(), source: str | Path | None = None,
                   placement: Placement | None = None) -> Embedder:
-    """``hash`` / ``hash-N`` gives the test embedder; anything else is sentence-transformers.
+    """``hash`` / ``hash-N`` gives the test embedder; anything else is the ``backend`` named
+    (``router.encoders.backends``; UnknownBackend for another name).
 
-    ``backend="onnx"`` runs the same model (same ``model_id``, same vectors) through
-    onnxruntime, exported once into ``cache_dir`` (``router.encoders.onnx``) as ``run``
-    says (``"onnx-int8"``: an int8 copy of that export, faster, with
+    An exported backend (``onnx``) runs the same model (same ``model_id``, same vectors)
+    through onnxruntime, exported once into ``cache_dir`` (``router.encoders.onnx``) as
+    ``run`` says (an int8 one, ``onnx-int8``: an int8 copy of that export, faster, with
     vectors close to but not equal to the others, quantized for the CPU ``run`` names:
     ``router.encoders.int8``); a model that cannot be exported, or a
     missing onnxruntime, falls back to sentence-transformers with a warning. ``source`` is
@@ -55,14 +55,13 @@ def make_embedder(model: str, *, batch_size: int = 64, progress: bool = False,
     (``router.encoders.pipeline``); it does not change the model id or the vectors'
     meaning.
     """
-    if model == "hash" or model.startswith("hash-"):
+    if backends.is_hash_model(model):
         dim = int(model.split("-", 1)[1]) if "-" in model else 256
         return HashEmbedder(dim)
-    if backend not in BACKENDS:
-        raise ValueError(f"unknown embedding backend {backend!r}; use one of {BACKENDS}")
-    if backend in ("onnx", "onnx-int8"):
+    chosen = backends.backend(backend)
+    if chosen.exported:
         onnx = _onnx_embedder(model, batch_size, cache_dir or default_cache_dir(), run,
-                              source, quantized=backend == "onnx-int8")
+                              source, quantized=chosen.int8)
         if onnx is not None:
             return onnx
     return SentenceTransformerEmbedder(model, batch_size=batch_size, progress=progress,

@@ -11,6 +11,7 @@ import logging
 from pathlib import Path
 
 from router.config import IndexConfig
+from router.encoders import backends
 from router.encoders.base import Embedder
 from router.encoders.factory import OnnxRun, load_now, make_embedder
 from router.index.fine_tune.stored import base_of, is_tuned, locate
@@ -19,10 +20,11 @@ from router.index.recovery import startup_model
 log = logging.getLogger(__name__)
 
 
-def query_embedder(model: str, index_dir: str | Path, *, backend: str = "onnx",
+def query_embedder(model: str, index_dir: str | Path, *, backend: str = backends.SERVE,
                    batch_size: int = 64, threads: int = 1, int8_cpu: str = "auto") -> Embedder:
-    """The embedder a server uses for queries against the index in ``index_dir`` (an ONNX
-    export is cached in ``<index_dir>/.onnx``). A fine-tuned model is loaded from the
+    """The embedder a server uses for queries against the index in ``index_dir`` with the
+    ``backend`` named (``router.encoders.backends``; an ONNX export is cached in
+    ``<index_dir>/.onnx``). A fine-tuned model is loaded from the
     ``encoder/`` of a version that holds it, verified against its manifest's checksums first
     (IndexCorrupt when no version holds an intact copy)."""
     source = locate(index_dir, model) if is_tuned(model) else None
@@ -53,11 +55,11 @@ def _configured(model: str, index_dir: str | Path, config: IndexConfig) -> Embed
                           int8_cpu=config.int8_cpu)
 
 
-def prepare_query_embedder(model: str, index_dir: str | Path, *, backend: str = "onnx",
-                           int8_cpu: str = "auto") -> None:
+def prepare_query_embedder(model: str, index_dir: str | Path, *,
+                           backend: str = backends.SERVE, int8_cpu: str = "auto") -> None:
     """Export the query encoder now (at index time; an int8 copy is quantized and checked
-    here), so a server's first request is fast. An encoder with nothing to export (torch) is
-    left to load in the server."""
+    here), so a server's first request is fast. A backend with nothing to export
+    (sentence-transformers) is left to load in the server."""
     embedder = query_embedder(model, index_dir, backend=backend, int8_cpu=int8_cpu)
     if hasattr(embedder, "prepare"):
         load_now(embedder)
@@ -65,9 +67,10 @@ def prepare_query_embedder(model: str, index_dir: str | Path, *, backend: str = 
 
 def gate_encoder(model: str, index_dir: str | Path, config: IndexConfig) -> Embedder | None:
     """The query encoder a build calibrates the gate with, loaded (an int8 copy is made and
-    checked here), when its vectors are not the build encoder's: ``onnx-int8``; None for
-    ``onnx`` and ``torch``, whose vectors are the full-precision model's."""
-    if config.query_backend != "onnx-int8" or model == "hash" or model.startswith("hash-"):
+    checked here), when its vectors are not the build encoder's (an int8 backend); None for
+    a full-precision backend, whose vectors are the build encoder's, and for the hashing test
+    embedder."""
+    if not backends.backend(config.query_backend).int8 or backends.is_hash_model(model):
         return None
     embedder = _configured(model, index_dir, config)
     load_now(embedder)

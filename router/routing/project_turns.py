@@ -18,6 +18,7 @@ import numpy as np
 from router.access.model import Principal
 from router.access.view import View
 from router.config import IndexConfig
+from router.encoders import backends
 from router.encoders.base import Embedder
 from router.encoders.cache import QueryCache
 from router.errors import NotFound
@@ -30,7 +31,6 @@ from router.skills.model import Diagnostic
 
 log = logging.getLogger(__name__)
 
-INT8 = "onnx-int8"
 SESSIONS_KEPT = 4096  # (principal, session) pairs whose project skill names are remembered
 
 
@@ -45,15 +45,17 @@ class ProjectTurns:
         self._lock = threading.Lock()
 
     def _embedder(self, serving: Embedder) -> Embedder:
-        """``serving``, or where it is the int8 copy, the full-precision encoder of its model."""
-        if self._index.query_backend != INT8 or self._index_dir is None:
+        """``serving``, or where it is an int8 copy, the full-precision encoder of its model."""
+        chosen = backends.backend(self._index.query_backend)
+        if not chosen.int8 or self._index_dir is None:
             return serving
         with self._lock:
             found = self._full.get(serving.model_id)
         if found is None:
             from router.index.query_encoder import query_embedder
 
-            found = query_embedder(serving.model_id, self._index_dir, backend="onnx",
+            found = query_embedder(serving.model_id, self._index_dir,
+                                   backend=chosen.full_precision,
                                    batch_size=self._index.batch_size,
                                    threads=self._index.query_threads)
             with self._lock:

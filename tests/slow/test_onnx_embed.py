@@ -14,6 +14,7 @@ from router.encoders import int8
 from router.encoders.base import Embedder
 from router.encoders.factory import OnnxRun, make_embedder
 from router.encoders.onnx import MODEL_FILE, QUANTIZED, OnnxEmbedder
+from tests.support.encoder_contract import EncoderContract
 
 pytest.importorskip("onnxruntime")
 
@@ -148,3 +149,38 @@ def test_the_int8_copy_is_close_and_kept_apart(onnx_embedder: OnnxEmbedder, int8
     again.prepare()
     assert any("refused the ONNX query encoder" in r.getMessage() for r in caplog.records)
     assert float((again.encode(texts) * close).sum(axis=1).min()) >= 0.9999
+
+
+@pytest.fixture(scope="module")
+def int8_embedder(onnx_embedder: OnnxEmbedder,
+                  tmp_path_factory: pytest.TempPathFactory) -> OnnxEmbedder:
+    cache = tmp_path_factory.mktemp("int8-cache")  # a copy of its own, from the float32 export
+    shutil.copytree(onnx_embedder.folder, cache / onnx_embedder.folder.name)
+    quantized = make_embedder(MODEL, backend="onnx-int8", cache_dir=cache)
+    assert isinstance(quantized, OnnxEmbedder)
+    return quantized
+
+
+class TestTorchContract(EncoderContract):
+    model_id, dimension = MODEL, 384
+
+    @pytest.fixture
+    def embedder(self, real_embedder: Embedder) -> Embedder:
+        return real_embedder
+
+
+class TestOnnxContract(EncoderContract):
+    model_id, dimension = MODEL, 384
+
+    @pytest.fixture
+    def embedder(self, onnx_embedder: OnnxEmbedder) -> Embedder:
+        return onnx_embedder
+
+
+class TestOnnxInt8Contract(EncoderContract):
+    model_id, dimension = MODEL, 384
+    batch_cosine = 0.97  # a batch shares one activation scale (see the int8 test above)
+
+    @pytest.fixture
+    def embedder(self, int8_embedder: OnnxEmbedder) -> Embedder:
+        return int8_embedder
