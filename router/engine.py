@@ -39,6 +39,7 @@ from router.routing.project_turns import ProjectTurns
 from router.routing.request import checked_query
 from router.routing.visible import ViewCache, Visible
 from router.skills.model import PROJECT_CATALOG, Diagnostic, Skill, skill_key
+from router.skills.source import DEFAULT_SOURCE, create_source
 
 if TYPE_CHECKING:
     from router.activation.arguments import ValidationResult
@@ -65,7 +66,8 @@ class Engine:
         self._views = ViewCache()
         self._project = ProjectTurns(config.index, Path(index_dir) if index_dir else None)
         self.activator = Activator(self._lookup, lambda: [s.name for s in self.skills()],
-                                   SessionStore(), digests=lambda: self._snapshot.digests)
+                                   SessionStore(), digests=lambda: self._snapshot.digests,
+                                   source=create_source(DEFAULT_SOURCE))
         self.index_dir = Path(index_dir) if index_dir is not None else None
         # Learning from traffic (router.learning), and what operators see of it (the same store)
         self.recorder = Recorder(self.index_dir, config.feedback)

@@ -1,8 +1,9 @@
 """Activate skills, serve their bundled files, and check callable skills' arguments.
 
 ``Activator`` is the application-level half of activation; the gRPC servicer and the CLI call it
-through the Engine and know nothing of files. A skill's instructions are read from its
-``SKILL.md`` at activation time, so an edit shows up on the next activation without a reindex.
+through the Engine and know nothing of files. Every file is read through the skill source
+handed in (``router.skills.source``; the disk unless another is given), never opened here: a
+skill's instructions from its ``SKILL.md`` at activation time, its bundled files on request.
 A callable (``manifest.json``) skill's content is generated from its indexed record, so the
 schema the model sees is the one its arguments are validated against.
 
@@ -14,7 +15,8 @@ the session, or named by the caller as already in context, comes back with
 Deprecated skills are no longer routed but can still be activated by name.
 
 Integrity: when the index recorded per-file digests (``router.skills.digests``), the SKILL.md an
-activation reads and every file ReadResource serves are checked against them after the read;
+activation reads and every file ReadResource serves are checked against them after the read
+(by the source's checked reads, whatever the source);
 a file changed since the build (or never recorded) is ``StaleFile``, never served, until a
 Reindex records it. So an edit to SKILL.md reaches the model only through a Reindex.
 """
@@ -23,7 +25,6 @@ from __future__ import annotations
 
 import difflib
 import logging
-import os
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
@@ -31,25 +32,18 @@ from typing import TYPE_CHECKING, Protocol
 from router.activation.content import manifest_body, render_content
 from router.activation.sessions import SessionStore, check_session_fields
 from router.common.textsafe import is_unicode
-from router.errors import InvalidRequest, NotFound, PermissionDenied, SkillParseError, TooLarge
+from router.errors import InvalidRequest, NotFound, PermissionDenied, SkillParseError
 from router.skills import digests
 from router.skills.digests import SkillDigests
-from router.skills.files import read_file, skill_text
-from router.skills.limits import (
-    REQUEST_NAME_CHARS,
-    RESOURCE_LIST_CAP,
-    RESOURCE_MAX_BYTES,
-    SKILL_FILE_MAX_BYTES,
-)
+from router.skills.files import skill_text
+from router.skills.limits import REQUEST_NAME_CHARS, RESOURCE_LIST_CAP, RESOURCE_MAX_BYTES
 from router.skills.model import Skill, SkillKind
-from router.skills.resources import read_resource as read_skill_file
-from router.skills.resources import scan_resources
+from router.skills.source import SkillSource, create_source
 
 if TYPE_CHECKING:
     from router.activation.arguments import ValidationResult
 
 log = logging.getLogger(__name__)
-
 
 
 @dataclass(frozen=True)
@@ -96,14 +90,16 @@ class SkillLookup(Protocol):
 class Activator:
     """Activation, resource reads and argument checks against a skill lookup; each call may
     look names up ``within`` a caller's view instead (a skill outside it is not found, with
-    suggestions from the view only)."""
+    suggestions from the view only). Every file is read through ``source`` (the disk source
+    unless another is given)."""
 
     def __init__(self, lookup: Callable[[str], Skill | None], names: Callable[[], Sequence[str]],
                  sessions: SessionStore | None = None, *,
                  resource_list_cap: int = RESOURCE_LIST_CAP,
                  resource_max_bytes: int = RESOURCE_MAX_BYTES,
-                 digests: Callable[[], Mapping[str, SkillDigests] | None] | None = None
-                 ) -> None:
+                 digests: Callable[[], Mapping[str, SkillDigests] | None] | None = None,
+                 source: SkillSource | None = None) -> None:
+        self.source = source if source is not None else create_source()
         self._lookup = lookup
         self._digests = digests or (lambda: None)
         self._names = names
@@ -139,7 +135,7 @@ class Activator:
         check_session_fields(session_id, active_skills)
         skill = self.find(name, within)
         _check_invocation(skill, explicit)
-        listing = scan_resources(skill.base_dir, self._list_cap)
+        listing = self.source.list_files(skill, self._list_cap)
         files = self._servable(skill.key, listing.files)
         if listing.skipped:
             log.warning("skill %s: %d bundled file name(s) not listed (not UTF-8 or control "
@@ -165,17 +161,7 @@ class Activator:
         if skill.kind is SkillKind.MANIFEST:
             return manifest_body(skill.name, skill.description, skill.parameters)
         try:
-            size = os.stat(skill.location).st_size
-        except OSError as exc:
-            raise NotFound(f"skill {skill.name!r} is no longer on disk at {skill.location}; "
-                           "reindex") from exc
-        if size > SKILL_FILE_MAX_BYTES:
-            raise TooLarge(f"SKILL.md of {skill.name!r} is {size} bytes; the limit is "
-                           f"{SKILL_FILE_MAX_BYTES}")
-        try:
-            data = read_file(skill.location)
-            digests.verify(skill.name, self._recorded(skill.key),
-                           os.path.basename(skill.location), data)
+            data = self.source.read_skill_file(skill, recorded=self._recorded(skill.key))
             return skill_text(data, skill.location, body_only=not include_frontmatter)
         except SkillParseError as exc:
             raise NotFound(f"skill {skill.name!r} can no longer be loaded ({exc.reason}); "
@@ -184,7 +170,7 @@ class Activator:
     def list_resources(self, name: str, within: SkillLookup | None = None) -> ResourceList:
         """The files ``name`` bundles, listed with Activate's cap; nothing is marked active."""
         skill = self.find(name, within)
-        listing = scan_resources(skill.base_dir, self._list_cap)
+        listing = self.source.list_files(skill, self._list_cap)
         return ResourceList(skill.name, self._servable(skill.key, listing.files),
                             listing.truncated, skill.base_dir)
 
@@ -203,10 +189,10 @@ class Activator:
                       within: SkillLookup | None = None) -> Resource:
         """A bundled file of ``name`` by its path relative to the skill directory."""
         skill = self.find(name, within)
-        content, media_type = read_skill_file(skill.base_dir, path, self._max_bytes)
-        digests.verify(skill.name, self._recorded(skill.key), path, content)
-        log.debug("served %s of skill %s (%d bytes)", path, skill.name, len(content))
-        return Resource(skill.name, path, content, len(content), media_type)
+        found = self.source.read_resource(skill, path, recorded=self._recorded(skill.key),
+                                          max_bytes=self._max_bytes)
+        log.debug("served %s of skill %s (%d bytes)", path, skill.name, len(found.content))
+        return Resource(skill.name, path, found.content, len(found.content), found.media_type)
 
     def validate_arguments(self, name: str, arguments_json: str,
                            within: SkillLookup | None = None) -> ValidationResult:

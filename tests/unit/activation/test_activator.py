@@ -18,9 +18,12 @@ from router.activation.content import (
     render_content,
 )
 from router.activation.sessions import SessionStore
-from router.errors import InvalidRequest, NotFound, PermissionDenied, TooLarge
+from router.config import DiscoveryConfig
+from router.errors import InvalidRequest, NotFound, PermissionDenied, StaleFile, TooLarge
+from router.skills.disk_source import DiskSource
 from router.skills.model import Skill, SkillKind
 from tests.support.race import race
+from tests.support.skill_source_contract import BUNDLED, CATALOG, MemorySource
 from tests.support.skills import skill_record, write_skill
 
 PDF_BODY = "# PDF processing\n\n## When to use\nUse this skill for PDF files."
@@ -321,3 +324,28 @@ def test_skill_without_parameters_takes_no_arguments(activator: Activator,
         activator.validate_arguments("pdf-processing", "{}")
     hybrid = replace(skills["pdf-processing"], parameters={"type": "object"})
     assert Activator(lambda _: hybrid, lambda: []).validate_arguments("x", "").ok
+
+
+def test_every_file_is_read_through_the_source_handed_in() -> None:
+    source = MemorySource()  # no disk: a skill whose folder exists nowhere
+    source.folders["memory://catalog/pdf-tools"] = dict(CATALOG["pdf-tools"])
+    skill = source.discover(DiscoveryConfig()).skills[0]
+    recorded = {skill.key: source.digest(skill)}
+    activator = Activator(lambda n: skill if n == skill.name else None, lambda: [skill.name],
+                          digests=lambda: recorded, source=source)
+    done = activator.activate("pdf-tools")
+    assert "Run scripts/extract.py." in done.content and done.resources == BUNDLED
+    assert activator.list_resources("pdf-tools").files == BUNDLED
+    served = activator.read_resource("pdf-tools", "notes.txt")
+    assert (served.content, served.media_type) == (CATALOG["pdf-tools"]["notes.txt"],
+                                                   "text/plain")
+    source.folders[skill.base_dir]["notes.txt"] = b"edited after the build\n"
+    with pytest.raises(StaleFile):
+        activator.read_resource("pdf-tools", "notes.txt")
+    source.folders[skill.base_dir]["SKILL.md"] += b"more\n"
+    with pytest.raises(StaleFile):
+        activator.activate("pdf-tools", session_id="another")
+
+
+def test_the_disk_is_the_source_when_none_is_given(activator: Activator) -> None:
+    assert isinstance(activator.source, DiskSource)

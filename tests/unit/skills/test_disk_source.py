@@ -1,0 +1,66 @@
+"""The disk source (router.skills.disk_source) runs the shared skill-source contract, and keeps
+the disk's own refusals: links out of a skill and hard links are neither listed nor served."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from router.config import DiscoveryConfig
+from router.errors import NotFound
+from router.skills.discovery import discover
+from router.skills.disk_source import DiskSource
+from router.skills.model import Skill
+from router.skills.source import SkillSource, create_source
+from tests.support.skill_source_contract import CATALOG, Catalog, SkillSourceContract
+
+
+class TestDiskSource(SkillSourceContract):
+    @pytest.fixture
+    def source(self) -> SkillSource:
+        return create_source("disk")
+
+    def publish(self, where: Path, catalog: Catalog) -> DiscoveryConfig:
+        root = where / "skills"
+        for folder, files in catalog.items():
+            for rel, data in files.items():
+                path = root / folder / rel
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(data)
+        return DiscoveryConfig(org_roots=(str(root),))
+
+    def change(self, skill: Skill, path: str, data: bytes) -> None:
+        (Path(skill.base_dir) / path).write_bytes(data)
+
+    def remove(self, skill: Skill, path: str) -> None:
+        (Path(skill.base_dir) / path).unlink()
+
+
+def test_the_default_source_is_the_disk() -> None:
+    assert isinstance(create_source(), DiskSource)
+    assert create_source().key == "disk"
+
+
+def test_discovery_is_todays_scan(tmp_path: Path) -> None:
+    config = TestDiskSource().publish(tmp_path, CATALOG)
+    assert DiskSource().discover(config) == discover(config)
+
+
+def test_links_out_of_the_skill_and_hard_links_are_not_served(tmp_path: Path) -> None:
+    config = TestDiskSource().publish(tmp_path, CATALOG)
+    source = DiskSource()
+    pdf = next(s for s in source.discover(config).skills if s.name == "pdf-tools")
+    outside = tmp_path / "outside.txt"
+    outside.write_bytes(b"not the skill's\n")
+    os.symlink(outside, Path(pdf.base_dir) / "leak.txt")
+    os.link(outside, Path(pdf.base_dir) / "hard.txt")
+    os.symlink(Path(pdf.base_dir) / "notes.txt", Path(pdf.base_dir) / "inner.txt")
+    assert source.list_files(pdf).files == ("data/blob.bin", "inner.txt", "notes.txt",
+                                            "scripts/extract.py")
+    assert source.read(pdf, "inner.txt") == CATALOG["pdf-tools"]["notes.txt"]
+    for path in ("leak.txt", "hard.txt"):
+        with pytest.raises(NotFound):
+            source.read(pdf, path)
+    assert "hard.txt" not in [f.path for f in source.digest(pdf).files]
