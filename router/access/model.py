@@ -3,9 +3,10 @@
 The doors authenticate a caller and name its ``Principal``; the servicer checks the roles a call
 needs and hands the principal to the Engine, which applies its view. ``name`` is the key every
 record of the caller uses (the sessions and ``route_id``s it owns, what its traffic teaches):
-for a principal of a principals file its configured name, for a token of ``--token-file`` the
-sha256 of the token (the token itself is never stored), ``""`` for the one anonymous caller of a
-server without authentication.
+for a principal of a principals file its configured name, for an accepted token
+(``serve --accept-token-file``) the sha256 of the token (the token itself is never stored),
+``""`` for the one anonymous caller of a server without authentication. Signatures that take
+only that string call it ``principal_name`` (or ``caller_name``); ``Principal`` is the object.
 """
 
 from __future__ import annotations

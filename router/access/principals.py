@@ -14,90 +14,26 @@ principals:
 Every problem is named with its line (``FILE:LINE: ...``, from yaml's node marks) and the whole
 list is one ``InvalidRequest``: a bad file is a start-up error. A principal without
 ``token_sha256`` and ``client_cert_subject`` is reachable only by delegation.
-``PrincipalTable.by_token`` hashes the presented token and compares it with every principal's
-digest (``hmac.compare_digest``, no early exit), so the time taken does not say which matched.
-The tokens of ``--token-file`` join the table as principals named by their sha256 with the
-roles route, ops and admin on every catalog (``with_tokens``), never delegate.
+The file parses into a ``router.access.table.PrincipalTable``; a door's accepted tokens join it
+in ``router.access.callers.load_table``.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import logging
 import re
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from router.access.model import ADMIN, EVERY_CATALOG, OPS, ROLES, ROUTE, Principal
+from router.access.model import EVERY_CATALOG, ROLES, Principal
+from router.access.table import Entry, PrincipalTable
 from router.errors import InvalidRequest
 
-log = logging.getLogger(__name__)
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,127}")
 CATALOG = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
 DIGEST = re.compile(r"[0-9a-fA-F]{64}")
 FIELDS = ("name", "token_sha256", "roles", "catalogs", "deny", "client_cert_subject")
-TOKEN_ROLES = frozenset({ROUTE, OPS, ADMIN})
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One principal of the table and how a caller proves to be it."""
-
-    principal: Principal
-    digest: bytes = b""  # sha256 of its token (32 bytes), b"" = no token
-    subject: str = ""  # the client certificate subject that names it, "" = none
-    from_file: bool = True  # False: a token of --token-file
-
-
-class PrincipalTable:
-    """The principals a server knows, looked up by token, certificate subject or name."""
-
-    def __init__(self, entries: Iterable[Entry] = (), source: str = "") -> None:
-        self.entries = tuple(entries)
-        self.source = source
-        self._by_name = {e.principal.name: e for e in self.entries}
-        self._by_subject = {e.subject: e for e in self.entries if e.subject}
-        self._digests = tuple(e for e in self.entries if e.digest)
-
-    def __len__(self) -> int:
-        return len(self.entries)
-
-    def by_token(self, token: bytes | None) -> Entry | None:
-        """The entry whose token is ``token``; every digest is compared (constant time)."""
-        if not token:
-            return None
-        presented = hashlib.sha256(token).digest()
-        found: Entry | None = None
-        for entry in self._digests:
-            if hmac.compare_digest(entry.digest, presented):
-                found = entry
-        return found
-
-    def by_subject(self, subject: str) -> Entry | None:
-        return self._by_subject.get(subject) if subject else None
-
-    def by_name(self, name: str) -> Entry | None:
-        return self._by_name.get(name)
-
-    def with_tokens(self, tokens: Sequence[bytes]) -> PrincipalTable:
-        """This table plus each token as a principal named by its sha256 (roles route, ops and
-        admin on "*"). InvalidRequest when a token is also a principal's of the file."""
-        added: list[Entry] = []
-        for token in dict.fromkeys(tokens):
-            digest = hashlib.sha256(token).digest()
-            clash = self.by_token(token)
-            if clash is not None:
-                raise InvalidRequest(f"a token of the token file is also the token of "
-                                     f"principal {clash.principal.name!r} in {self.source}: "
-                                     "give each caller one token")
-            added.append(Entry(Principal(digest.hex(), TOKEN_ROLES, (EVERY_CATALOG,)),
-                               digest, from_file=False))
-        return PrincipalTable((*self.entries, *added), self.source)
 
 
 def _line(node: yaml.Node) -> int:
@@ -264,21 +200,3 @@ def load_principals(path: str) -> PrincipalTable:
     except (OSError, UnicodeDecodeError) as exc:
         raise InvalidRequest(f"cannot read the principals file {path}: {exc}") from exc
     return parse_principals(text, path)
-
-
-class PrincipalSource:
-    """The table ``load`` reads, read again on ``reload`` (a door's SIGHUP); a table that no
-    longer loads keeps the one in use (``reload`` logs why and returns False)."""
-
-    def __init__(self, load: Callable[[], PrincipalTable], what: str = "principals") -> None:
-        self._load, self._what = load, what
-        self.table = load()
-
-    def reload(self) -> bool:
-        try:
-            self.table = self._load()
-        except InvalidRequest as exc:
-            log.error("kept the %s in use: the new ones do not load: %s", self._what, exc)
-            return False
-        log.info("reloaded the %s: %d", self._what, len(self.table))
-        return True

@@ -36,7 +36,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from router.access.principals import Entry, PrincipalSource
+from router.access.callers import LiveTable
+from router.access.table import Entry
 from router.bearer import accepts, bearer_token, is_loopback
 from router.console.sessions import LoginThrottle, SessionTable
 from router.errors import InvalidRequest
@@ -61,7 +62,7 @@ class ConsoleAccess:
     secret: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
     sessions: SessionTable = field(default_factory=lambda: SessionTable(8 * 3600.0))
     throttle: LoginThrottle = field(default_factory=lambda: LoginThrottle(10))
-    principals: PrincipalSource | None = None
+    principals: LiveTable | None = None
 
     @property
     def gated(self) -> bool:
@@ -75,8 +76,10 @@ class ConsoleAccess:
             return self._entry(token) is not None
         return accepts(self.tokens, token)
 
-    def principal(self, headers: Mapping[str, str], cookies: Mapping[str, str]) -> Entry | None:
-        """The principal of a caller with a session (None without a principals file)."""
+    def caller_entry(self, headers: Mapping[str, str],
+                     cookies: Mapping[str, str]) -> Entry | None:
+        """The principal table's entry of a caller with a session (None without a principals
+        file)."""
         if self.principals is None:
             return None
         presented = bearer_token(headers.get("authorization"))
@@ -144,7 +147,7 @@ def host_allowed(access: ConsoleAccess, header: str, bound: str) -> bool:
 
 def console_access(host: str, tokens: Sequence[bytes], *, session_seconds: float = 8 * 3600.0,
                    login_failures: int = 10,
-                   principals: PrincipalSource | None = None) -> ConsoleAccess:
+                   principals: LiveTable | None = None) -> ConsoleAccess:
     """Apply the bind rule for a console on ``host``: InvalidRequest when it would listen
     beyond loopback with no accepted token. Sessions last ``session_seconds``; a client gets
     ``login_failures`` wrong tokens a minute."""

@@ -14,7 +14,7 @@ from types import FrameType
 
 import uvicorn
 
-from router.access.principals import PrincipalSource, load_principals
+from router.access.callers import LiveTable, load_table
 from router.client import SkillRouterClient
 from router.common.httpd import DoorLimits, door_config
 from router.config import OpsConfig
@@ -38,11 +38,11 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _principals(path: str, tokens: Sequence[bytes]) -> PrincipalSource | None:
+def _principals(path: str, tokens: Sequence[bytes]) -> LiveTable | None:
     """The principals file at ``path`` with ``tokens`` as principals (None: no file)."""
     if not path:
         return None
-    return PrincipalSource(lambda: load_principals(path).with_tokens(tokens))
+    return LiveTable(lambda: load_table(path, tokens=tokens))
 
 
 class ConsoleServer:

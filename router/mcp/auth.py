@@ -29,11 +29,12 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from router.access.callers import LiveTable
 from router.bearer import accepts, bearer_token, check_bind, read_tokens
 from router.common.httpd import DoorLimits
 from router.config import McpConfig
 from router.errors import InvalidRequest
-from router.mcp.principals import DoorPrincipals
+from router.mcp.principals import door_principals
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +56,7 @@ class HttpAccess:
     limits: DoorLimits = field(default_factory=DoorLimits)
     sessions_per_caller: int = 100
     session_idle_seconds: float = 1800.0
-    principals: DoorPrincipals | None = None  # with a principals file: who each caller is
+    principals: LiveTable | None = None  # with a principals file: who each caller is
 
 
 def http_access(host: str, config: McpConfig) -> HttpAccess:
@@ -63,7 +64,7 @@ def http_access(host: str, config: McpConfig) -> HttpAccess:
     InvalidRequest when a token source is unusable or the door would start open."""
     tokens = read_tokens(config.accept_token_file, config.accept_token_env,
                          env_setting="mcp.accept_token_env")
-    principals = DoorPrincipals(config) if config.principals_file else None
+    principals = door_principals(config) if config.principals_file else None
     if check_bind(host, authenticated=bool(tokens) or principals is not None,
                   allow_unauthenticated=config.allow_unauthenticated, give=GIVE,
                   opt_out=OPT_OUT):

@@ -23,10 +23,11 @@ from mcp_types import Resource as MCPResource
 from mcp_types import ResourceTemplate as MCPResourceTemplate
 from pydantic import AnyUrl, Field
 
+from router.access.callers import LiveTable
 from router.errors import IndexUnavailable, RouterError
 from router.mcp import tools
 from router.mcp.backend import Backend
-from router.mcp.principals import DoorPrincipals, acting_for_caller
+from router.mcp.principals import acting_for_caller
 from router.mcp.resources import URI_TEMPLATE, list_skill_resources, parse_uri
 from router.mcp.sessions import DoorSessions
 from router.mcp.skills_ext import SkillsExtension, declare_on_legacy_handshake
@@ -45,7 +46,7 @@ class SkillDoor(MCPServer[Any]):
     as its caller's principal (``router.mcp.principals``)."""
 
     def __init__(self, backend: Backend, sessions: DoorSessions | None = None,
-                 principals: DoorPrincipals | None = None) -> None:
+                 principals: LiveTable | None = None) -> None:
         acting = [acting_for_caller(principals)] if principals is not None else []
         super().__init__(name="skill-router", instructions=INSTRUCTIONS, log_level="WARNING",
                          extensions=[SkillsExtension(backend)],

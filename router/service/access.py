@@ -1,11 +1,11 @@
 """Who each gRPC call comes from, and whether its roles allow the method.
 
-``Gate`` holds the server's principals: those of ``server.principals_file`` (``--principals``)
-plus the tokens of ``server.auth_token_file`` / ``server.auth_token_env``, each token a
-principal named by its sha256 with the roles route, ops and admin on every catalog
-(``router.access.principals``). A server with neither has one anonymous principal with those
-roles. ``reload`` reads the sources again (``serve`` calls it on SIGHUP); a source that no longer
-reads or parses keeps the table in use and logs why.
+``Gate`` holds the server's principal table (``router.access.callers.load_table``): the
+principals of ``server.principals_file`` (``--principals``) plus the accepted tokens of
+``server.auth_token_file`` / ``server.auth_token_env``, each token a principal named by its
+sha256 with the roles route, ops and admin on every catalog. A server with neither has one
+anonymous principal with those roles. ``reload`` reads the sources again (``serve`` calls it
+on SIGHUP); a source that no longer reads or parses keeps the table in use and logs why.
 
 ``AccessInterceptor`` resolves every call except ``grpc.health.v1`` (open for probes):
 - the caller: the principal of its bearer token, else of its client certificate's subject
@@ -15,7 +15,7 @@ reads or parses keeps the table in use and logs why.
   ``router.access.delegation`` limits it; from any other caller, or naming no principal of the
   file: ``PERMISSION_DENIED``;
 - roles: a SkillRouter method outside the caller's roles is ``PERMISSION_DENIED``
-  (``requires role ...``; ``router.access.roles``).
+  (``requires role ...``; ``router.access.roles.require``).
 The servicer reads the resolved principal of the call it runs (``principal``).
 """
 
@@ -29,13 +29,14 @@ from typing import Any
 
 import grpc
 
+from router.access.callers import LiveTable, load_table
 from router.access.delegation import PRINCIPAL_KEY, delegated, unknown_principal
 from router.access.model import ANONYMOUS, OPS, Principal
-from router.access.principals import PrincipalTable, load_principals
-from router.access.roles import check_roles
+from router.access.roles import require, roles_for
+from router.access.table import PrincipalTable
 from router.config import ServerConfig
-from router.errors import InvalidRequest, PermissionDenied
-from router.service.auth import OPEN_PREFIXES, REFUSED, load_tokens, presented_token
+from router.errors import PermissionDenied
+from router.service.auth import OPEN_PREFIXES, REFUSED, presented_token
 from router.v1 import router_pb2 as pb
 
 log = logging.getLogger(__name__)
@@ -57,19 +58,11 @@ OPEN = Caller(ANONYMOUS)
 _CURRENT: contextvars.ContextVar[Caller | None] = contextvars.ContextVar("caller", default=None)
 
 
-def build_table(config: ServerConfig, env: Mapping[str, str] | None = None,
-                *, warn: bool = True) -> PrincipalTable | None:
-    """The principals ``config`` names (None: no principals file and no token, an open
+def build_table(config: ServerConfig, env: Mapping[str, str] | None = None) -> PrincipalTable:
+    """The principals ``config`` names: its principals file and accepted tokens (empty: an open
     server). Raises InvalidRequest naming the file and line of a problem."""
-    tokens = load_tokens(config, env)
-    if not config.principals_file:
-        return PrincipalTable().with_tokens(tokens) if tokens else None
-    table = load_principals(config.principals_file)
-    if tokens and warn:
-        log.warning("the tokens of server.auth_token_file / server.auth_token_env act as "
-                    "principals with the roles route, ops and admin on every catalog, beside "
-                    "those of %s; move them into it to narrow them", config.principals_file)
-    return table.with_tokens(tokens)
+    return load_table(config.principals_file, config.auth_token_file, config.auth_token_env,
+                      env=env, env_setting="server.auth_token_env")
 
 
 def subject_of(auth_context: Mapping[str, Any] | None) -> str:
@@ -80,11 +73,12 @@ def subject_of(auth_context: Mapping[str, Any] | None) -> str:
     return ""
 
 
-def resolve(table: PrincipalTable | None, metadata: Sequence[tuple[str, Any]] | None,
+def resolve(table: PrincipalTable, metadata: Sequence[tuple[str, Any]] | None,
             subject: str) -> Caller | None:
-    """The caller of a call (None: not authenticated). PermissionDenied for a delegation
-    header the caller may not send or that names nobody."""
-    if table is None:
+    """The caller of a call (None: not authenticated; every caller is the anonymous one when
+    ``table`` is empty). PermissionDenied for a delegation header the caller may not send or
+    that names nobody."""
+    if not table:
         caller = OPEN
     else:
         token = presented_token(metadata)
@@ -95,7 +89,7 @@ def resolve(table: PrincipalTable | None, metadata: Sequence[tuple[str, Any]] | 
     named = next((str(v) for k, v in metadata or () if k == PRINCIPAL_KEY), None)
     if named is None:
         return caller
-    target = table.by_name(named.strip()) if table is not None else None
+    target = table.by_name(named.strip())
     if target is None:
         delegated(caller.principal, caller.principal)  # refuses a caller without delegate
         raise unknown_principal(named)
@@ -108,33 +102,31 @@ class Gate:
     is swapped whole)."""
 
     def __init__(self, config: ServerConfig, env: Mapping[str, str] | None = None) -> None:
-        self._config, self._env = config, env
-        self._table = build_table(config, env)
+        self._live = LiveTable(lambda: build_table(config, env))
+        if config.principals_file and self._live.table.has_tokens:
+            log.warning("the tokens of server.auth_token_file / server.auth_token_env act as "
+                        "principals with the roles route, ops and admin on every catalog, "
+                        "beside those of %s; move them into it to narrow them",
+                        config.principals_file)
 
     @property
     def table(self) -> PrincipalTable | None:
-        return self._table
+        """The principal table in use; None for an open server (no principal, no token)."""
+        return self._live.table or None
 
     def reload(self) -> bool:
         """Read the principals file and the tokens again; False (the old table kept, the
         reason logged) when they no longer load."""
-        try:
-            table = build_table(self._config, self._env, warn=False)
-        except InvalidRequest as exc:
-            log.error("kept the principals in use: the new ones do not load: %s", exc)
-            return False
-        self._table = table
-        log.info("reloaded the principals: %d", len(table or ()))
-        return True
+        return self._live.reload()
 
     def admit(self, context: grpc.ServicerContext, method: str | None) -> Caller:
         """The caller of this call, its roles checked for SkillRouter ``method`` (None: another
         service); aborts the call when it may not run."""
         try:
-            caller = resolve(self._table, context.invocation_metadata(),
+            caller = resolve(self._live.table, context.invocation_metadata(),
                              subject_of(context.auth_context()))
             if caller is not None and method is not None:
-                check_roles(caller.principal, method)
+                require(caller.principal, roles_for(method), method, say_held=True)
         except PermissionDenied as exc:
             context.abort(grpc.StatusCode.PERMISSION_DENIED, str(exc))
         if caller is None:
@@ -143,7 +135,7 @@ class Gate:
 
     def accepts_ops_token(self, token: bytes | None) -> bool:
         """Whether ``token`` is an ``ops`` principal's (what ``/metrics`` asks)."""
-        entry = self._table.by_token(token) if self._table is not None else None
+        entry = self._live.table.by_token(token)
         return entry is not None and entry.principal.may(OPS)
 
     def principal(self, context: grpc.ServicerContext) -> Principal:

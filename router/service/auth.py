@@ -1,13 +1,13 @@
 """Bearer-token authentication for the gRPC server.
 
-When tokens are configured (``server.auth_token_file``: one token per line, ``#`` comments and
-blank lines ignored; ``server.auth_token_env``: the name of an environment variable holding
-comma-separated tokens), every call must carry the metadata ``authorization: Bearer <token>``
-with one of them. The presented token is compared with every configured one in constant time
-(``hmac.compare_digest``); a missing or wrong token is refused with ``UNAUTHENTICATED`` before
-the call runs. ``grpc.health.v1.Health`` stays open so load balancers and kubelet probes need no
-token. Tokens are read by ``router.bearer`` (shared with the MCP door) at start-up and again on
-SIGHUP.
+When tokens are configured (``server.auth_token_file`` / ``--accept-token-file``: one token per
+line, ``#`` comments and blank lines ignored; ``server.auth_token_env`` / ``--accept-token-env``:
+the name of an environment variable holding comma-separated tokens), every call must carry the
+metadata ``authorization: Bearer <token>`` with one of them. The presented token is compared
+with every configured one in constant time (``hmac.compare_digest``); a missing or wrong token
+is refused with ``UNAUTHENTICATED`` before the call runs. ``grpc.health.v1.Health`` stays open
+so load balancers and kubelet probes need no token. Tokens are read by ``router.bearer``
+(shared with the MCP door) at start-up and again on SIGHUP.
 
 Each accepted token is its own principal, named by the sha256 of the token, with the roles
 route, ops and admin on every catalog; a principals file (``server.principals_file``) names
@@ -54,9 +54,9 @@ def presented_token(metadata: Sequence[tuple[str, Any]] | None) -> bytes | None:
     return None
 
 
-GIVE = ("--principals FILE (server.principals_file), --token-file FILE or --token-env VAR "
-        "(server.auth_token_file, server.auth_token_env), or client certificates with "
-        "--tls-client-ca")
+GIVE = ("--principals FILE (server.principals_file), --accept-token-file FILE or "
+        "--accept-token-env VAR (server.auth_token_file, server.auth_token_env; formerly "
+        "--token-file, --token-env), or client certificates with --tls-client-ca")
 OPT_OUT = "--allow-unauthenticated (server.allow_unauthenticated)"
 
 

@@ -1,16 +1,28 @@
-"""The ``serve`` flags for authenticated callers; each overrides one ``server`` setting."""
+"""The ``serve`` flags for authenticated callers; each overrides one ``server`` setting.
+
+The tokens ``serve`` accepts are ``--accept-token-file`` / ``--accept-token-env``, as on
+``mcp`` and ``ops``, where ``--token-file`` is the token a command presents to a server.
+``serve --token-file`` / ``--token-env`` still work as deprecated aliases (a warning, once).
+"""
 
 from __future__ import annotations
 
 import argparse
+import logging
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 # flag destination -> ServerConfig field
 FLAGS = {"tls_cert": "tls_cert_file", "tls_key": "tls_key_file",
-         "tls_client_ca": "tls_client_ca_file", "token_file": "auth_token_file",
-         "token_env": "auth_token_env", "principals": "principals_file",
+         "tls_client_ca": "tls_client_ca_file", "accept_token_file": "auth_token_file",
+         "accept_token_env": "auth_token_env", "principals": "principals_file",
          "health_port": "health_port",
          "allow_unauthenticated": "allow_unauthenticated", "open_metrics": "open_metrics"}
+# deprecated flag destination -> (its flag, the flag destination it stands for)
+ALIASES = {"token_file": ("--token-file", "accept_token_file"),
+           "token_env": ("--token-env", "accept_token_env")}
+_warned: set[str] = set()
 
 
 def add_server_auth_args(parser: argparse.ArgumentParser) -> None:
@@ -21,11 +33,15 @@ def add_server_auth_args(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--tls-client-ca", metavar="PEM",
                        help="require client certificates signed by this CA: mutual TLS "
                             "(server.tls_client_ca_file)")
-    group.add_argument("--token-file", metavar="FILE",
+    group.add_argument("--accept-token-file", metavar="FILE",
                        help="accepted bearer tokens, one per line (server.auth_token_file)")
+    group.add_argument("--accept-token-env", metavar="VAR",
+                       help="environment variable holding comma-separated accepted bearer "
+                            "tokens (server.auth_token_env)")
+    group.add_argument("--token-file", metavar="FILE",
+                       help="deprecated alias of --accept-token-file")
     group.add_argument("--token-env", metavar="VAR",
-                       help="environment variable holding comma-separated bearer tokens "
-                            "(server.auth_token_env)")
+                       help="deprecated alias of --accept-token-env")
     group.add_argument("--principals", metavar="FILE",
                        help="principals with roles and catalogs, by the sha256 of their "
                             "tokens; reloaded on SIGHUP (server.principals_file)")
@@ -42,6 +58,19 @@ def add_server_auth_args(parser: argparse.ArgumentParser) -> None:
 
 
 def server_auth_flags(args: argparse.Namespace) -> dict[str, Any]:
-    """The ServerConfig fields these flags set (only the flags given)."""
-    return {field: getattr(args, dest) for dest, field in FLAGS.items()
-            if getattr(args, dest, None) is not None}
+    """The ServerConfig fields these flags set (only the flags given); a deprecated alias
+    counts when its new flag is not given, and is warned about once."""
+    given = {dest: getattr(args, dest, None) for dest in FLAGS}
+    for alias, (flag, dest) in ALIASES.items():
+        value = getattr(args, alias, None)
+        if value is None:
+            continue
+        if flag not in _warned:
+            _warned.add(flag)
+            new = "--" + dest.replace("_", "-")
+            log.warning("serve %s is deprecated: use %s, which names the tokens the server "
+                        "accepts as it does on mcp and ops (there --token-file is the token "
+                        "presented to a server)", flag, new)
+        if given[dest] is None:
+            given[dest] = value
+    return {FLAGS[dest]: value for dest, value in given.items() if value is not None}

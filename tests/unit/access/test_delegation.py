@@ -6,7 +6,7 @@ import pytest
 
 from router.access.delegation import delegated
 from router.access.model import ADMIN, DELEGATE, OPS, ROUTE, Principal
-from router.access.roles import METHOD_ROLES, check_roles, roles_for
+from router.access.roles import METHOD_ROLES, require, roles_for
 from router.errors import PermissionDenied
 from router.v1 import router_pb2 as pb
 
@@ -46,5 +46,5 @@ def test_the_role_table_covers_every_method_of_the_service() -> None:
 def test_a_call_outside_the_roles_says_which_role_it_needs(method: str, role: str) -> None:
     nobody = Principal("nobody", frozenset({DELEGATE}))
     with pytest.raises(PermissionDenied, match=f"{method} requires role {role}"):
-        check_roles(nobody, method)
-    check_roles(Principal("p", frozenset({role})), method)
+        require(nobody, roles_for(method), method, say_held=True)
+    require(Principal("p", frozenset({role})), roles_for(method), method, say_held=True)
