@@ -24,7 +24,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from router.access.model import ADMIN, OPS
-from router.access.roles import requires_role
+from router.access.roles import RoleMissing, require
 from router.bearer import bearer_token
 from router.client import SkillRouterClient
 from router.console import learning_views, views
@@ -102,13 +102,16 @@ class Console:
         request.state.client = self.client
         if self.access.principals is None:
             return None
-        entry = self.access.principal(request.headers, request.cookies)
+        entry = self.access.caller_entry(request.headers, request.cookies)
         if entry is None:
             return self.login_page()
-        if role is not None and not entry.principal.may(role):
+        try:
+            if role is not None:
+                require(entry.principal, role, "this page")
+        except RoleMissing as exc:
             return self.render("error.html", 403, session, title="Forbidden",
-                               message=f"this page {requires_role((role,))}; principal "
-                                       f"{entry.principal.name!r} does not hold it")
+                               message=f"{exc}; principal {entry.principal.name!r} does not "
+                                       "hold it")
         if entry.from_file:  # the service serves it as itself, within the console's view
             request.state.client = self.client.acting_for(entry.principal.name)
         return None

@@ -17,6 +17,7 @@ import grpc
 from google.protobuf.message import Message
 
 from router.access.model import ADMIN, ANONYMOUS, OPS, Principal
+from router.access.roles import require
 from router.activation.activator import Activation
 from router.engine import Engine
 from router.errors import (
@@ -112,8 +113,8 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
                    context: grpc.ServicerContext) -> pb.ListSkillsResponse:
         def run() -> pb.ListSkillsResponse:
             caller = self._principal(context)
-            if request.all_catalogs and not (caller.may(OPS) or caller.may(ADMIN)):
-                raise PermissionDenied("all_catalogs requires role ops or admin")
+            if request.all_catalogs:
+                require(caller, (OPS, ADMIN), "all_catalogs")
             visible = self._engine.visible(caller)  # one version for the skills and files
             skills = visible.snap.skills if request.all_catalogs else visible.skills()
             return skills_to_proto(visible.snap, skills, request.include_files,
