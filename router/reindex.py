@@ -22,9 +22,8 @@ from router.index import build
 from router.index.build import ReindexResult, ReindexStats
 from router.index.fine_tune.stored import base_of
 from router.index.layout import current_version
-from router.index.plan import BuildPlan
+from router.index.recipe import Recipe, Sources
 from router.index.store import IndexSnapshot, load_index
-from router.learning.traffic import traffic_examples
 
 log = logging.getLogger(__name__)
 
@@ -108,13 +107,12 @@ class Reindexer:
         recorded = build.recorded_settings(served.info.path)
         discovery = build.discovery_from_settings(recorded, served.info.version)
         # embedded with the full-precision model, whatever serves queries (router.index.plan)
-        plan = replace(BuildPlan.from_config(self._config, discovery,
-                                             model=base_of(served.info.model)),
-                       example_files=files_from_settings(recorded),
-                       **traffic_examples(index_dir, self._config.feedback)).served_by(query)
-        outcome = build.build(
-            plan, index_dir, served=build.Served(served.info.version, served.skills, recorded),
-            full=full, before_prune=lambda info: self._swap(load_index(index_dir, info.version)))
+        recipe = Recipe.for_index(self._config, discovery, index_dir,
+                                  model=base_of(served.info.model))
+        outcome = recipe.build(
+            Sources(files=tuple(files_from_settings(recorded))), serving=query,
+            served=build.Served(served.info.version, served.skills, recorded), full=full,
+            before_prune=lambda info: self._swap(load_index(index_dir, info.version)))
         changes = outcome.changes
         if outcome.info is None:
             log.info("reindex: %d skills unchanged; still serving %s", changes.unchanged,

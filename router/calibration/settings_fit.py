@@ -90,12 +90,15 @@ class Searcher(Protocol):
 
 class ExampleRows(NamedTuple):
     """The example rows a fit learns from: row ``i`` is request ``queries[i]`` for the skill at
-    position ``skill[i]`` (a counter-example when ``negative[i]``), embedded as ``vectors[i]``."""
+    position ``skill[i]`` (a counter-example when ``negative[i]``), embedded as ``vectors[i]``;
+    ``query_vectors``: the rows as the encoder that serves queries embeds them, when those are
+    not ``vectors`` (an int8 copy)."""
 
     queries: Sequence[str]
     skill: np.ndarray
     negative: np.ndarray
     vectors: np.ndarray
+    query_vectors: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -167,20 +170,18 @@ def _combos() -> list[tuple[float, str, bool]]:
 def tune(skill_vectors: np.ndarray, centroid: np.ndarray, rows: ExampleRows,
          encode: Callable[[Sequence[str]], np.ndarray],
          lexical_for: Callable[[Mapping[int, Sequence[str]]], Searcher],
-         fusion: FusionConfig | None = None,
-         held_out_vectors: np.ndarray | None = None, seen: Seen | None = None) -> Fit | None:
+         fusion: FusionConfig | None = None, seen: Seen | None = None) -> Fit | None:
     """Cross-validate every combination (module doc) over the example ``rows`` against the
     skills (``centroid``: their mean vector). ``encode`` embeds sentence views;
     ``lexical_for(extra)`` builds a BM25 index over the skills' documents with
     ``extra[skill]`` texts appended. Returns the chosen settings and each held-out request's
-    evidence under them; None when there are too few examples. ``held_out_vectors`` are the
-    rows' vectors by the encoder that serves queries, when they are not ``rows.vectors`` (an
-    int8 copy): a held-out request is then routed as a turn is. Only requests whose
+    evidence under them; None when there are too few examples. A held-out request is routed
+    on ``rows.query_vectors`` when given, as a turn is. Only requests whose
     ``query_key`` is not in ``seen.trained`` (those the encoder was fine-tuned on) judge the
     settings; every row still serves as another fold's example, and every held-out request's
     evidence is handed back for the gate. None when too few requests can judge."""
     fusion = fusion or FusionConfig()
-    queries, vectors = rows.queries, rows.vectors
+    queries, vectors, held_out_vectors = rows.queries, rows.vectors, rows.query_vectors
     skill = np.asarray(rows.skill, dtype=np.int64)
     negative = np.asarray(rows.negative, dtype=bool)
     encoder, trained = seen or Seen()

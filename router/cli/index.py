@@ -59,11 +59,8 @@ def register(sub: Any) -> None:
 def cmd_index(args: argparse.Namespace) -> int:
     from router.cli.skills import discovery_config_from_args
     from router.common.checkpoints import checkpoint
-    from router.index import build
-    from router.index.plan import BuildPlan
-    from router.index.query_encoder import gate_encoder, prepare_query_embedder
+    from router.index.recipe import Recipe, Sources
     from router.index.shards import ShardSpec
-    from router.learning.traffic import traffic_examples
     from router.skills.scan_plan import allow_partial
 
     config = load_config(getattr(args, "config", None))
@@ -79,25 +76,22 @@ def cmd_index(args: argparse.Namespace) -> int:
     discovery = allow_partial(discovery_config_from_args(args, config.discovery),
                               args.allow_partial_scan)
     # before anything is read or written: an unusable --device / --precision stops here
-    plan = BuildPlan.from_config(config, discovery, model=args.model, device=args.device,
-                                 precision=args.precision, progress=sys.stderr.isatty())
+    recipe = Recipe.for_index(config, discovery, out, model=args.model, device=args.device,
+                              precision=args.precision, progress=sys.stderr.isatty())
     checkpoint("starting")
     if spec is not None:
-        shard = build.build_shard(plan, out, spec)
+        shard = recipe.shard(spec)
         _report(f"shard {spec.index}/{spec.count}: {shard.skills} of {shard.total} skills "
                 f"({shard.reused} embeddings reused)", shard.skills, started, shard.path,
                 shard.diagnostics)
         return 0
-    plan = replace(plan, example_files=tuple(args.examples),
-                   **traffic_examples(out, config.feedback))
-    # the gate is calibrated on the query encoder's vectors; an int8 copy is made here
-    plan = plan.served_by(gate_encoder(plan.encoder.model, out, config.index))
-    outcome = build.merge_shards(plan, out) if args.merge else build.build(plan, out)
+    sources = Sources(files=tuple(args.examples))
+    # the recipe reads traffic, makes the gate's query encoder, builds, then exports it
+    outcome = (recipe.merge(sources, export=True) if args.merge
+               else recipe.build(sources, export=True))
     info = outcome.info
     if info is None:  # only a build given the served skills may skip writing
         raise InvalidRequest("nothing was built")
-    prepare_query_embedder(info.model, out, backend=config.index.query_backend,
-                           int8_cpu=config.index.int8_cpu)
     _report(f"index {info.version}: {info.skill_count} skills, {len(outcome.diagnostics)} "
             "diagnostics", info.skill_count, started, info.path, outcome.diagnostics)
     return 0

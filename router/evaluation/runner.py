@@ -7,7 +7,6 @@ import logging
 import re
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +15,7 @@ from router.engine import Engine
 from router.errors import InvalidRequest
 from router.evaluation.metrics import Labelled, Outcome, Scores, score, split_of
 from router.examples.model import Example
-from router.index.build import build
-from router.index.plan import BuildPlan
-from router.index.query_encoder import gate_encoder
+from router.index.recipe import Recipe, Sources
 from router.routing.model import Reason, RouteQuery
 
 log = logging.getLogger(__name__)
@@ -63,9 +60,8 @@ def index_for_root(root: str | Path, config: Config, cache_dir: str | Path,
     Unchanged descriptions reuse their cached embeddings, so a repeat run is quick.
     """
     target = Path(cache_dir) / cache_slug(root)
-    plan = BuildPlan.from_config(config, root_discovery(root), progress=progress)
-    plan = plan.served_by(gate_encoder(plan.encoder.model, target, config.index))
-    build(replace(plan, extra_examples=examples), target)
+    recipe = Recipe.for_index(config, root_discovery(root), target, progress=progress)
+    recipe.build(Sources(examples=tuple(examples), traffic=False))
     return target
 
 

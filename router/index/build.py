@@ -31,7 +31,6 @@ from router.index import shards
 from router.index.build_inputs import Carried
 from router.index.digest_store import previous_digests
 from router.index.example_store import QUERY_VECTORS, vectors_of
-from router.index.fine_tune import stage as encoder_fine_tune
 from router.index.layout import MANIFEST, IndexInfo, read_manifest
 from router.index.plan import BuildPlan
 from router.index.recovery import disk_problem, restore_current
@@ -46,8 +45,6 @@ log = logging.getLogger(__name__)
 
 SETTINGS_KEY = "discovery"
 EXAMPLES_FINGERPRINT = "examples_fingerprint"  # settings key: what the examples said
-FINE_TUNE_KEY = "fine_tune_encoder"  # settings key: the fine-tuning mode built with
-# and its candidate runs' modes (hard_negatives, second_epoch, ...), each when not off
 FILES_FINGERPRINT = "files_fingerprint"  # settings key: every skill file's digest
 
 
@@ -174,7 +171,7 @@ def build(plan: BuildPlan, out: str | Path, *, served: Served | None = None,
     (``router.common.workers``; same result). ``embedder`` replaces the plan's encoder
     (a test's, or one already made by the caller).
     """
-    embedder = embedder or plan.encoder.make(plan.stages.progress)
+    embedder = embedder or plan.make_encoder()
     with Workers.using(plan.workers) as pool:
         found = _discover(plan.discovery, pool)
         examples, problems = gather(found.skills, plan.example_files, plan.extra_examples, pool)
@@ -185,12 +182,8 @@ def build(plan: BuildPlan, out: str | Path, *, served: Served | None = None,
                   EXAMPLES_FINGERPRINT: fingerprint(examples),
                   FILES_FINGERPRINT: file_digests.fingerprint(digested)}
         # the query vectors the gate is calibrated on: another query encoder, another gate
-        query = plan.stages.query
-        inputs[QUERY_VECTORS] = vectors_of(query if query is not None else embedder)
-        if encoder_fine_tune.tunable(embedder):
-            inputs[FINE_TUNE_KEY] = plan.stages.fine_tune.mode
-            inputs.update({key: mode for key, mode in  # off: the inputs of before
-                           plan.stages.fine_tune.candidate_modes().items() if mode != "off"})
+        inputs[QUERY_VECTORS] = vectors_of(plan.query if plan.query is not None else embedder)
+        inputs.update(plan.stages.recorded(embedder))
         changes = compare(served.skills if served else (), found.skills)
         damaged = served is not None and _unrepaired(out, served.version)
         if served is not None and not (changes.any or full or damaged
@@ -198,7 +191,8 @@ def build(plan: BuildPlan, out: str | Path, *, served: Served | None = None,
             return BuildOutcome(None, changes, diagnostics)
         carried = Carried({**discovery_settings(plan.discovery), **inputs},
                           reuse=not (full or damaged), known=known, digested=digested,
-                          workers=pool, catalogs=catalog_order(plan.discovery.catalogs))
+                          workers=pool, catalogs=catalog_order(plan.discovery.catalogs),
+                          query=plan.query)
         info = build_index(found.skills, diagnostics, embedder, out, examples=examples,
                            stages=plan.stages, carried=carried)
     if before_prune is not None:
@@ -241,7 +235,7 @@ def build_shard(plan: BuildPlan, out: str | Path, spec: shards.ShardSpec, *,
     """Embed shard ``spec`` of the catalog into a partial under ``out`` (the index is not
     touched). Unchanged skills reuse the current index's embeddings, like a normal build.
     The plan's ``workers`` share the discovery of a large catalog, as in ``build``."""
-    embedder = embedder or plan.encoder.make(plan.stages.progress)
+    embedder = embedder or plan.make_encoder()
     with Workers.using(plan.workers) as pool:
         found = _discover(plan.discovery, pool)
     print_ = shards.fingerprint(found.skills, discovery_settings(plan.discovery),
@@ -262,7 +256,7 @@ def merge_shards(plan: BuildPlan, out: str | Path, *,
     current by the same atomic switch as any build), then remove the partials. A missing,
     stale or corrupt partial raises IndexUnavailable and leaves the current index as it was.
     The plan's ``workers`` as in ``build``."""
-    embedder = embedder or plan.encoder.make(plan.stages.progress)
+    embedder = embedder or plan.make_encoder()
     with Workers.using(plan.workers) as pool:
         found = _discover(plan.discovery, pool)
         print_ = shards.fingerprint(found.skills, discovery_settings(plan.discovery),

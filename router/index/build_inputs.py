@@ -1,6 +1,6 @@
 """What a version build (``router.index.store.build_index``) is handed besides its catalog:
-the stages it runs, from the build plan (``router.index.plan``), and what the pipeline carries
-into it (``router.index.build``)."""
+the stages it runs (configuration, from the build plan, ``router.index.plan``), and what the
+pipeline carries into it (``router.index.build``), the encoder serving queries among them."""
 
 from __future__ import annotations
 
@@ -16,22 +16,28 @@ from router.index.fine_tune import stage as encoder_fine_tune
 from router.skills.digests import SkillDigests
 from router.skills.model import DEFAULT_CATALOG
 
+FINE_TUNE_KEY = "fine_tune_encoder"  # settings key: the fine-tuning mode built with
+
 
 @dataclass(frozen=True)
 class Stages:
-    """What a version build does beyond embedding and indexing its skills: fit the routing
-    settings to the examples (``router.calibration.settings_fit``), fine-tune the encoder on
-    them (``router.index.fine_tune.stage``), and whether it shows progress. ``query`` is the
-    encoder that will serve queries when its vectors are not the build encoder's (an int8
-    copy, ``router.index.query_encoder.gate_encoder``): the gate is calibrated on them.
-    ``trained``: the requests (``query_key``) the build encoder was fine-tuned on, set by the
-    build once it has fine-tuned: they never judge the routing settings."""
+    """What a version build does beyond embedding and indexing its skills, from the
+    configuration: fit the routing settings to the examples (``router.calibration.settings_fit``),
+    fine-tune the encoder on them (``router.index.fine_tune.stage``), and whether it shows
+    progress."""
 
     fit_settings: bool = False
     fine_tune: encoder_fine_tune.Options = field(default_factory=encoder_fine_tune.Options)
     progress: bool = False
-    query: Embedder | None = None
-    trained: frozenset[str] = frozenset()
+
+    def recorded(self, embedder: Embedder) -> dict[str, str]:
+        """The fine-tuning inputs a build of ``embedder`` records: the mode and each candidate
+        run's mode unless off (so the inputs of before stay), when it can be tuned."""
+        if not encoder_fine_tune.tunable(embedder):
+            return {}
+        modes = self.fine_tune.candidate_modes()
+        return {FINE_TUNE_KEY: self.fine_tune.mode,
+                **{key: mode for key, mode in modes.items() if mode != "off"}}
 
 
 @dataclass(frozen=True)
@@ -40,7 +46,9 @@ class Carried:
     the ``settings`` recorded in the manifest; ``reuse`` of the current version's embeddings;
     embeddings ``known`` from elsewhere (a sharded build's partials); the skills' file digests
     already computed; the running ``workers``; the ``catalogs`` order recorded
-    (``router.skills.catalogs``)."""
+    (``router.skills.catalogs``); ``query``: the encoder that will serve queries when its vectors
+    are not the build encoder's (an int8 copy, ``router.index.query_encoder.gate_encoder``): the
+    gate is calibrated on them."""
 
     settings: Mapping[str, Any] = field(default_factory=dict)
     reuse: bool = True
@@ -48,3 +56,4 @@ class Carried:
     digested: Mapping[str, SkillDigests] | None = None
     workers: Workers | None = None
     catalogs: tuple[str, ...] = (DEFAULT_CATALOG,)
+    query: Embedder | None = None

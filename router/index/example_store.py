@@ -15,7 +15,7 @@ Files in a version folder (checksummed with the others by the manifest):
 Embeddings are reused from the current version by (model, text), like skill embeddings. What is
 stored is the build encoder's, as the skills are: a turn's vector is compared with those rows.
 Every threshold is taken from requests as the encoder that serves queries embeds them, when
-its vectors differ (an int8 copy; ``Stages.query``): the off-topic requests' best cosines over
+its vectors differ (an int8 copy; ``Carried.query``): the off-topic requests' best cosines over
 the catalog (the gate's quantiles and the floor's scale), their reach to taught requests, and
 the held-out example requests the settings and the gate are fitted on. The manifest records
 which encoder's vectors those were (``gate.query_vectors``).
@@ -29,7 +29,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -43,7 +43,6 @@ from router.examples import selection
 from router.examples.loading import fingerprint
 from router.examples.model import Example
 from router.examples.scoring import ExampleIndex, example_index, positive_texts
-from router.index.build_inputs import Stages
 from router.index.layout import VERSIONS, current_version, read_manifest
 from router.index.lexical import LexicalIndex
 from router.index.vectors import catalog_centroid
@@ -146,9 +145,9 @@ def _fit(index: ExampleIndex | None, documents: Sequence[str], plain: LexicalInd
             return plain
         return LexicalIndex.build(expanded_documents(documents, extra))
 
-    rows = ExampleRows(index.queries, index.skill, index.negative, index.vectors)
+    rows = ExampleRows(index.queries, index.skill, index.negative, index.vectors, held_out)
     fit = tune(skill_vectors, catalog_centroid(skill_vectors), rows, embedder.encode,
-               lexical_for, held_out_vectors=held_out, seen=Seen(embedder.model_id, trained))
+               lexical_for, seen=Seen(embedder.model_id, trained))
     if fit is None or not fit.settings.expand_lexical:
         return fit, None
     return fit, lexical_for(positive_texts(index))
@@ -165,15 +164,24 @@ def _best_bm25(texts: Sequence[str], lexical: LexicalIndex | None) -> np.ndarray
     return np.asarray(out, dtype=np.float64)
 
 
-def prepare(names: Sequence[str], skill_vectors: np.ndarray, examples: Sequence[Example],
-            embedder: Embedder, root: Path, documents: Sequence[str] = (),
-            lexical: LexicalIndex | None = None, stages: Stages | None = None) -> Learned:
+class Catalog(NamedTuple):
+    """The skills examples are fitted against: their keys in row order, their vectors, their
+    BM25 documents and the index over them."""
+
+    names: Sequence[str]
+    vectors: np.ndarray
+    documents: Sequence[str] = ()
+    lexical: LexicalIndex | None = None
+
+
+def prepare(catalog: Catalog, examples: Sequence[Example], embedder: Embedder, root: Path, *,
+            fit_settings: bool = False, query: Embedder | None = None,
+            trained: frozenset[str] = frozenset()) -> Learned:
     """Select and embed the examples, fit the routing settings to the catalog when
-    ``stages.fit_settings`` (``router.calibration.settings_fit``, over the skills' BM25
-    ``documents``, whose index is ``lexical``) and calibrate the gate against it
-    (``router.calibration.gate_fit``), on ``stages.query``'s vectors (module doc)."""
-    stages = stages or Stages()
-    query = stages.query
+    ``fit_settings`` (``router.calibration.settings_fit``; judged on no request in
+    ``trained``, those the encoder was fine-tuned on) and calibrate the gate against it
+    (``router.calibration.gate_fit``), on ``query``'s vectors (module doc)."""
+    names, skill_vectors, documents, lexical = catalog
     chosen = selection.select(examples, set(names))
     if chosen.unknown_skills:
         log.warning("examples name %d skills the catalog does not hold (ignored): %s",
@@ -191,7 +199,7 @@ def prepare(names: Sequence[str], skill_vectors: np.ndarray, examples: Sequence[
     index = as_index(chosen.rows, rows, positions, skill_vectors)
     held_out = None if query is None or index is None else query.encode(list(index.queries))
     fit, expanded = _fit(index, documents, lexical, skill_vectors, query or embedder,
-                         held_out, stages.trained) if stages.fit_settings else (None, None)
+                         held_out, trained) if fit_settings else (None, None)
     words = _best_bm25(calibration_texts, expanded or lexical)
     fitted = calibrate_gate(null, skill_vectors, index, words, len(chosen.off_topic), fit, asked)
     return Learned(chosen, rows, calibration_texts, null, fitted.calibration,

@@ -44,7 +44,9 @@ class BuildPlan:
     """A build: discovery, examples (``example_files``, JSON lines whose paths are recorded so
     a Reindex re-reads them, and ``extra_examples``, e.g. learned from traffic, with the
     ``inputs`` recorded about them), the encoder, the stages, ``workers`` (processes, 0 = one
-    per usable CPU) and the versions kept."""
+    per usable CPU), the versions kept, and ``query``, the encoder that will serve queries
+    when its vectors are not the build encoder's (an int8 copy): the gate is calibrated on
+    them (``served_by``)."""
 
     discovery: DiscoveryConfig
     encoder: EncoderPlan
@@ -54,6 +56,7 @@ class BuildPlan:
     inputs: Mapping[str, Any] = field(default_factory=dict)
     stages: Stages = field(default_factory=Stages)
     workers: Workers | int = 1  # a running pool, or a process count
+    query: Embedder | None = None
 
     @classmethod
     def from_config(cls, config: Config, discovery: DiscoveryConfig, *,
@@ -74,5 +77,9 @@ class BuildPlan:
 
     def served_by(self, query: Embedder | None) -> BuildPlan:
         """This plan with its gate calibrated on the vectors of ``query``, the encoder that
-        will serve queries (``Stages.query``; None: the build encoder's)."""
-        return replace(self, stages=replace(self.stages, query=query))
+        will serve queries (None: the build encoder's)."""
+        return replace(self, query=query)
+
+    def make_encoder(self) -> Embedder:
+        """The build encoder (not loaded yet), showing progress when the plan says so."""
+        return self.encoder.make(self.stages.progress)

@@ -146,34 +146,35 @@ def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
     ``stages`` may fit the routing settings to them (``router.calibration.settings_fit``) and
     replace the encoder with one fine-tuned on them, stored in the version
     (``router.index.fine_tune.stage``; every vector of the version is then that model's).
-    ``carried`` (``router.index.plan.Carried``): ``reuse`` takes the current version's
+    ``carried`` (``router.index.build_inputs.Carried``): ``reuse`` takes the current version's
     embedding of any unchanged text instead of encoding it again; ``known`` adds embeddings
     made elsewhere (a sharded build's partials), keyed by ``vectors.text_key``; ``settings``
     (e.g. the discovery settings) are kept in the manifest; ``digested``: the skills' file
     digests already computed against the current version's record (``build`` fingerprints
     them), recorded as they are when ``reuse``, so the files are not read twice; ``workers``
-    split the BM25 words of a large catalog over processes. ``stages.query``: the encoder that
-    will serve queries, when its vectors differ (the gate is calibrated on them).
+    split the BM25 words of a large catalog over processes; ``query``: the encoder that will
+    serve queries, when its vectors differ (the gate is calibrated on them).
     """
     root = Path(root)
     (root / VERSIONS).mkdir(parents=True, exist_ok=True)
+    carried = carried or Carried()
     staging = stored_encoder.new_staging(root)
     try:
-        return _build(skills, diagnostics, embedder, root, staging, examples,
-                      stages or Stages(), carried or Carried())
+        return _build(skills, diagnostics, embedder, examples, stages or Stages(), carried,
+                      encoder_fine_tune.Place(root, staging, carried.reuse))
     finally:
         stored_encoder.discard(staging)
 
 
 def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder: Embedder,
-           root: Path, staging: Path, examples: Sequence[Example], stages: Stages,
-           carried: Carried) -> IndexInfo:
-    progress, reuse, digested = stages.progress, carried.reuse, carried.digested
+           examples: Sequence[Example], stages: Stages, carried: Carried,
+           place: encoder_fine_tune.Place) -> IndexInfo:
+    progress, reuse, digested, root = stages.progress, carried.reuse, carried.digested, place.root
     started = time.perf_counter()
     ordered = sorted(skills, key=lambda s: (s.name, s.catalog))
     catalogs = complete_order(carried.catalogs, (s.catalog for s in ordered))
-    fine_tuned = encoder_fine_tune.stage(ordered, examples, embedder, root, stages.fine_tune,
-                                  staging=staging, progress=progress, reuse=reuse)
+    fine_tuned = encoder_fine_tune.stage(ordered, examples, embedder, stages.fine_tune, place,
+                                         progress=progress)
     placed = build_record(embedder)
     embedder = fine_tuned.embedder
     cache = previous_vectors(root, embedder.model_id) if reuse else {}
@@ -186,9 +187,10 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="faiss-build") as pool:
         graph = pool.submit(dense.build, vectors)
         lexical = LexicalIndex.build(documents, carried.workers)
-        learned = stored_examples.prepare([s.key for s in ordered], vectors, examples,
-                                          embedder, root, documents, lexical,
-                                          replace(stages, trained=fine_tuned.trained))
+        learned = stored_examples.prepare(
+            stored_examples.Catalog([s.key for s in ordered], vectors, documents, lexical),
+            examples, embedder, root, fit_settings=stages.fit_settings, query=carried.query,
+            trained=fine_tuned.trained)
         dense_index = graph.result()
     built_at = datetime.now(UTC)
     stamp = built_at.isoformat()
@@ -202,7 +204,7 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
             digests.write(tmp, digested)
         else:
             digest_store.record(tmp, root, ordered, reuse=reuse)
-        stored_encoder.place(fine_tuned.source, staging, tmp)
+        stored_encoder.place(fine_tuned.source, place.staging, tmp)
         manifest = {
             "format_version": FORMAT_VERSION, "version": version,
             "model": embedder.model_id, "dimension": int(embedder.dimension),

@@ -43,8 +43,9 @@ def snapshot_of(skills: Iterable[Skill], embedder: Embedder | None = None, *,
     documents = [skill_document(s.name, s.description) for s in ordered]
     lexical = LexicalIndex.build(documents)
     names = [s.name for s in ordered]
-    learned = stored_examples.prepare(names, vectors, examples, embedder, _NO_INDEX,
-                                      documents, lexical)
+    learned = stored_examples.prepare(
+        stored_examples.Catalog(names, vectors, documents, lexical), examples, embedder,
+        _NO_INDEX)
     positions = {n: i for i, n in enumerate(names)}
     index = stored_examples.as_index(learned.selection.rows, learned.vectors, positions,
                                      vectors)

@@ -135,11 +135,18 @@ def base_embedder(embedder: Embedder) -> Embedder:
     return SentenceTransformerEmbedder(base_of(embedder.model_id))
 
 
+class Place(NamedTuple):
+    """Where a build fine-tunes (an adopted model is saved into ``staging``); ``reuse`` False:
+    no embedding is taken from the current version (a full or repairing build)."""
+
+    root: Path
+    staging: Path
+    reuse: bool = True
+
+
 def stage(skills: Sequence[Skill], examples: Sequence[Example], embedder: Embedder,
-          root: Path, options: Options, *, staging: Path, progress: bool = False,
-          reuse: bool = True) -> Outcome:
-    """Decide, reuse or train; a tuned model adopted is saved into ``staging``. ``reuse``
-    False: no embedding is taken from the current version (a full or repairing build)."""
+          options: Options, place: Place, *, progress: bool = False) -> Outcome:
+    """Decide, reuse or train; a tuned model adopted is saved into ``place.staging``."""
     if options.mode == "off" or not tunable(embedder):
         why = "off" if options.mode == "off" else f"{embedder.model_id} cannot be fine-tuned"
         record = None if options.mode == "off" else _record(options, False, why)
@@ -152,7 +159,6 @@ def stage(skills: Sequence[Skill], examples: Sequence[Example], embedder: Embedd
                if pairs else "no example requests")
         return Outcome(base, _record(options, False, why, base=base.model_id))
     from router.encoders import training
-
     device = options.device or training.default_device()
     bound = pair_bound(options, device)
     train_pairs, held = judge.split(pairs, bound)
@@ -169,10 +175,10 @@ def stage(skills: Sequence[Skill], examples: Sequence[Example], embedder: Embedd
                               total, make, bool(held))
     digest = judge.fine_tune_hash(base.model_id, train_pairs, held, options.hashed_settings(),
                                   [c.pairs for c in planned if c.pairs])
-    reused = _reuse(root, digest, options, embedder)
+    reused = _reuse(place.root, digest, options, embedder)
     if reused is None:
-        reused = _tune(skills, base, _Split(train_pairs, held, digest, planned, seed),
-                       root if reuse else None, options, device, staging, progress)
+        reused = _tune(skills, base, _Split(train_pairs, held, digest, planned, seed), place,
+                       options, device, progress)
     if not (reused.record or {}).get("adopted"):
         return reused
     return replace(reused, trained=frozenset(query_key(p.query) for p in train_pairs))
@@ -229,8 +235,8 @@ class _Split(NamedTuple):
     seed: Mapping[str, np.ndarray] = {}
 
 
-def _tune(skills: Sequence[Skill], base: Embedder, split: _Split, root: Path | None,
-          options: Options, device: str, staging: Path, progress: bool) -> Outcome:
+def _tune(skills: Sequence[Skill], base: Embedder, split: _Split, place: Place,
+          options: Options, device: str, progress: bool) -> Outcome:
     from router.encoders import training
     from router.encoders.sentence import SentenceTransformerEmbedder
 
@@ -249,8 +255,8 @@ def _tune(skills: Sequence[Skill], base: Embedder, split: _Split, root: Path | N
     with training.torch_threads(threads):  # training and judging: see encoders.training
         runs = candidates.train(run, pairs, tried, options.settings, _pause_after_first)
         tuned = [SentenceTransformerEmbedder(model, loaded=r.model) for r in runs]
-        judged = candidates.judge_runs(skills, base, tuned, held, root, progress,
-                                       seed) if held else []
+        judged = candidates.judge_runs(skills, base, tuned, held, place.root if place.reuse
+                                       else None, progress, seed) if held else []
         kept, more = candidates.summary(planned, runs, [figures for _, figures, _ in judged])
         done, chosen = runs[kept], tried[kept - 1] if kept else None
         if planned:
@@ -263,7 +269,7 @@ def _tune(skills: Sequence[Skill], base: Embedder, split: _Split, root: Path | N
                          train_seconds=round(sum(r.seconds for r in runs), 1),
                          settings=options.hashed_settings(), **more)
         return _adopt(done, tuned[kept], record, base, judged[kept] if judged else None,
-                      staging, chosen.option.words if chosen else "")
+                      place.staging, chosen.option.words if chosen else "")
 
 
 def _adopt(done: Trained, candidate: Embedder, record: dict[str, Any], base: Embedder,

@@ -23,7 +23,7 @@ from router.encoders.hashing import HashEmbedder
 from router.examples.model import Example
 from router.index import example_store
 from router.index.build import Served, build, recorded_settings
-from router.index.build_inputs import Stages
+from router.index.build_inputs import Carried, Stages
 from router.index.layout import VERSIONS, current_version, read_manifest
 from router.index.plan import BuildPlan, EncoderPlan
 from router.index.store import IndexSnapshot, build_index, load_index
@@ -59,7 +59,7 @@ def _stored_calibration(root: Path) -> np.ndarray:
 
 def test_the_gate_is_calibrated_on_the_query_encoders_vectors(tmp_path: Path) -> None:
     build, query = CountingEmbedder(), Noisy()
-    build_index(SKILLS, [], build, tmp_path, stages=Stages(query=query))
+    build_index(SKILLS, [], build, tmp_path, carried=Carried(query=query))
     texts = bundled_requests()
     assert query.texts == texts  # the off-topic requests, as the query encoder embeds them
     snap = load_index(tmp_path)
@@ -87,12 +87,12 @@ def test_the_settings_fit_routes_held_out_requests_as_the_query_encoder_embeds_t
 
     def tune(skill_vectors: np.ndarray, centroid: np.ndarray, rows: ExampleRows,
              encode: Any, lexical_for: Any, **kwargs: Any) -> None:
-        seen.update(rows=rows, encode=encode, held_out=kwargs.get("held_out_vectors"))
+        seen.update(rows=rows, encode=encode, held_out=rows.query_vectors)
 
     monkeypatch.setattr(example_store, "tune", tune)
     build, query = HashEmbedder(), Noisy()
     build_index(SKILLS, [], build, tmp_path, examples=examples,
-                stages=Stages(fit_settings=True, query=query))
+                stages=Stages(fit_settings=True), carried=Carried(query=query))
     texts = list(seen["rows"].queries)
     assert sorted(texts) == sorted(e.query for e in examples)
     assert np.allclose(seen["rows"].vectors, build.encode(texts), atol=1e-6)  # the examples

@@ -1,0 +1,107 @@
+"""The one build recipe: how ``skill-router index``, the Reindex RPC (``router.reindex``) and
+``skill-router eval`` build a version, each through one :class:`Recipe`, in one order:
+
+1. the plan from the configuration (``BuildPlan.from_config``; an unusable device or precision
+   raises here, before anything is read or written; a shard builds with this plan alone);
+2. when the sources take traffic, the feedback store is compacted, then the examples learned
+   from it are read (``router.learning.traffic``; the read has no side effect);
+3. the encoder that will serve queries, on whose vectors the gate is calibrated: the one
+   already serving (a Reindex), else the one ``index.query_backend`` asks for
+   (``gate_encoder``: an int8 copy is made and checked here);
+4. the build (``router.index.build``), or the merge of a sharded build's partials;
+5. when asked, the serving encoder exported for the new version (``prepare_query_embedder``),
+   so a server's first request is fast.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from router.config import Config, DiscoveryConfig, FeedbackConfig, IndexConfig
+from router.encoders.base import Embedder
+from router.examples.model import Example
+from router.index import build as pipeline
+from router.index.layout import IndexInfo
+from router.index.plan import BuildPlan
+from router.index.query_encoder import gate_encoder, prepare_query_embedder
+from router.index.shards import ShardSpec
+from router.learning.traffic import compact_traffic, read_traffic
+
+
+@dataclass(frozen=True)
+class Sources:
+    """Where a build's example requests come from besides the skill folders: ``files`` (JSON
+    lines, recorded so a Reindex re-reads them), ``examples`` given as they are, and whether
+    the examples learned from ``traffic`` join them (their count and fingerprint are then
+    recorded, even when there are none)."""
+
+    files: tuple[str, ...] = ()
+    examples: tuple[Example, ...] = ()
+    traffic: bool = True
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """A build of the index in ``index_dir``: its ``plan`` (from the configuration) and what
+    the rest of the recipe reads from the configuration (``index``, ``feedback``)."""
+
+    plan: BuildPlan
+    index_dir: Path
+    index: IndexConfig
+    feedback: FeedbackConfig
+
+    @classmethod
+    def for_index(cls, config: Config, discovery: DiscoveryConfig, index_dir: str | Path, *,
+                  model: str | None = None, device: str | None = None,
+                  precision: str | None = None, progress: bool = False) -> Recipe:
+        """The recipe ``config`` asks for (``model``, ``device`` and ``precision`` as in
+        ``BuildPlan.from_config``, which raises here on an unusable device or precision)."""
+        plan = BuildPlan.from_config(config, discovery, model=model, device=device,
+                                     precision=precision, progress=progress)
+        return cls(plan, Path(index_dir), config.index, config.feedback)
+
+    def gathered(self, sources: Sources, serving: Embedder | None = None) -> BuildPlan:
+        """The plan with the examples of ``sources`` (steps 2 and 3 of the module doc) and the
+        encoder that will serve queries: ``serving``, else the configured one."""
+        plan = replace(self.plan, example_files=sources.files, extra_examples=sources.examples)
+        if sources.traffic:
+            moment = time.time()
+            compact_traffic(self.index_dir, self.feedback, moment)
+            traffic = read_traffic(self.index_dir, self.feedback, now=moment)
+            plan = replace(plan, extra_examples=(*sources.examples, *traffic.examples),
+                           inputs=traffic.inputs)
+        if serving is None:
+            serving = gate_encoder(plan.encoder.model, self.index_dir, self.index)
+        return plan.served_by(serving)
+
+    def build(self, sources: Sources = Sources(), *, serving: Embedder | None = None,
+              served: pipeline.Served | None = None, full: bool = False,
+              before_prune: Callable[[IndexInfo], None] | None = None,
+              export: bool = False) -> pipeline.BuildOutcome:
+        """Gather, build (``router.index.build.build``: ``served``, ``full`` and
+        ``before_prune`` as there) and, when ``export`` and a version was built, export its
+        serving encoder."""
+        outcome = pipeline.build(self.gathered(sources, serving), self.index_dir,
+                                 served=served, full=full, before_prune=before_prune)
+        return self._exported(outcome) if export else outcome
+
+    def merge(self, sources: Sources = Sources(), *,
+              export: bool = False) -> pipeline.BuildOutcome:
+        """``build`` from the partials of every shard (``router.index.build.merge_shards``)."""
+        outcome = pipeline.merge_shards(self.gathered(sources), self.index_dir)
+        return self._exported(outcome) if export else outcome
+
+    def shard(self, spec: ShardSpec) -> pipeline.ShardOutcome:
+        """Embed shard ``spec`` into a partial (``router.index.build.build_shard``): the plan
+        alone, since examples, traffic and the gate belong to the merge."""
+        return pipeline.build_shard(self.plan, self.index_dir, spec)
+
+    def _exported(self, outcome: pipeline.BuildOutcome) -> pipeline.BuildOutcome:
+        if outcome.info is not None:
+            prepare_query_embedder(outcome.info.model, self.index_dir,
+                                   backend=self.index.query_backend,
+                                   int8_cpu=self.index.int8_cpu)
+        return outcome
