@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from router.access.model import ANONYMOUS, Principal
+from router.access.ownership import check_session_fields
 from router.activation.activator import Activation, Activator, Resource, ResourceList
 from router.activation.sessions import SessionStore
 from router.config import Config
@@ -28,6 +29,7 @@ from router.index.layout import IndexInfo
 from router.index.query_encoder import serving_embedder, switch_query_embedder
 from router.index.recovery import load_serving_index
 from router.index.store import IndexSnapshot
+from router.learning.backends import open_store
 from router.learning.recorder import Recorder
 from router.learning.review import Review
 from router.reindex import Reindexer
@@ -70,8 +72,10 @@ class Engine:
                                    source=create_source(DEFAULT_SOURCE))
         self.index_dir = Path(index_dir) if index_dir is not None else None
         # Learning from traffic (router.learning), and what operators see of it (the same store)
-        self.recorder = Recorder(self.index_dir, config.feedback)
-        self.review = Review(self.index_dir, config.feedback, self.recorder.enabled)
+        store = (open_store(self.index_dir, config.feedback) if self.index_dir is not None
+                 else None)
+        self.recorder = Recorder(store)
+        self.review = Review(store, self.recorder.enabled)
         # Rebuilds and reloads, one at a time (router.reindex).
         self._reindexer = Reindexer(self.index_dir, config, lambda: self._served, self.swap)
 
@@ -159,10 +163,11 @@ class Engine:
         return self._reindexer.run(full)
 
     def validate(self, query: RouteQuery) -> RouteQuery:
-        """Check a request; return it with defaults filled. Raises InvalidRequest."""
+        """Check a request; return it with defaults filled. Raises InvalidRequest; changes
+        nothing (``route`` claims the session)."""
         query = checked_query(query, self._config.routing, self._fusion.history_turns)
         check_bounds(query.project_skills)
-        self.recorder.owners.claim(query.session_id, query.principal, query.active_skills)
+        check_session_fields(query.session_id, query.active_skills)
         return query
 
     def _vectors(self, query: RouteQuery, embedder: Embedder) -> core.QueryVectors:
@@ -177,7 +182,8 @@ class Engine:
     def route(self, query: RouteQuery, *, explain: bool = False,
               caller: Principal = ANONYMOUS) -> RouteResult:
         """Route a turn over ``caller``'s view."""
-        query = self.validate(query)  # the session is the caller's (PermissionDenied if not)
+        query = self.validate(query)
+        self.recorder.claim(query.session_id, query.principal)  # PermissionDenied: not theirs
         remembered = self.activator.sessions.active(query.session_id)
         if remembered:
             query = replace(query, active_skills=(*query.active_skills,

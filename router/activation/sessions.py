@@ -17,11 +17,11 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from router.errors import InvalidRequest
-from router.skills.limits import ACTIVE_SKILLS, SESSION_ID_CHARS
+# The session-field caps are tenancy's (router.access.ownership); imported from here too.
+from router.access.ownership import check_session_fields as check_session_fields
 
 log = logging.getLogger(__name__)
 
@@ -112,13 +112,3 @@ class SessionStore:
         """Drop a session's memory (e.g. when the conversation was reset)."""
         with self._lock:
             self._sessions.pop(session_id, None)
-
-
-def check_session_fields(session_id: str, active_skills: Collection[str]) -> None:
-    """The caps on a request's session id and active-skill list. Raises InvalidRequest."""
-    if len(session_id) > SESSION_ID_CHARS:
-        raise InvalidRequest(f"session_id has {len(session_id)} characters; "
-                             f"the limit is {SESSION_ID_CHARS}")
-    if len(active_skills) > ACTIVE_SKILLS:
-        raise InvalidRequest(f"active_skills lists {len(active_skills)} names; "
-                             f"the limit is {ACTIVE_SKILLS}")

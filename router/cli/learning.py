@@ -73,8 +73,8 @@ def _setup(args: argparse.Namespace) -> tuple[Config, str]:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
+    from router.learning.backends import open_store
     from router.learning.review import stats_report
-    from router.learning.store import read_rows
 
     if _remote(args):
         from router.cli import learning_remote
@@ -82,8 +82,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
         report = learning_remote.stats(args)
     else:
         config, index_dir = _setup(args)
-        report = stats_report(read_rows(index_dir), config.feedback, time.time(),
-                              args.min_routed)
+        report = stats_report(open_store(index_dir, config.feedback).read_rows(),
+                              config.feedback, time.time(), args.min_routed)
     stats, rewrite = report.skills, report.never_activated
     if args.json:
         print(json.dumps({"skills": [asdict(s) for s in stats],
@@ -103,8 +103,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_examples_list(args: argparse.Namespace) -> int:
+    from router.learning.backends import open_store
     from router.learning.review import recorded_examples
-    from router.learning.store import read_rows
 
     now = time.time()
     if _remote(args):
@@ -116,8 +116,8 @@ def cmd_examples_list(args: argparse.Namespace) -> int:
                   file=sys.stderr)
     else:
         config, index_dir = _setup(args)
-        found = recorded_examples(read_rows(index_dir), config.feedback, now,
-                                  args.skill or "", args.older_than)
+        found = recorded_examples(open_store(index_dir, config.feedback).read_rows(),
+                                  config.feedback, now, args.skill or "", args.older_than)
     for example in found:
         label = "positive" if example.positive else "negative"
         age = (now - example.ts) / DAY_SECONDS
@@ -133,6 +133,7 @@ def cmd_examples_list(args: argparse.Namespace) -> int:
 
 
 def cmd_examples_purge(args: argparse.Namespace) -> int:
+    from router.learning.backends import open_store
     from router.learning.review import purge
 
     if not args.skill and args.older_than is None:
@@ -147,7 +148,7 @@ def cmd_examples_purge(args: argparse.Namespace) -> int:
         done = learning_remote.purge(args)
     else:
         config, index_dir = _setup(args)
-        done = purge(index_dir, config.feedback, time.time(), args.skill or "",
+        done = purge(open_store(index_dir, config.feedback), time.time(), args.skill or "",
                      args.older_than)
     print(f"purged {done.purged} examples" + ("" if done.compacted else
           " (hidden now; removed from disk at the next compaction)"))

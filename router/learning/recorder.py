@@ -17,27 +17,31 @@
 - A Feedback outcome is counted; ``wrong_skill`` on a Route that showed the skill records that
   Route's message as a negative example for it. Feedback that names neither a route nor a
   session is not recorded at all (it could be anyone's, and would move the counters).
-- Every row carries the caller's principal (``router.activation.owners``); a route row's
+- Every row carries the caller's principal (``router.access.ownership``); a route row's
   principal owns its ``route_id``: ``route_owner`` tells the Engine, which refuses the others.
 
-The Engine owns one ``Recorder``; ``Recorder.disabled()`` records nothing and hands out no ids.
+The Engine owns one ``Recorder`` over its feedback store (``router.learning.store``);
+``Recorder.disabled()`` records nothing and hands out no ids.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 import time
-from pathlib import Path
+from collections.abc import Collection
 
+from router.access.ownership import (
+    Owners,
+    check_route_owner,
+    check_session_fields,
+    check_session_owner,
+)
 from router.config import FeedbackConfig
 from router.errors import InvalidRequest
-from router.learning.owners import Owners, check_route_owner
 from router.learning.policy import check_policy
-from router.learning.routes import RouteDirectory, RouteWindow, ShownRoute, pick
+from router.learning.routes import RouteWindow, ShownRoute, pick
 from router.learning.rows import ACTIVATE, FEEDBACK, OUTCOMES, ROUTE, Row, new_id
-from router.learning.segments import SegmentWriter
-from router.learning.store import compact, feedback_dir
+from router.learning.store import FeedbackStore
 from router.routing.model import Reason, RouteQuery, RouteResult
 from router.routing.router import explicit_names
 from router.skills.model import PROJECT_CATALOG, skill_key
@@ -48,57 +52,40 @@ MAX_ROUTE_ID_CHARS = 64
 
 
 class Recorder:
-    """Records traffic into ``<index_dir>/feedback/`` (or nowhere, when disabled)."""
+    """Records traffic into ``store`` under its policy (or nowhere, when disabled: no store,
+    or ``feedback.enabled`` false)."""
 
-    def __init__(self, index_dir: Path | None, policy: FeedbackConfig) -> None:
-        self.policy = check_policy(policy)
-        self.enabled = policy.enabled and index_dir is not None
-        self.index_dir = index_dir
-        self.folder = feedback_dir(index_dir) if index_dir is not None else None
-        self._writer = (SegmentWriter(self.folder, on_rotate=self.compact_in_background)
-                        if self.folder is not None else None)
+    def __init__(self, store: FeedbackStore | None) -> None:
+        self.store = store
+        self.policy = check_policy(store.policy if store is not None
+                                   else FeedbackConfig(enabled=False))
+        self.enabled = store is not None and self.policy.enabled
         self._window = RouteWindow()
-        self._directory = RouteDirectory(self.folder) if self.folder is not None else None
         self._failing = False  # the last write failed (later failures are logged quietly)
-        self.owners = Owners(self.session_owner)  # who created each session id
+        self._owners = Owners()  # who created each session id, when there is no store
 
     @classmethod
     def disabled(cls) -> Recorder:
-        return cls(None, FeedbackConfig(enabled=False))
+        return cls(None)
 
     def _append(self, row: Row, *, durable: bool = True) -> bool:
         """Store ``row``; False (logged) when the store cannot be written: routing goes on."""
-        assert self._writer is not None
+        assert self.store is not None
         try:
-            rotated = self._writer.append([row], durable=durable)
+            self.store.append(row, durable=durable)
         except OSError as exc:
             level = logging.DEBUG if self._failing else logging.ERROR
-            log.log(level, "cannot record feedback in %s: %s", self.folder, exc)
+            log.log(level, "cannot record feedback in %s: %s", self.store.location, exc)
             self._failing = True
             return False
         self._failing = False
-        if rotated:
-            self.compact_in_background()
         return True
 
-    def compact_in_background(self) -> None:
-        """Compact the store in a daemon thread (a no-op when another process is at it)."""
-        if not self.enabled or self.index_dir is None:
-            return
-        index_dir, policy = self.index_dir, self.policy
-
-        def run() -> None:
-            try:
-                compact(index_dir, policy)
-            except OSError as exc:
-                log.warning("feedback compaction of %s failed: %s", index_dir, exc)
-
-        threading.Thread(target=run, name="feedback-compaction", daemon=True).start()
-
     def close(self) -> None:
-        """Close this process's segment (a compaction can then take it)."""
-        if self._writer is not None:
-            self._writer.close()
+        """Put this process's rows on disk and release them (a compaction can then take
+        them)."""
+        if self.store is not None:
+            self.store.close()
 
     def on_route(self, query: RouteQuery, result: RouteResult) -> str:
         """Store what this Route showed; its ``route_id`` ("" when disabled)."""
@@ -115,47 +102,46 @@ class Recorder:
                   forced=any(s.reason is Reason.EXPLICIT for s in result.skills))
         if not self._append(row, durable=False):  # synced soon after, off the turn's path
             return ""
-        route = ShownRoute.from_row(row)
-        self._window.add(route)
-        assert self._directory is not None
-        self._directory.add(route)
+        self._window.add(ShownRoute.from_row(row))
         return route_id
 
     def _find(self, route_id: str) -> ShownRoute | None:
         if len(route_id) > MAX_ROUTE_ID_CHARS:
             raise InvalidRequest(f"route_id has {len(route_id)} characters; pass back the "
                                  "route_id a Route returned")
-        if not route_id or self._directory is None:
+        if not route_id or self.store is None:
             return None
-        found = self._directory.find(route_id)
-        self._directory.refresh()
-        return found or self._directory.find(route_id)
+        return self.store.find_route(route_id)
+
+    def claim(self, session_id: str, principal: str, active_skills: Collection[str] = ()) -> None:
+        """Check the session fields, then make ``principal`` the owner of ``session_id`` if
+        nobody owns it yet; PermissionDenied when another principal does."""
+        check_session_fields(session_id, active_skills)
+        owner = (self.store.claim_session(session_id, principal) if self.store is not None
+                 else self._owners.claim(session_id, principal))
+        check_session_owner(owner, principal)
 
     def check_owner(self, session_id: str, route_id: str, principal: str) -> None:
         """Activate's and Feedback's check, before anything is written: the route and the
         session are ``principal``'s (a session nobody owns becomes its); PermissionDenied
         otherwise."""
         check_route_owner(self.route_owner(route_id), principal)
-        self.owners.claim(session_id, principal)
+        self.claim(session_id, principal)
 
     def route_owner(self, route_id: str) -> str | None:
         """The principal whose Route made ``route_id``; None when it is not known."""
         found = self._find(route_id) if self.enabled else None
         return found.principal if found is not None else None
 
-    def session_owner(self, session: str) -> str | None:
-        """The principal of ``session``'s recent Routes known here; None when none are."""
-        return self._directory.owner(session) if self._directory is not None else None
-
     def _showing(self, skill: str, session: str, route_id: str,
                  principal: str) -> ShownRoute | None:
         """The Route of the session's window that showed ``skill`` (see the module doc)."""
-        if route_id and self._directory is not None:
+        if route_id and self.store is not None:
             found = self._find(route_id)
             if found is not None:
                 if (session and found.session != session) or found.principal != principal:
                     return None  # another conversation's Route
-                window = self._directory.last(found.session) if found.session else [found]
+                window = self.store.session_routes(found.session) if found.session else [found]
                 return pick(window, skill, route_id)
         return pick(self._window.last(session), skill) if session else None
 

@@ -3,8 +3,9 @@ recorded examples (each marked whether it counts now), and purges. Shared by the
 (``skill-router stats | examples``) and the gRPC API (SkillStats, ListExamples, PurgeExamples),
 so both report the same figures.
 
-``stats_report`` and ``recorded_examples`` are pure (rows in); ``purge`` writes one purge row
-to its own segment and compacts, as ``examples purge`` always did.
+``stats_report`` and ``recorded_examples`` are pure (rows in); ``purge`` hides the rows in the
+store at once (``FeedbackStore.purge``: in the file store, one purge row in its own segment)
+and compacts, as ``examples purge`` always did.
 """
 
 from __future__ import annotations
@@ -13,16 +14,14 @@ import math
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 
 from router.config import FeedbackConfig
 from router.errors import InvalidRequest
 from router.examples.model import query_key
 from router.learning.policy import select_examples, visible
-from router.learning.rows import ACTIVATE, DAY_SECONDS, PURGE, Row
-from router.learning.segments import SegmentWriter
+from router.learning.rows import ACTIVATE, DAY_SECONDS, Row
 from router.learning.stats import SkillStats, never_activated, skill_stats
-from router.learning.store import compact, feedback_dir, read_rows
+from router.learning.store import FeedbackStore
 from router.skills.model import DEFAULT_CATALOG, skill_key
 
 DEFAULT_MIN_ROUTED = 10
@@ -116,7 +115,7 @@ def recorded_examples(rows: Iterable[Row], policy: FeedbackConfig, now: float, s
     return out
 
 
-def purge(index_dir: str | Path, policy: FeedbackConfig, now: float, skill: str = "",
+def purge(store: FeedbackStore, now: float, skill: str = "",
           older_than_days: float | None = None) -> PurgeResult:
     """Hide ``skill``'s example rows (every skill's when empty), or those older than
     ``older_than_days``, on every replica at once; compact now when no other process is.
@@ -124,33 +123,28 @@ def purge(index_dir: str | Path, policy: FeedbackConfig, now: float, skill: str 
     if not skill and older_than_days is None:
         raise InvalidRequest("say what to purge: a skill and/or older_than_days")
     days = check_days(older_than_days)
-    hidden = len(_matching(read_rows(index_dir), policy, now, skill, days))
-    writer = SegmentWriter(feedback_dir(index_dir))
-    try:
-        writer.append([Row(kind=PURGE, ts=now, skill=skill,
-                           before=now - (days or 0.0) * DAY_SECONDS)])
-    finally:
-        writer.close()
-    return PurgeResult(hidden, compact(index_dir, policy, now))
+    hidden = len(_matching(store.read_rows(), store.policy, now, skill, days))
+    return PurgeResult(hidden, store.purge(skill, now - (days or 0.0) * DAY_SECONDS, now))
 
 
 class Review:
-    """The store under ``index_dir`` as an Engine reports it (None: a server without an index
-    folder, which keeps no store); ``enabled``: whether traffic is being recorded."""
+    """``store`` as an Engine reports it (None: a server without an index folder, which keeps
+    no store); ``enabled``: whether traffic is being recorded."""
 
-    def __init__(self, index_dir: Path | None, policy: FeedbackConfig, enabled: bool) -> None:
-        self.index_dir, self.policy, self.enabled = index_dir, policy, enabled
+    def __init__(self, store: FeedbackStore | None, enabled: bool) -> None:
+        self.store, self.enabled = store, enabled
 
-    def _store(self) -> Path:
-        if self.index_dir is None:
+    def _store(self) -> FeedbackStore:
+        if self.store is None:
             raise InvalidRequest("this server was started without an index folder; it keeps "
                                  "no feedback store")
-        return self.index_dir
+        return self.store
 
     def stats(self, min_routed: int | None = None, catalog: str = "") -> StatsReport:
         """``skill-router stats``; ``catalog``: only that catalog's skills (records are keyed
         ``catalog/name``, plain names for the catalog ``default``)."""
-        report = stats_report(read_rows(self._store()), self.policy, time.time(), min_routed)
+        store = self._store()
+        report = stats_report(store.read_rows(), store.policy, time.time(), min_routed)
         if not catalog:
             return report
         return StatsReport([s for s in report.skills if in_catalog(s.skill, catalog)],
@@ -161,7 +155,8 @@ class Review:
                  catalog: str = "") -> list[RecordedExample]:
         """``skill-router examples list``; ``catalog`` with ``skill``: that catalog's skill of
         that name, without: only that catalog's skills."""
-        found = recorded_examples(read_rows(self._store()), self.policy, time.time(),
+        store = self._store()
+        found = recorded_examples(store.read_rows(), store.policy, time.time(),
                                   skill_key(catalog or DEFAULT_CATALOG, skill) if skill else "",
                                   older_than_days)
         return [e for e in found if skill or not catalog or in_catalog(e.skill, catalog)]
@@ -170,7 +165,7 @@ class Review:
               catalog: str = "") -> PurgeResult:
         """``skill-router examples purge``; ``catalog`` names the catalog of ``skill``."""
         key = skill_key(catalog or DEFAULT_CATALOG, skill) if skill else ""
-        return purge(self._store(), self.policy, time.time(), key, older_than_days)
+        return purge(self._store(), time.time(), key, older_than_days)
 
 
 def in_catalog(key: str, catalog: str) -> bool:

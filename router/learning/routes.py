@@ -1,28 +1,22 @@
-"""Where a recorder finds the Routes an activation may refer to.
+"""What a Route showed (``ShownRoute``), and where a recorder finds the Routes an activation
+may refer to.
 
 ``RouteWindow``: the last ``WINDOW`` Routes of each session answered by this process (in memory,
-LRU-bounded). ``RouteDirectory``: the recent Routes of every replica, read incrementally from the
-store's files (only the bytes appended since the last look), so a pod that did not answer a Route
-can still complete the record of an activation that names its ``route_id``.
+LRU-bounded). The recent Routes of every replica are the feedback store's
+(``FeedbackStore.find_route``), so a pod that did not answer a Route can still complete the
+record of an activation that names its ``route_id``.
 """
 
 from __future__ import annotations
 
-import contextlib
 import threading
-import time
 from collections import OrderedDict, deque
-from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
-from router.learning.rows import ROUTE, Row
-from router.learning.stats import ROUTE_KEEP_SECONDS
-from router.learning.store import data_files, parse_lines
+from router.learning.rows import Row
 
 WINDOW = 3  # an activation counts when the skill was shown in one of the session's last 3 Routes
 MAX_SESSIONS = 10_000
-MAX_ROUTES = 200_000
 
 
 @dataclass(frozen=True)
@@ -75,81 +69,3 @@ class RouteWindow:
     def last(self, session: str) -> list[ShownRoute]:
         with self._lock:
             return list(self._sessions.get(session, ()))
-
-
-class RouteDirectory:
-    """Recent Routes of every process writing to ``folder``, by id and by session."""
-
-    def __init__(self, folder: Path, clock: Callable[[], float] = time.time) -> None:
-        self._folder = folder
-        self._clock = clock
-        self._offsets: dict[Path, int] = {}
-        self._routes: OrderedDict[str, ShownRoute] = OrderedDict()
-        self._by_session: dict[str, list[ShownRoute]] = {}  # newest WINDOW, oldest first
-        self._lock = threading.Lock()
-
-    def add(self, route: ShownRoute) -> None:
-        with self._lock:
-            self._remember(route)
-
-    def _remember(self, route: ShownRoute) -> None:
-        if route.route_id in self._routes:
-            return
-        self._routes[route.route_id] = route
-        if route.session:
-            window = self._by_session.setdefault(route.session, [])
-            window.append(route)
-            window.sort(key=lambda r: r.ts)
-            del window[:-WINDOW]
-        while len(self._routes) > MAX_ROUTES:
-            self._forget(self._routes.popitem(last=False)[1])
-
-    def _forget(self, route: ShownRoute) -> None:
-        self._routes.pop(route.route_id, None)
-        window = self._by_session.get(route.session)
-        if window is not None and route in window:
-            window.remove(route)
-            if not window:
-                del self._by_session[route.session]
-
-    def refresh(self) -> None:
-        """Read what was appended to the store since the last refresh."""
-        with self._lock:
-            files = data_files(self._folder)
-            for path in set(self._offsets) - set(files):
-                del self._offsets[path]
-            for path in files:
-                for row in self._tail(path):
-                    if row.kind == ROUTE and row.route_id:
-                        self._remember(ShownRoute.from_row(row))
-            cutoff = self._clock() - ROUTE_KEEP_SECONDS
-            while self._routes:  # roughly oldest first: stop at the first recent one
-                oldest = next(iter(self._routes.values()))
-                if oldest.ts >= cutoff:
-                    break
-                self._forget(oldest)
-
-    def _tail(self, path: Path) -> list[Row]:
-        offset = self._offsets.get(path, 0)
-        with contextlib.suppress(FileNotFoundError), path.open("rb") as handle:
-            handle.seek(offset)
-            data = handle.read()
-            complete = data[:data.rfind(b"\n") + 1]
-            self._offsets[path] = offset + len(complete)
-            return parse_lines(complete)
-        return []
-
-    def find(self, route_id: str) -> ShownRoute | None:
-        with self._lock:
-            return self._routes.get(route_id)
-
-    def owner(self, session: str) -> str | None:
-        """The principal of the session's Routes known here (None: none known)."""
-        with self._lock:
-            window = self._by_session.get(session)
-            return window[-1].principal if window else None
-
-    def last(self, session: str) -> list[ShownRoute]:
-        """The session's last ``WINDOW`` Routes known, oldest first."""
-        with self._lock:
-            return list(self._by_session.get(session, ()))

@@ -1,4 +1,4 @@
-"""This process's own segment of the feedback store (``router.learning.store``).
+"""This process's own segment of the feedback folder (``router.learning.folder``).
 
 A durable append (an Activate's or a Feedback's row) is synced before it returns, and
 concurrent ones share one sync (group commit). A non-durable append (a Route's row) returns
@@ -20,8 +20,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from router.learning.rows import Row
-from router.learning.store import (
+from router.learning.folder import (
     SEGMENT_MAX_ROWS,
     SEGMENT_MAX_SECONDS,
     SEGMENT_PREFIX,
@@ -29,6 +28,7 @@ from router.learning.store import (
     private_folder,
     sync_dir,
 )
+from router.learning.rows import Row
 
 log = logging.getLogger(__name__)
 

@@ -48,14 +48,14 @@ def test_activate_read_validate(client: SkillRouterClient) -> None:
 
 def test_route_id_passthrough_and_feedback(client: SkillRouterClient,
                                            tree_engine: Engine) -> None:
-    from router.learning.store import read_rows
+    from router.learning.file_store import FileStore
 
     assert tree_engine.index_dir is not None
     route = client.route("extract the tables from this PDF file", session_id="client-3")
     client.activate("pdf-tools", session_id="client-3", route_id=route.route_id)
     assert client.feedback("pdf-tools", "wrong_skill", session_id="client-3",
                            route_id=route.route_id).recorded
-    rows = [r for r in read_rows(tree_engine.index_dir) if r.session == "client-3"]
+    rows = [r for r in FileStore(tree_engine.index_dir).read_rows() if r.session == "client-3"]
     assert [(r.kind, r.route_id, bool(r.query)) for r in rows] == [
         ("route", route.route_id, True), ("activate", route.route_id, True),
         ("feedback", route.route_id, True)]

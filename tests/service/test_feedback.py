@@ -11,7 +11,8 @@ import pytest
 
 from router.cli import main
 from router.config import FeedbackConfig
-from router.learning.store import compact, data_files, feedback_dir
+from router.learning.file_store import FileStore
+from router.learning.folder import data_files, feedback_dir
 from router.learning.traffic import learned_examples
 from router.service.metrics import ServiceMetrics
 from router.v1 import router_pb2 as pb
@@ -155,7 +156,7 @@ def test_rows_per_skill_stay_bounded_on_disk(index: Path) -> None:
         for i in range(8):
             _teach(served, [f"s{i}"], [f"{PDF} {i}"])
     engine.recorder.close()  # as when the process ends: its segment can be compacted
-    assert compact(index, policy)
+    assert FileStore(index, policy).compact()
     assert len(positives(index)) == 3
     assert len(learned_examples(index, policy)) == 3
     assert len(data_files(feedback_dir(index))) == 1

@@ -12,7 +12,7 @@ import grpc
 import pytest
 
 from router.config import FeedbackConfig
-from router.learning.store import compact
+from router.learning.file_store import FileStore
 from router.learning.traffic import learned_examples
 from router.v1 import router_pb2 as pb
 from router.v1 import router_pb2_grpc as pb_grpc
@@ -80,7 +80,7 @@ def test_a_flood_evicts_none_of_the_earlier_examples_on_disk_either(index: Path)
         _teach(served.stub, "planted", 20)
     engine.recorder.close()  # as when the process ends: its segment can be compacted
     policy = FeedbackConfig(**caps)  # type: ignore[arg-type]
-    assert compact(index, policy)
+    assert FileStore(index, policy).compact()
     learned = _learned(index, policy)
     assert [q for q in learned if "genuine" in q] == [f"{PDF} genuine {i}" for i in range(5)]
     assert len(learned) == 12

@@ -13,7 +13,7 @@ from typing import Any
 import grpc
 import pytest
 
-from router.learning.store import read_rows
+from router.learning.file_store import FileStore
 from router.v1 import router_pb2 as pb
 from tests.support.learning import PDF, make_index, open_engine, positives
 from tests.support.servers import Served, serving
@@ -49,12 +49,12 @@ def test_another_principals_route_id_is_refused_and_writes_nothing(
         served: Served, index: Path) -> None:
     stub = served.stub
     turn = call(stub.Route, OWNER, pb.RouteRequest(message=PDF, session_id="conv-a", top_k=1))
-    rows = len(read_rows(index))
+    rows = len(FileStore(index).read_rows())
     assert "belongs to another caller" in denied(
         stub.Activate, STRANGER, pb.ActivateRequest(name="skill-0", route_id=turn.route_id))
     denied(stub.Feedback, STRANGER, pb.FeedbackRequest(
         skill="skill-0", route_id=turn.route_id, outcome=pb.FEEDBACK_OUTCOME_WRONG_SKILL))
-    assert len(read_rows(index)) == rows  # nothing written
+    assert len(FileStore(index).read_rows()) == rows  # nothing written
     mine = call(stub.Activate, OWNER, pb.ActivateRequest(name="skill-0", session_id="conv-a",
                                                          route_id=turn.route_id))
     assert mine.content and not mine.already_active
@@ -74,7 +74,7 @@ def test_another_principals_session_id_is_refused(served: Served, index: Path) -
                                                               session_id="conv-b"))
     assert theirs.content  # its own session is its own
     owner = hashlib.sha256(OWNER.encode()).hexdigest()  # a principal: never the token itself
-    assert {r.principal for r in read_rows(index) if r.session == "conv-a"} == {owner}
+    assert {r.principal for r in FileStore(index).read_rows() if r.session == "conv-a"} == {owner}
     assert not any(OWNER in line for line in _store_text(index))
 
 

@@ -12,7 +12,8 @@ from pathlib import Path
 from router.config import FeedbackConfig
 from router.index.example_store import EXAMPLES_JSON, LEXICAL_EXAMPLES
 from router.index.layout import current_version
-from router.learning.store import compact, feedback_dir
+from router.learning.file_store import FileStore
+from router.learning.folder import feedback_dir
 from router.v1 import router_pb2 as pb
 from tests.support.learning import GIT, PDF, activate, make_index, open_engine, route
 from tests.support.servers import serving
@@ -35,7 +36,7 @@ def test_users_text_is_owner_only_after_compaction_and_reindex(tmp_path: Path) -
         reindexed = served.stub.Reindex(pb.ReindexRequest())
     engine.recorder.close()
     assert reindexed.swapped  # the learned examples made a new version
-    assert compact(index, FeedbackConfig())
+    assert FileStore(index, FeedbackConfig()).compact()
     folder = feedback_dir(index)
     files = sorted(folder.iterdir())
     assert any(p.name.startswith("compacted-") for p in files)

@@ -12,8 +12,8 @@ from router.client import SkillRouterClient
 from router.config import Config, FeedbackConfig, IndexConfig
 from router.encoders.hashing import HashEmbedder
 from router.engine import Engine
+from router.learning.file_store import FileStore
 from router.learning.rows import ACTIVATE, FEEDBACK, Row
-from router.learning.store import read_rows
 from router.v1 import router_pb2 as pb
 from router.v1 import router_pb2_grpc as pb_grpc
 from tests.support.indexes import index_argv
@@ -54,16 +54,16 @@ def activate(stub: pb_grpc.SkillRouterStub, name: str, session: str,
 
 def positives(index: Path) -> set[tuple[str, str, str]]:
     """(session, request, skill) of every positive example recorded."""
-    return {(r.session, r.query, r.skill) for r in read_rows(index)
+    return {(r.session, r.query, r.skill) for r in FileStore(index).read_rows()
             if r.kind == ACTIVATE and r.query}
 
 
 def activations(index: Path) -> list[Row]:
-    return [r for r in read_rows(index) if r.kind == ACTIVATE]
+    return [r for r in FileStore(index).read_rows() if r.kind == ACTIVATE]
 
 
 def outcomes(index: Path) -> list[Row]:
-    return [r for r in read_rows(index) if r.kind == FEEDBACK]
+    return [r for r in FileStore(index).read_rows() if r.kind == FEEDBACK]
 
 
 def teach(client: SkillRouterClient, sessions: Sequence[str], message: str) -> str:

@@ -13,10 +13,10 @@ from router.config import FeedbackConfig
 from router.examples.loading import fingerprint
 from router.examples.model import Example
 from router.examples.selection import select
+from router.learning.file_store import FileStore
 from router.learning.policy import select_examples
 from router.learning.recorder import Recorder
 from router.learning.rows import ACTIVATE, Row, parse_row
-from router.learning.store import compact, read_rows
 from router.learning.traffic import learned_examples
 from router.routing.model import RouteQuery
 from tests.unit.learning.test_recorder import result
@@ -27,7 +27,7 @@ POLICY = FeedbackConfig(min_sessions=2, max_per_session=50)
 
 def _teach(root: Path, message: str, shown: tuple[str, ...], skill: str,
            sessions: tuple[str, ...] = ("a", "b")) -> None:
-    recorder = Recorder(root, POLICY)
+    recorder = Recorder(FileStore(root, POLICY))
     for session in sessions:
         recorder.on_route(RouteQuery(message=message, session_id=session), result(*shown))
         recorder.on_activate(skill, session)
@@ -36,7 +36,7 @@ def _teach(root: Path, message: str, shown: tuple[str, ...], skill: str,
 
 def test_the_activate_row_keeps_what_its_route_showed(tmp_path: Path) -> None:
     _teach(tmp_path, "merge these pdfs", ("pdf", "docx", "git"), "pdf", ("a",))
-    rows = [r for r in read_rows(tmp_path) if r.kind == ACTIVATE]
+    rows = [r for r in FileStore(tmp_path).read_rows() if r.kind == ACTIVATE]
     assert len(rows) == 1 and rows[0].query == "merge these pdfs"
     assert rows[0].shown == ("pdf", "docx", "git")  # retrieved only: not the always-on skill
     assert parse_row(rows[0].to_json()) == rows[0]
@@ -48,7 +48,7 @@ def test_passed_over_skills_survive_the_store_and_compaction(tmp_path: Path) -> 
     _teach(tmp_path, "Merge these  PDFs", ("pdf", "xlsx"), "pdf", ("c", "d"))
     _teach(tmp_path, "commit my work", ("git", "pdf"), "git")
     first = learned_examples(tmp_path, POLICY)
-    assert compact(tmp_path, POLICY)  # rewritten into a compacted file: still there
+    assert FileStore(tmp_path, POLICY).compact()  # rewritten into a compacted file: still there
     again = learned_examples(tmp_path, POLICY)
     for found in (first, again):
         by_query = {" ".join(e.query.lower().split()): e for e in found}

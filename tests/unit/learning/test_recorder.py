@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from router.config import FeedbackConfig
+from router.learning.file_store import FileStore
 from router.learning.recorder import Recorder
-from router.learning.store import read_rows
 from router.routing.model import Reason, RoutedSkill, RouteQuery, RouteResult
 
 
@@ -17,7 +17,7 @@ def result(*retrieved: str, always: str = "style") -> RouteResult:
 
 
 def test_the_window_and_what_counts_as_shown(tmp_path: Path) -> None:
-    recorder = Recorder(tmp_path, FeedbackConfig())
+    recorder = Recorder(FileStore(tmp_path, FeedbackConfig()))
     recorder.on_route(RouteQuery(message="merge pdfs", session_id="s"), result("pdf"))
     for message in ("a", "b"):
         recorder.on_route(RouteQuery(message=message, session_id="s"), result("git"))
@@ -25,12 +25,12 @@ def test_the_window_and_what_counts_as_shown(tmp_path: Path) -> None:
     recorder.on_activate("pdf", "s")  # retrieved two Routes ago: inside the window
     recorder.on_route(RouteQuery(message="c", session_id="s"), result("git"))
     recorder.on_activate("pdf", "s")  # now four Routes ago: outside it
-    rows = [(r.skill, r.query) for r in read_rows(tmp_path) if r.kind == "activate"]
+    rows = [(r.skill, r.query) for r in FileStore(tmp_path).read_rows() if r.kind == "activate"]
     assert rows == [("style", ""), ("pdf", "merge pdfs"), ("pdf", "")]
 
 
 def test_a_disabled_recorder_hands_out_no_ids(tmp_path: Path) -> None:
-    recorder = Recorder(tmp_path, FeedbackConfig(enabled=False))
+    recorder = Recorder(FileStore(tmp_path, FeedbackConfig(enabled=False)))
     assert recorder.on_route(RouteQuery(message="merge pdfs", session_id="s"), result()) == ""
     assert not recorder.on_feedback("pdf", "s", "success")
     assert not (tmp_path / "feedback").exists()
@@ -38,7 +38,7 @@ def test_a_disabled_recorder_hands_out_no_ids(tmp_path: Path) -> None:
 
 def test_an_unwritable_store_never_fails_a_route(tmp_path: Path) -> None:
     (tmp_path / "feedback").write_text("not a folder", encoding="utf-8")
-    recorder = Recorder(tmp_path, FeedbackConfig())
+    recorder = Recorder(FileStore(tmp_path, FeedbackConfig()))
     assert recorder.on_route(RouteQuery(message="merge pdfs", session_id="s"),
                              result("pdf")) == ""
     recorder.on_activate("pdf", "s")

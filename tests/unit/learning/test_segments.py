@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from router.learning.file_store import FileStore
+from router.learning.folder import feedback_dir
 from router.learning.rows import ACTIVATE, ROUTE, Row
 from router.learning.segments import SegmentWriter
-from router.learning.store import feedback_dir, read_rows
 from tests.support.monitoring import until
 
 NEVER = 3600.0  # a syncer interval no test outlives
@@ -50,7 +51,7 @@ def test_a_burst_of_route_rows_waits_for_no_sync_and_close_syncs_it_once(
         writer.append([route(f"r{i}")], durable=False)
     assert len(fsyncs) == opened and writer.unsynced == 100
     assert len(syncers()) == before + 1
-    assert len(read_rows(tmp_path)) == 100  # written, so readable, before any sync
+    assert len(FileStore(tmp_path).read_rows()) == 100  # written, so readable, before any sync
     writer.close()
     assert len(fsyncs) == opened + 1 and writer.unsynced == 0
     assert len(syncers()) == before  # close stopped it
@@ -68,7 +69,7 @@ def test_route_rows_are_synced_by_the_syncer_and_a_parked_one_wakes_for_the_next
     until(lambda: writer.unsynced == 0, "the second Route row synced")
     assert len(fsyncs) == synced + 1
     writer.close()
-    assert [r.query for r in read_rows(tmp_path)] == ["first", "second"]
+    assert [r.query for r in FileStore(tmp_path).read_rows()] == ["first", "second"]
 
 
 def test_a_durable_append_syncs_before_it_returns_with_the_route_rows_before_it(
@@ -90,5 +91,5 @@ def test_after_close_the_next_route_row_opens_a_segment_and_starts_a_syncer(
     writer.append([route("after")], durable=False)
     until(lambda: writer.unsynced == 0, "the Route row after close synced")
     writer.close()
-    assert sorted(r.query for r in read_rows(tmp_path)) == ["after", "before"]
+    assert sorted(r.query for r in FileStore(tmp_path).read_rows()) == ["after", "before"]
     assert len(os.listdir(feedback_dir(tmp_path))) >= 2  # two segments
