@@ -1,10 +1,12 @@
 """A thin synchronous Python client for the SkillRouter gRPC service.
 
 Every method returns the protobuf response message (``router.v1.router_pb2``) unchanged and
-raises ``grpc.RpcError`` with the server's status on failure. Calls that find the server
-unreachable (``UNAVAILABLE``) are retried by gRPC itself, through the channel's service-config
-retry policy, with exponential backoff; each attempt and the whole call are bounded by the
-client's ``timeout``.
+raises the ``router.errors`` class of the server's status on failure (``NotFound``,
+``InvalidRequest``, ``Unauthenticated``, ``Unavailable``, ...; ``router.door.api``), with the
+status on it as ``code`` and ``details``. Calls that find the server unreachable
+(``UNAVAILABLE``) are retried by gRPC itself, through the channel's service-config retry
+policy, with exponential backoff; each attempt and the whole call are bounded by the client's
+``timeout``.
 
 Example::
 
@@ -15,7 +17,6 @@ Example::
 
 from __future__ import annotations
 
-import collections
 import copy
 import json
 from collections.abc import Callable, Sequence
@@ -23,15 +24,16 @@ from types import TracebackType
 from typing import Any
 
 import grpc
+from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from router.access.delegation import PRINCIPAL_KEY
-from router.credentials import CallerAuth, read_file
+from router.credentials import CallerAuth
+from router.door.api import SERVICE_NAME, received
+from router.door.channel import BearerToken, open_channel
 from router.v1 import router_pb2 as pb
 from router.v1 import router_pb2_grpc as pb_grpc
 
-# The service's full name, read from the generated descriptor (router.v1.SkillRouter).
-SERVICE_NAME: str = pb.DESCRIPTOR.services_by_name["SkillRouter"].full_name
 MAX_REPLY_BYTES = 256 * 1024 * 1024  # the largest reply the client accepts (ListSkills with files)
 _FORMATS = {"xml": pb.CATALOG_FORMAT_XML, "json": pb.CATALOG_FORMAT_JSON,
             "markdown": pb.CATALOG_FORMAT_MARKDOWN}
@@ -113,14 +115,23 @@ class SkillRouterClient:
         """Close the channel; the client cannot be used afterwards."""
         self._channel.close()
 
+    def _call(self, rpc: Callable[..., Any], request: Message,
+              timeout: float | None = None) -> Any:
+        """``rpc(request)`` within ``timeout`` (default: the client's); a failed status raises
+        its ``router.errors`` class."""
+        try:
+            return rpc(request, timeout=timeout or self.timeout)
+        except grpc.RpcError as exc:
+            raise received(exc) from exc
+
     def route(self, message: str, history: Sequence[str] = (), session_id: str = "",
               top_k: int = 0, format: str = "xml", active_skills: Sequence[str] = (),
               max_catalog_chars: int = 0, project_skills: Sequence[pb.InlineSkill] = (),
               ) -> pb.RouteResponse:
         """The narrowed catalog for one turn. ``format`` is "xml", "json" or "markdown"."""
-        response: pb.RouteResponse = self._stub.Route(route_request(
+        response: pb.RouteResponse = self._call(self._stub.Route, route_request(
             message, history, session_id, top_k, format, active_skills, max_catalog_chars,
-            project_skills), timeout=self.timeout)
+            project_skills))
         return response
 
     def explain(self, message: str, history: Sequence[str] = (), session_id: str = "",
@@ -128,9 +139,9 @@ class SkillRouterClient:
                 max_catalog_chars: int = 0, project_skills: Sequence[pb.InlineSkill] = (),
                 ) -> pb.ExplainResponse:
         """Route's answer plus every candidate's scores and why it was kept or dropped."""
-        response: pb.ExplainResponse = self._stub.Explain(route_request(
+        response: pb.ExplainResponse = self._call(self._stub.Explain, route_request(
             message, history, session_id, top_k, format, active_skills, max_catalog_chars,
-            project_skills), timeout=self.timeout)
+            project_skills))
         return response
 
     def activate(self, name: str, session_id: str = "", active_skills: Sequence[str] = (),
@@ -141,7 +152,7 @@ class SkillRouterClient:
         request = pb.ActivateRequest(name=name, session_id=session_id,
                                      active_skills=list(active_skills),
                                      include_frontmatter=include_frontmatter, route_id=route_id)
-        response: pb.ActivateResponse = self._stub.Activate(request, timeout=self.timeout)
+        response: pb.ActivateResponse = self._call(self._stub.Activate, request)
         return response
 
     def feedback(self, skill: str, outcome: str, session_id: str = "",
@@ -153,56 +164,55 @@ class SkillRouterClient:
             raise ValueError(f"unknown outcome {outcome!r}; use one of {', '.join(_OUTCOMES)}")
         request = pb.FeedbackRequest(skill=skill, outcome=_OUTCOMES[outcome],
                                      session_id=session_id, route_id=route_id)
-        response: pb.FeedbackResponse = self._stub.Feedback(request, timeout=self.timeout)
+        response: pb.FeedbackResponse = self._call(self._stub.Feedback, request)
         return response
 
     def read_resource(self, name: str, path: str) -> pb.ReadResourceResponse:
         """One bundled file of skill ``name``, ``path`` relative to its directory."""
         request = pb.ReadResourceRequest(name=name, path=path)
-        response: pb.ReadResourceResponse = self._stub.ReadResource(request,
-                                                                    timeout=self.timeout)
+        response: pb.ReadResourceResponse = self._call(self._stub.ReadResource, request)
         return response
 
     def list_resources(self, name: str) -> pb.ListResourcesResponse:
         """The bundled files of skill ``name``, as Activate lists them, without activating it."""
-        response: pb.ListResourcesResponse = self._stub.ListResources(
-            pb.ListResourcesRequest(name=name), timeout=self.timeout)
+        response: pb.ListResourcesResponse = self._call(self._stub.ListResources,
+                                                        pb.ListResourcesRequest(name=name))
         return response
 
     def validate_arguments(self, name: str,
                            arguments_json: str) -> pb.ValidateArgumentsResponse:
         """Check a callable skill's arguments (JSON text); defaults filled when valid."""
         request = pb.ValidateArgumentsRequest(name=name, arguments_json=arguments_json)
-        response: pb.ValidateArgumentsResponse = self._stub.ValidateArguments(
-            request, timeout=self.timeout)
+        response: pb.ValidateArgumentsResponse = self._call(self._stub.ValidateArguments,
+                                                            request)
         return response
 
     def list_skills(self, include_files: bool = False,
                     all_catalogs: bool = False) -> pb.ListSkillsResponse:
         """The caller's skills and flags, discovery diagnostics; ``include_files``: their files
         and frontmatter; ``all_catalogs`` (role ops or admin): every catalog's, shadowed too."""
-        response: pb.ListSkillsResponse = self._stub.ListSkills(pb.ListSkillsRequest(
-            include_files=include_files, all_catalogs=all_catalogs), timeout=self.timeout)
+        response: pb.ListSkillsResponse = self._call(self._stub.ListSkills, pb.ListSkillsRequest(
+            include_files=include_files, all_catalogs=all_catalogs))
         return response
 
     def index_info(self) -> pb.GetIndexInfoResponse:
         """The index being served."""
-        response: pb.GetIndexInfoResponse = self._stub.GetIndexInfo(pb.GetIndexInfoRequest(),
-                                                                    timeout=self.timeout)
+        response: pb.GetIndexInfoResponse = self._call(self._stub.GetIndexInfo,
+                                                       pb.GetIndexInfoRequest())
         return response
 
     def reindex(self, full: bool = False, timeout: float | None = None) -> pb.ReindexResponse:
         """Ask the server to rebuild its index and swap it in. A rebuild takes longer than a
         turn: ``timeout`` (default: the client's) bounds it."""
-        response: pb.ReindexResponse = self._stub.Reindex(
-            pb.ReindexRequest(full=full), timeout=timeout or self.timeout)
+        response: pb.ReindexResponse = self._call(self._stub.Reindex,
+                                                  pb.ReindexRequest(full=full), timeout)
         return response
 
     def skill_stats(self, min_routed: int = 0) -> pb.SkillStatsResponse:
         """Traffic counters per skill (routed, shown, activated, outcomes, hit rate) and the skills
         routed at least ``min_routed`` times (0: the server's default, 10) and never activated."""
-        response: pb.SkillStatsResponse = self._stub.SkillStats(
-            pb.SkillStatsRequest(min_routed=min_routed), timeout=self.timeout)
+        response: pb.SkillStatsResponse = self._call(
+            self._stub.SkillStats, pb.SkillStatsRequest(min_routed=min_routed))
         return response
 
     def list_examples(self, skill: str = "", older_than_days: float | None = None,
@@ -212,7 +222,7 @@ class SkillRouterClient:
         request = pb.ListExamplesRequest(skill=skill, limit=limit)
         if older_than_days is not None:
             request.older_than_days = older_than_days
-        response: pb.ListExamplesResponse = self._stub.ListExamples(request, timeout=self.timeout)
+        response: pb.ListExamplesResponse = self._call(self._stub.ListExamples, request)
         return response
 
     def purge_examples(self, skill: str = "",
@@ -222,13 +232,13 @@ class SkillRouterClient:
         request = pb.PurgeExamplesRequest(skill=skill)
         if older_than_days is not None:
             request.older_than_days = older_than_days
-        response: pb.PurgeExamplesResponse = self._stub.PurgeExamples(request, timeout=self.timeout)
+        response: pb.PurgeExamplesResponse = self._call(self._stub.PurgeExamples, request)
         return response
 
     def health(self) -> bool:
         """True when the server reports SERVING for the SkillRouter service."""
         request = health_pb2.HealthCheckRequest(service=SERVICE_NAME)
-        response = self._health.Check(request, timeout=self.timeout)
+        response = self._call(self._health.Check, request)
         return bool(response.status == health_pb2.HealthCheckResponse.SERVING)
 
 
@@ -244,57 +254,7 @@ def route_request(message: str, history: Sequence[str] = (), session_id: str = "
                            max_catalog_chars=max_catalog_chars, project_skills=project_skills)
 
 
-def channel_credentials(auth: CallerAuth) -> grpc.ChannelCredentials:
-    """TLS credentials for ``auth``; ValueError when a file is missing or the pair is half."""
-    if bool(auth.cert_file) != bool(auth.key_file):
-        raise ValueError("a client certificate needs both the certificate and the key file")
-    chain = read_file(auth.cert_file, "client certificate") if auth.cert_file else None
-    return grpc.ssl_channel_credentials(
-        root_certificates=read_file(auth.ca_file, "CA file") if auth.ca_file else None,
-        private_key=read_file(auth.key_file, "client key") if auth.key_file else None,
-        certificate_chain=chain)
-
-
-class _Details(collections.namedtuple(
-        "_Details", ("method", "timeout", "metadata", "credentials", "wait_for_ready",
-                     "compression")), grpc.ClientCallDetails):
-    pass
-
-
-class BearerToken(grpc.UnaryUnaryClientInterceptor,  # type: ignore[type-arg]
-                  grpc.UnaryStreamClientInterceptor):  # type: ignore[type-arg]
-    """Adds ``authorization: Bearer <token>`` (or the pair ``header``) to every call."""
-
-    def __init__(self, token: str, header: tuple[str, str] | None = None) -> None:
-        self._pair = header or ("authorization", f"Bearer {token}")
-
-    def _with_token(self, details: Any) -> _Details:
-        metadata = [*(details.metadata or ()), self._pair]
-        return _Details(details.method, details.timeout, metadata, details.credentials,
-                        details.wait_for_ready, details.compression)
-
-    def intercept_unary_unary(self, continuation: Callable[..., Any], client_call_details: Any,
-                              request: Any) -> Any:
-        return continuation(self._with_token(client_call_details), request)
-
-    def intercept_unary_stream(self, continuation: Callable[..., Any], client_call_details: Any,
-                               request: Any) -> Any:
-        return continuation(self._with_token(client_call_details), request)
-
-
 def _stub(channel: grpc.Channel, principal: str) -> pb_grpc.SkillRouterStub:
     if principal:
         channel = grpc.intercept_channel(channel, BearerToken("", (PRINCIPAL_KEY, principal)))
     return pb_grpc.SkillRouterStub(channel)  # type: ignore[no-untyped-call]
-
-
-def open_channel(target: str, auth: CallerAuth,
-                 options: Sequence[tuple[str, Any]] = ()) -> grpc.Channel:
-    """A channel to ``target`` with ``auth``'s TLS and token (plaintext when neither)."""
-    if auth.secure:
-        channel = grpc.secure_channel(target, channel_credentials(auth), options=list(options))
-    else:
-        channel = grpc.insecure_channel(target, options=list(options))
-    if auth.token:
-        channel = grpc.intercept_channel(channel, BearerToken(auth.token))
-    return channel

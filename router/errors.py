@@ -1,10 +1,24 @@
-"""Error hierarchy. The gRPC servicer maps each class to one status code in one table."""
+"""Error hierarchy. Each class below stands for one gRPC status code, by one table both ways
+(``router.door.api``): the servicer answers a raised error with its code, and
+``router.client`` raises the class of the code a server answered."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the errors are raised in-process too, without gRPC loaded
+    import grpc
+
 
 class RouterError(Exception):
-    """Base class for every error skill-router raises on purpose."""
+    """Base class for every error skill-router raises on purpose.
+
+    One that ``router.client`` raised for a server's answer carries its status: ``code`` (a
+    ``grpc.StatusCode``) and ``details`` (the server's message); None and "" otherwise.
+    """
+
+    code: grpc.StatusCode | None = None
+    details: str = ""
 
 
 class InvalidRequest(RouterError):
@@ -28,8 +42,30 @@ class StaleFile(RouterError):
     recorded at all; it is not served until a Reindex (maps to FAILED_PRECONDITION)."""
 
 
-class IndexUnavailable(RouterError):
-    """No usable index is loaded (maps to UNAVAILABLE / FAILED_PRECONDITION)."""
+class Unauthenticated(RouterError):
+    """The caller presented no credentials the server accepts (maps to UNAUTHENTICATED)."""
+
+
+class ServiceError(RouterError):
+    """The service could not answer, through no fault of the request; a client raises it for a
+    status no subclass names (UNKNOWN, UNIMPLEMENTED, CANCELLED, ...)."""
+
+
+class Unavailable(ServiceError):
+    """The service cannot answer now: unreachable, starting, or without an index (maps to
+    UNAVAILABLE)."""
+
+
+class DeadlineExceeded(ServiceError):
+    """The call did not finish within its deadline (maps to DEADLINE_EXCEEDED)."""
+
+
+class Internal(ServiceError):
+    """The server failed unexpectedly; its log says why (maps to INTERNAL)."""
+
+
+class IndexUnavailable(Unavailable):
+    """No usable index is loaded (maps to UNAVAILABLE)."""
 
 
 class IndexCorrupt(IndexUnavailable):

@@ -11,8 +11,14 @@ from __future__ import annotations
 
 import argparse
 
-from router.cli.caller import add_caller_args, caller_auth_from_args
 from router.config import load_config
+from router.door.flags import (
+    DEFAULT_TARGET,
+    add_accept_args,
+    add_listen_args,
+    add_target_args,
+    caller_auth_from_args,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -21,19 +27,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                        description="Server-rendered pages for debugging routing: /route, "
                                    "/skills, /skills/NAME, /index. Talks to the router only "
                                    "through its gRPC API.")
-    p.add_argument("--target", default="127.0.0.1:50051", metavar="HOST:PORT",
-                   help="the router's gRPC address (default: 127.0.0.1:50051)")
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
-    p.add_argument("--port", type=int, default=8080, help="port to listen on, 0 = any (8080)")
-    p.add_argument("--timeout", type=float, default=10.0,
-                   help="seconds per gRPC call (default: 10; Reindex waits up to 600)")
-    add_caller_args(p)
-    group = p.add_argument_group("the console's own callers")
-    group.add_argument("--accept-token-file", metavar="FILE",
-                       help="accepted bearer tokens, one per line (ops.accept_token_file)")
-    group.add_argument("--accept-token-env", metavar="VAR",
-                       help="environment variable holding comma-separated accepted tokens "
-                            "(ops.accept_token_env)")
+    add_target_args(p, default=DEFAULT_TARGET,
+                    target_help=f"the router's gRPC address (default: {DEFAULT_TARGET})",
+                    timeout=10.0,
+                    timeout_help="seconds per gRPC call (default: 10; Reindex waits up to 600)")
+    add_listen_args(p, 8080, "address to listen on (127.0.0.1)",
+                    "port to listen on, 0 = any (8080)")
+    add_accept_args(p.add_argument_group("the console's own callers"), "ops", "the console")
     p.set_defaults(handler=cmd_ops)
 
 

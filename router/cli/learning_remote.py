@@ -10,7 +10,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import TypeVar
 
-from router.cli.caller import add_caller_args, caller_auth_from_args
+from router.door import flags
 from router.errors import InvalidRequest, RouterError
 from router.learning.review import PurgeResult, RecordedExample, StatsReport
 from router.learning.stats import SkillStats
@@ -20,32 +20,30 @@ COUNTERS = ("routed", "shown", "activated", "succeeded", "failed", "wrong", "not
 
 
 def add_target_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--target", metavar="HOST:PORT",
-                        help="ask this running server instead of reading --index")
-    parser.add_argument("--timeout", type=float, default=30.0,
-                        help="seconds to wait for the server with --target (default: 30)")
-    add_caller_args(parser)
+    flags.add_target_args(parser, default=None,
+                          target_help="ask this running server instead of reading --index",
+                          timeout=30.0,
+                          timeout_help="seconds to wait for the server with --target "
+                                       "(default: 30)")
 
 
 def _call(args: argparse.Namespace, what: str, call: Callable[..., T]) -> T:
     """``call(client)`` against ``args.target``; a refusal becomes InvalidRequest (exit 2) when
     the request was unusable, RouterError (exit 1) otherwise."""
-    import grpc
-
     from router.client import SkillRouterClient
+    from router.door.api import described
 
     try:
         client = SkillRouterClient(args.target, timeout=args.timeout, retries=0,
-                                   **dataclasses.asdict(caller_auth_from_args(args)))
+                                   **dataclasses.asdict(flags.caller_auth_from_args(args)))
     except ValueError as exc:  # an unreadable token file, a certificate without its key
         raise InvalidRequest(str(exc)) from exc
     with client:
         try:
             return call(client)
-        except grpc.RpcError as exc:
-            code = exc.code()  # type: ignore[attr-defined]
-            message = f"{what} on {args.target} failed: {code.name}: {exc.details()}"  # type: ignore[attr-defined]
-            if code is grpc.StatusCode.INVALID_ARGUMENT:
+        except RouterError as exc:
+            message = f"{what} on {args.target} failed: {described(exc)}"
+            if isinstance(exc, InvalidRequest):
                 raise InvalidRequest(message) from None
             raise RouterError(message) from None
 

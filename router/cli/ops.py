@@ -10,10 +10,10 @@ from typing import Any
 
 import yaml
 
-from router.cli.caller import add_caller_args, caller_auth_from_args
 from router.cli.guard import EXIT_FAILURE, EXIT_USAGE
 from router.config import load_config
-from router.errors import InvalidRequest
+from router.door.flags import DEFAULT_TARGET, add_target_args, caller_auth_from_args
+from router.errors import InvalidRequest, RouterError
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -23,12 +23,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         description="Calls Reindex on the server: it discovers skills again with the settings "
                     "its index was built with, re-embeds only what changed, and swaps the new "
                     "version in without dropping a call. Prints the outcome as JSON.")
-    p.add_argument("--target", default="127.0.0.1:50051", metavar="HOST:PORT",
-                   help="the server (default: 127.0.0.1:50051)")
     p.add_argument("--full", action="store_true", help="re-embed every skill")
-    p.add_argument("--timeout", type=float, default=600.0,
-                   help="seconds to wait for the rebuild (default: 600)")
-    add_caller_args(p)
+    add_target_args(p, default=DEFAULT_TARGET, target_help=f"the server (default: "
+                    f"{DEFAULT_TARGET})", timeout=600.0,
+                    timeout_help="seconds to wait for the rebuild (default: 600)")
     p.set_defaults(handler=cmd_reindex)
     c = sub.add_parser("config", help="show the effective configuration (file + environment)")
     c.add_argument("--print", dest="print_config", action="store_true", required=True,
@@ -38,9 +36,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
-    import grpc
-
     from router.client import SkillRouterClient
+    from router.door.api import described
 
     try:
         auth = caller_auth_from_args(args)
@@ -51,11 +48,9 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     with client:
         try:
             reply = client.reindex(full=args.full)
-        except grpc.RpcError as exc:
-            code = exc.code()  # type: ignore[attr-defined]
-            print(f"error: reindex on {args.target} failed: {code.name}: "
-                  f"{exc.details()}", file=sys.stderr)  # type: ignore[attr-defined]
-            return EXIT_USAGE if code is grpc.StatusCode.INVALID_ARGUMENT else EXIT_FAILURE
+        except RouterError as exc:
+            print(f"error: reindex on {args.target} failed: {described(exc)}", file=sys.stderr)
+            return EXIT_USAGE if isinstance(exc, InvalidRequest) else EXIT_FAILURE
     print(json.dumps(reindex_reply_dict(reply), indent=2, ensure_ascii=False))
     return 0
 

@@ -15,7 +15,6 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import grpc
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -30,6 +29,8 @@ from router.client import SkillRouterClient
 from router.console import learning_views, views
 from router.console.auth import COOKIE, ConsoleAccess, same_origin
 from router.console.http_parts import HostCheck, environment, read_form
+from router.door.api import described
+from router.errors import InvalidRequest, NotFound, RouterError, TooLarge
 
 log = logging.getLogger(__name__)
 
@@ -38,9 +39,8 @@ HEADERS = {"Content-Security-Policy": "default-src 'none'; style-src 'self' 'uns
                                       "frame-ancestors 'none'; base-uri 'none'",
            "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
            "X-Frame-Options": "DENY", "Cache-Control": "no-store"}
-# gRPC status -> the console's HTTP status (others: 502, the router failed)
-STATUS = {grpc.StatusCode.INVALID_ARGUMENT: 400, grpc.StatusCode.NOT_FOUND: 404,
-          grpc.StatusCode.RESOURCE_EXHAUSTED: 413}
+# The router's refusal -> the console's HTTP status (others: 502, the router failed)
+STATUS: dict[type[RouterError], int] = {InvalidRequest: 400, NotFound: 404, TooLarge: 413}
 Handler = Callable[[Request, str], Awaitable[Response]]
 
 
@@ -141,12 +141,12 @@ class Console:
                 request.state.form = form
             try:
                 return await handler(request, session)
-            except grpc.RpcError as exc:
-                code = exc.code() if isinstance(exc, grpc.Call) else grpc.StatusCode.UNKNOWN
-                details = exc.details() if isinstance(exc, grpc.Call) else str(exc)
-                return self.render("error.html", STATUS.get(code, 502), session,
-                                   title=f"The router answered {code.name}",
-                                   message=details or "")
+            except RouterError as exc:
+                if exc.code is None:  # not the router's answer
+                    raise
+                return self.render("error.html", STATUS.get(type(exc), 502), session,
+                                   title=f"The router answered {exc.code.name}",
+                                   message=exc.details)
 
         return endpoint
 
@@ -171,10 +171,10 @@ class Console:
         calls, or without a feedback store, still serves the other pages)."""
         try:
             return await self.call(fn, *args), ""
-        except grpc.RpcError as exc:
-            if not isinstance(exc, grpc.Call):
+        except RouterError as exc:
+            if exc.code is None:
                 raise
-            return None, f"{exc.code().name}: {exc.details() or ''}"
+            return None, described(exc)
 
     async def skills_page(self, request: Request, session: str) -> Response:
         params = request.query_params

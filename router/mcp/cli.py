@@ -14,8 +14,13 @@ import logging
 import sys
 from typing import TYPE_CHECKING
 
-from router.cli.caller import add_caller_args, caller_auth_from_args
 from router.config import Config, McpConfig, load_config
+from router.door.flags import (
+    add_accept_args,
+    add_listen_args,
+    add_target_args,
+    caller_auth_from_args,
+)
 from router.errors import InvalidRequest, RouterError
 
 if TYPE_CHECKING:  # building the command line imports nothing heavy
@@ -34,20 +39,19 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     source = p.add_mutually_exclusive_group()
     source.add_argument("--index", metavar="DIR", help="serve this index in-process "
                         "(default: index.index_dir from the configuration)")
-    source.add_argument("--target", metavar="HOST:PORT",
-                        help="proxy to a running skill-router gRPC service instead")
+    # with --target: the deadline, TLS and the bearer token for the gRPC service
+    add_target_args(p, default=None, into=source,
+                    target_help="proxy to a running skill-router gRPC service instead",
+                    timeout=5.0, timeout_help="with --target: deadline of each gRPC call in "
+                                              "seconds (default: 5)")
     p.add_argument("--transport", choices=("stdio", "http"), default="stdio",
                    help="stdio (default; stdout carries only MCP messages) or streamable "
                         "HTTP at /mcp")
-    p.add_argument("--host", default="127.0.0.1", help="HTTP address (default: 127.0.0.1)")
-    p.add_argument("--port", type=int, default=DEFAULT_HTTP_PORT,
-                   help=f"HTTP port (default: {DEFAULT_HTTP_PORT})")
-    p.add_argument("--timeout", type=float, default=5.0,
-                   help="with --target: deadline of each gRPC call in seconds (default: 5)")
+    add_listen_args(p, DEFAULT_HTTP_PORT, "HTTP address (default: 127.0.0.1)",
+                    f"HTTP port (default: {DEFAULT_HTTP_PORT})")
     p.add_argument("--hide-paths", action="store_true",
                    help="with --index: send no absolute path of this disk to callers "
                         "(server.expose_paths: false; with --target the server decides)")
-    add_caller_args(p)  # with --target: TLS and the bearer token for the gRPC service
     _add_door_auth_args(p)
     p.set_defaults(handler=cmd_mcp)
 
@@ -56,12 +60,7 @@ def _add_door_auth_args(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group(
         "the HTTP door's own callers (--token-file above is what the door presents to "
         "--target; these are the tokens it accepts)")
-    group.add_argument("--accept-token-file", metavar="FILE",
-                       help="bearer tokens the door accepts, one per line "
-                            "(mcp.accept_token_file)")
-    group.add_argument("--accept-token-env", metavar="VAR",
-                       help="environment variable holding comma-separated bearer tokens the "
-                            "door accepts (mcp.accept_token_env)")
+    add_accept_args(group, "mcp", "the door")
     group.add_argument("--principals", metavar="FILE",
                        help="the principals file (as serve --principals): its tokens are "
                             "accepted and each caller is served as its principal; reloaded on "
@@ -101,10 +100,10 @@ def open_backend(args: argparse.Namespace, config: Config) -> Backend:
     engine = Engine.open(args.index or config.index.index_dir, config)
     engine.warm_up()
     if config.server.index_poll_seconds > 0:  # pick up new index versions, as `serve` does
-        from router.service.poller import IndexPoller
+        from router.door.poller import IndexPoller
 
         IndexPoller(engine, config.server.index_poll_seconds).start()
-    from router.service.codec.paths import PathPolicy
+    from router.door.path_policy import PathPolicy
 
     expose = config.server.expose_paths and not args.hide_paths
     return EngineBackend(engine, PathPolicy(expose, engine.index_dir))

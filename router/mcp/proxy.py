@@ -2,7 +2,8 @@
 
 Each call carries the MCP session's generated ``session_id`` and its ``active_skills``, so any
 replica behind a round-robin balancer answers the same. A gRPC status comes back as the
-``router.errors`` class the servicer mapped to it, with the server's message.
+``router.errors`` class the servicer mapped to it (the client raises it), with the server's
+message.
 """
 
 from __future__ import annotations
@@ -11,19 +12,10 @@ import os
 from collections.abc import Callable
 from typing import TypeVar
 
-import grpc
-
 from router.activation.activator import Activation, Resource, ResourceList
 from router.client import SkillRouterClient
-from router.errors import (
-    IndexUnavailable,
-    InvalidRequest,
-    NotFound,
-    PermissionDenied,
-    RouterError,
-    StaleFile,
-    TooLarge,
-)
+from router.door.api import described
+from router.errors import IndexUnavailable, ServiceError, Unauthenticated
 from router.mcp.backend import Hit, Search, SkillFile
 from router.mcp.entries import SkillEntry, entry_from_proto
 from router.mcp.principals import ACTING
@@ -32,33 +24,23 @@ from router.v1 import router_pb2 as pb
 
 T = TypeVar("T")
 
-ERROR_BY_STATUS: dict[grpc.StatusCode, type[RouterError]] = {
-    grpc.StatusCode.INVALID_ARGUMENT: InvalidRequest,
-    grpc.StatusCode.NOT_FOUND: NotFound,
-    grpc.StatusCode.RESOURCE_EXHAUSTED: TooLarge,
-    grpc.StatusCode.PERMISSION_DENIED: PermissionDenied,
-    grpc.StatusCode.FAILED_PRECONDITION: StaleFile,
-}
 _REASONS = {pb.ROUTE_REASON_ALWAYS_ON: "always_on", pb.ROUTE_REASON_RETRIEVED: "retrieved",
             pb.ROUTE_REASON_EXPLICIT: "explicit", pb.ROUTE_REASON_ACTIVE: "active"}
 
 
 def _call(target: str, call: Callable[[], T]) -> T:
-    """Run one RPC; a failed status becomes the matching RouterError."""
+    """Run one RPC. A refused request comes back as the ``router.errors`` class of its status
+    (``router.client``), with the server's message; a refusal of the door's own credentials, or
+    a service that did not answer, is the door's trouble: IndexUnavailable naming ``target``."""
     try:
         return call()
-    except grpc.RpcError as exc:
-        code = exc.code() if isinstance(exc, grpc.Call) else grpc.StatusCode.UNKNOWN
-        detail = exc.details() if isinstance(exc, grpc.Call) else str(exc)
-        error = ERROR_BY_STATUS.get(code)
-        if error is not None:
-            raise error(detail or code.name.lower()) from exc
-        if code is grpc.StatusCode.UNAUTHENTICATED:
-            raise IndexUnavailable(f"the skill-router service at {target} refused the door's "
-                                   f"credentials ({detail}); start the door with --token-file "
-                                   "or SKILL_ROUTER_TOKEN (and --tls/--ca-file for TLS)") from exc
+    except Unauthenticated as exc:
+        raise IndexUnavailable(f"the skill-router service at {target} refused the door's "
+                               f"credentials ({exc.details}); start the door with --token-file "
+                               "or SKILL_ROUTER_TOKEN (and --tls/--ca-file for TLS)") from exc
+    except ServiceError as exc:
         raise IndexUnavailable(f"the skill-router service at {target} did not answer "
-                               f"({code.name}: {detail}); try again shortly") from exc
+                               f"({described(exc)}); try again shortly") from exc
 
 
 class GrpcBackend:

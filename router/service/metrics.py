@@ -34,7 +34,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily
 from prometheus_client.registry import Collector
 
-from router.client import SERVICE_NAME
+from router.door.api import SERVICE_NAME
 from router.engine import Engine
 from router.service.interceptors import CallRecord
 from router.v1 import router_pb2 as pb

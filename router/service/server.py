@@ -21,16 +21,16 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from router.client import SERVICE_NAME
 from router.config import ServerConfig
+from router.door.api import SERVICE_NAME
+from router.door.path_policy import PathPolicy
+from router.door.poller import IndexPoller
 from router.engine import Engine
 from router.index import dense
 from router.service.access import AccessInterceptor, Gate
 from router.service.auth import warn_if_open
-from router.service.codec.paths import PathPolicy
 from router.service.interceptors import CallObserver, LoggingInterceptor
 from router.service.metrics import ServiceMetrics, start_metrics_http
-from router.service.poller import IndexPoller
 from router.service.servicer import PrincipalReader, add_to_server
 from router.service.tls import server_credentials, start_health_listener, tls_enabled
 

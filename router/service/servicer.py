@@ -19,15 +19,9 @@ from google.protobuf.message import Message
 from router.access.model import ADMIN, ANONYMOUS, OPS, Principal
 from router.access.roles import require
 from router.activation.activator import Activation
+from router.door.api import status_for
+from router.door.path_policy import PathPolicy
 from router.engine import Engine
-from router.errors import (
-    IndexUnavailable,
-    InvalidRequest,
-    NotFound,
-    PermissionDenied,
-    StaleFile,
-    TooLarge,
-)
 from router.service.codec import learning as lc
 from router.service.codec.activation import (
     activation_to_proto,
@@ -37,7 +31,7 @@ from router.service.codec.activation import (
 )
 from router.service.codec.feedback import outcome_from_proto
 from router.service.codec.index import info_to_proto, reindex_to_proto, skills_to_proto
-from router.service.codec.paths import PathPolicy, hidden
+from router.service.codec.paths import hidden
 from router.service.codec.routing import explain_to_proto, query_from_proto, route_to_proto
 from router.v1 import router_pb2 as pb
 from router.v1 import router_pb2_grpc as pb_grpc
@@ -48,25 +42,6 @@ T = TypeVar("T")
 M = TypeVar("M", bound=Message)
 PrincipalReader = Callable[[grpc.ServicerContext], Principal]
 OperatorCheck = Callable[[grpc.ServicerContext], bool]
-
-# The one table from error class to status code. First match wins, so subclasses
-# (e.g. IndexCorrupt, an IndexUnavailable) follow their parent unless listed earlier.
-STATUS_BY_ERROR: tuple[tuple[type[Exception], grpc.StatusCode], ...] = (
-    (InvalidRequest, grpc.StatusCode.INVALID_ARGUMENT),
-    (NotFound, grpc.StatusCode.NOT_FOUND),
-    (TooLarge, grpc.StatusCode.RESOURCE_EXHAUSTED),
-    (PermissionDenied, grpc.StatusCode.PERMISSION_DENIED),
-    (StaleFile, grpc.StatusCode.FAILED_PRECONDITION),
-    (IndexUnavailable, grpc.StatusCode.UNAVAILABLE),
-)
-
-
-def status_for(exc: Exception) -> tuple[grpc.StatusCode, str]:
-    """The status code and caller-facing message for an exception raised by the Engine."""
-    for error_type, code in STATUS_BY_ERROR:
-        if isinstance(exc, error_type):
-            return code, str(exc) or error_type.__name__
-    return grpc.StatusCode.INTERNAL, f"internal error ({type(exc).__name__}); see the server log"
 
 
 class SkillRouterServicer(pb_grpc.SkillRouterServicer):

@@ -19,9 +19,10 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from router.bearer import accepts
 from router.cli import main
-from router.client import SkillRouterClient, open_channel
+from router.client import SkillRouterClient
 from router.config import ServerConfig
 from router.credentials import CallerAuth
+from router.door.channel import open_channel
 from router.engine import Engine
 from router.errors import InvalidRequest
 from router.service.auth import load_tokens, presented_token, warn_if_open

@@ -1,4 +1,5 @@
-"""SkillRouterClient against a real server: every method, retries on UNAVAILABLE, timeouts."""
+"""SkillRouterClient against a real server: every method, retries on UNAVAILABLE, timeouts, and
+each refusal raised as its ``router.errors`` class with the status on it."""
 
 from __future__ import annotations
 
@@ -7,18 +8,28 @@ import threading
 import time
 from collections.abc import Iterator
 from concurrent import futures
+from pathlib import Path
 
 import grpc
 import pytest
 
+from router.access.model import ROUTE, Principal
 from router.client import SkillRouterClient, service_config
 from router.engine import Engine
+from router.errors import (
+    DeadlineExceeded,
+    InvalidRequest,
+    NotFound,
+    PermissionDenied,
+    Unauthenticated,
+    Unavailable,
+)
 from router.service.server import RouterServer, build_server
 from router.service.servicer import SkillRouterServicer
 from router.v1 import router_pb2 as pb
 from router.v1 import router_pb2_grpc as pb_grpc
 from tests.support.ports import free_port
-from tests.support.servers import server_config
+from tests.support.servers import server_config, start_server
 
 
 @pytest.fixture()
@@ -69,10 +80,48 @@ def test_list_info_health(client: SkillRouterClient, tree_engine: Engine) -> Non
     assert client.health() is True
 
 
-def test_server_errors_are_rpc_errors(client: SkillRouterClient) -> None:
-    with pytest.raises(grpc.RpcError) as info:
+def test_a_missing_skill_is_not_found(client: SkillRouterClient) -> None:
+    with pytest.raises(NotFound) as info:
         client.activate("no-such-skill")
-    assert info.value.code() == grpc.StatusCode.NOT_FOUND
+    assert info.value.code == grpc.StatusCode.NOT_FOUND
+    assert "no-such-skill" in info.value.details and str(info.value) == info.value.details
+    assert isinstance(info.value.__cause__, grpc.RpcError)  # the gRPC error, for a traceback
+
+
+def test_an_unusable_request_is_invalid_request(client: SkillRouterClient) -> None:
+    with pytest.raises(InvalidRequest) as info:
+        client.purge_examples()  # neither a skill nor an age: the server refuses it
+    assert info.value.code == grpc.StatusCode.INVALID_ARGUMENT and info.value.details
+
+
+def test_no_token_is_unauthenticated(tree_engine: Engine, tmp_path: Path) -> None:
+    tokens = tmp_path / "tokens"
+    tokens.write_text("tok-accepted\n")
+    running = start_server(tree_engine, auth_token_file=str(tokens))
+    target = f"127.0.0.1:{running.port}"
+    try:
+        with SkillRouterClient(target, timeout=5.0, retries=0) as anonymous:
+            with pytest.raises(Unauthenticated) as refused:
+                anonymous.index_info()
+            assert refused.value.code == grpc.StatusCode.UNAUTHENTICATED
+        with SkillRouterClient(target, timeout=5.0, retries=0, token="tok-accepted") as known:
+            assert known.index_info().version == tree_engine.info().version
+    finally:
+        running.stop(0)
+
+
+def test_a_missing_role_is_permission_denied(tree_engine: Engine) -> None:
+    reader = Principal("reader", roles=frozenset({ROUTE}))
+    running = start_server(tree_engine, principal=lambda context: reader)
+    try:
+        with SkillRouterClient(f"127.0.0.1:{running.port}", timeout=5.0, retries=0) as client:
+            assert client.list_skills().skills
+            with pytest.raises(PermissionDenied) as denied:
+                client.list_skills(all_catalogs=True)  # role ops or admin
+            assert denied.value.code == grpc.StatusCode.PERMISSION_DENIED
+            assert "ops or admin" in denied.value.details
+    finally:
+        running.stop(0)
 
 
 def test_unknown_format_is_value_error(client: SkillRouterClient) -> None:
@@ -118,9 +167,9 @@ def test_retries_until_server_comes_up(tree_engine: Engine) -> None:
 def test_without_retries_unavailable_fails_fast() -> None:
     with SkillRouterClient(f"127.0.0.1:{free_port()}", timeout=60.0, retries=0) as client:
         started = time.monotonic()
-        with pytest.raises(grpc.RpcError) as info:
+        with pytest.raises(Unavailable) as info:
             client.health()
-        assert info.value.code() == grpc.StatusCode.UNAVAILABLE
+        assert info.value.code == grpc.StatusCode.UNAVAILABLE
         assert time.monotonic() - started < 30.0  # refused at once, not held to the deadline
 
 
@@ -145,9 +194,9 @@ def test_timeout_is_deadline_exceeded(tree_engine: Engine) -> None:
     server.start()
     try:
         with SkillRouterClient(f"127.0.0.1:{port}", timeout=0.2) as client:
-            with pytest.raises(grpc.RpcError) as info:
+            with pytest.raises(DeadlineExceeded) as info:
                 client.index_info()  # the server holds it until after the deadline
-            assert info.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+            assert info.value.code == grpc.StatusCode.DEADLINE_EXCEEDED
     finally:
         servicer.release.set()
         server.stop(0)

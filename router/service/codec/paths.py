@@ -1,105 +1,18 @@
-"""What a caller sees of the server's paths (``server.expose_paths``), applied to answers on
-their way out of a door.
-
-With the setting on (the default) nothing changes. Off, every string of an answer, and every
-error message, is rewritten by a ``router.common.paths.PathView`` made once per served version
-from the version's recorded discovery settings: a skill's location becomes relative to its
-skills root (``pdf-tools/SKILL.md``), a root itself its last component, the version folder the
-version's name, the index folder its last component, the project folder its last component,
-the home folder ``~`` and an example file its file name. Nothing inside changes: activation
-still reads the real files.
-"""
+"""A path view (``router.door.path_policy``) applied to protobuf answers on their way out of the
+gRPC door: every string field, nested and repeated ones too."""
 
 from __future__ import annotations
 
-import logging
-import os
-import threading
 from collections.abc import Iterable
-from pathlib import Path
 from typing import TypeVar
 
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
-from router.common.paths import EXPOSED, Folder, PathView, named_folder, root_folder, skill_folders
-from router.config import DiscoveryConfig
-from router.errors import RouterError
-from router.examples.sources import files_from_settings
-from router.index.build import discovery_from_settings, recorded_settings
-from router.index.layout import VERSIONS
-from router.index.store import IndexSnapshot
+from router.common.paths import EXPOSED, PathView
 from router.v1 import router_pb2 as pb
 
-log = logging.getLogger(__name__)
-
 M = TypeVar("M", bound=Message)
-
-
-def discovery_roots(config: DiscoveryConfig) -> list[str]:
-    """Every skills root ``config`` names (whether or not it exists), as discovery spells it."""
-    roots: list[str] = []
-    for base in (config.project_dir, config.home_dir):
-        if base:
-            roots.extend(os.path.join(os.path.abspath(base), d) for d in config.client_dirs)
-    roots.extend(os.path.abspath(r) for r in (*config.org_roots, *config.bundled_roots))
-    return roots
-
-
-def _spellings(path: str) -> set[str]:
-    return {os.path.abspath(path), os.path.realpath(path)}
-
-
-def view_of(snapshot: IndexSnapshot, index_dir: str | Path | None) -> PathView:
-    """The view hiding ``snapshot``'s folders (its roots, skills, index and example files)."""
-    folders: list[Folder] = []
-    settings: dict[str, object] = {}
-    try:
-        settings = recorded_settings(snapshot.info.path)
-        discovery: DiscoveryConfig | None = discovery_from_settings(settings,
-                                                                    snapshot.info.version)
-    except RouterError:
-        discovery = None  # a version without recorded discovery: its skills' folders alone
-    dirs = [s for skill in snapshot.skills for s in _spellings(skill.base_dir)]
-    # Without recorded discovery, the folders holding skill folders stand for the roots.
-    named = discovery_roots(discovery) if discovery else [os.path.dirname(d) for d in dirs]
-    roots = list(dict.fromkeys(s for r in named for s in _spellings(r)))
-    folders.extend(skill_folders(roots, dirs))
-    if discovery is not None:
-        if discovery.project_dir:
-            folders.extend(named_folder(p, os.path.basename(p.rstrip("/")))
-                           for p in _spellings(discovery.project_dir))
-        if discovery.home_dir:
-            folders.extend(named_folder(p, "~") for p in _spellings(discovery.home_dir))
-    for file in files_from_settings(settings):
-        folders.extend(named_folder(p, os.path.basename(p)) for p in _spellings(file))
-    version_dir = snapshot.info.path
-    folders.extend(named_folder(p, snapshot.info.version) for p in _spellings(version_dir))
-    index = str(index_dir) if index_dir is not None else os.path.dirname(
-        os.path.dirname(version_dir))
-    folders.extend(root_folder(os.path.join(p, VERSIONS)) for p in _spellings(index))
-    folders.extend(named_folder(p, os.path.basename(p.rstrip("/"))) for p in _spellings(index))
-    return PathView(tuple(folders))
-
-
-class PathPolicy:
-    """The view for the served version: ``EXPOSED`` when paths are exposed, else one made
-    per version (cached for the latest)."""
-
-    def __init__(self, expose: bool, index_dir: str | Path | None = None) -> None:
-        self.expose, self._index_dir = expose, index_dir
-        self._lock = threading.Lock()
-        self._cached: tuple[tuple[str, str], PathView] | None = None
-
-    def view(self, snapshot: IndexSnapshot) -> PathView:
-        if self.expose:
-            return EXPOSED
-        key = (snapshot.info.path, snapshot.info.version)
-        with self._lock:
-            if self._cached is None or self._cached[0] != key:
-                self._cached = (key, view_of(snapshot, self._index_dir))
-                log.debug("paths hidden from callers for index %s", snapshot.info.version)
-            return self._cached[1]
 
 
 def hidden(message: M, view: PathView) -> M:
