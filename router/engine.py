@@ -212,26 +212,26 @@ class Engine:
 
     def activate(self, name: str, session_id: str = "", active_skills: tuple[str, ...] = (),
                  include_frontmatter: bool = False, route_id: str = "",
-                 principal: str = "", caller: Principal = ANONYMOUS) -> Activation:
-        """Activate ``name`` of ``caller``'s view; what it teaches is keyed by the skill's
-        catalog and name."""
-        self.recorder.check_owner(session_id, route_id, principal)
-        self._project.check_activation(principal, session_id, name)
+                 principal_name: str = "", caller: Principal = ANONYMOUS) -> Activation:
+        """Activate ``name`` of ``caller``'s view (``principal_name``: whose session and route
+        it is); what it teaches is keyed by the skill's catalog and name."""
+        self.recorder.check_owner(session_id, route_id, principal_name)
+        self._project.check_activation(principal_name, session_id, name)
         visible = self.visible(caller)
         done = self.activator.activate(name, session_id, active_skills, include_frontmatter,
                                        within=visible)
         self.recorder.on_activate(visible.key(done.name), session_id, route_id,
-                                  principal=principal)
+                                  principal=principal_name)
         return done
 
     def feedback(self, skill: str, session_id: str, outcome: str, route_id: str = "",
-                 principal: str = "", caller: Principal = ANONYMOUS) -> bool:
+                 principal_name: str = "", caller: Principal = ANONYMOUS) -> bool:
         """Record an outcome for ``skill`` (``router.learning.recorder``); False if not stored."""
-        self.recorder.check_owner(session_id, route_id, principal)
+        self.recorder.check_owner(session_id, route_id, principal_name)
         visible = self.visible(caller)
         self.activator.find(skill, visible)  # NotFound (close names suggested) when unknown
         return self.recorder.on_feedback(visible.key(skill), session_id, outcome, route_id,
-                                         principal)
+                                         principal_name)
 
     def read_resource(self, name: str, path: str, caller: Principal = ANONYMOUS) -> Resource:
         return self.activator.read_resource(name, path, self.visible(caller))
