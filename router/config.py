@@ -174,38 +174,40 @@ class FeedbackConfig:
     max_per_principal: int = 100  # requests one caller may teach one skill, per label (its first)
 
 
-@dataclass(frozen=True)
-class McpConfig:
+@dataclass(frozen=True, kw_only=True)  # a door section's own fields follow: no positions
+class DoorConfig:
+    """What the HTTP doors' sections share (keys ``mcp.<key>``, ``ops.<key>``): the door's own
+    callers (tokens, principals) and its connection limits (router.common.httpd)."""
+
+    accept_token_file: str = ""  # accepted bearer tokens, one per line
+    accept_token_env: str = ""  # name of an environment variable holding comma-separated tokens
+    header_timeout_seconds: float = 30.0  # a connection's headers must arrive within (<= 30)
+    max_connections: int = 1000  # open connections, at most half the file limit (common.httpd)
+    principals_file: str = ""  # the callers as principals, with roles (router.access); SIGHUP
+
+
+@dataclass(frozen=True, kw_only=True)
+class McpConfig(DoorConfig):
     """The MCP front door over streamable HTTP (``skill-router mcp --transport http``): who may
     call it. Off by default; beyond loopback the door refuses to start without accepted tokens
     unless ``allow_unauthenticated`` (see router.mcp.auth)."""
 
-    accept_token_file: str = ""  # accepted bearer tokens, one per line
-    accept_token_env: str = ""  # name of an environment variable holding comma-separated tokens
     allowed_hosts: tuple[str, ...] = ()  # Host headers accepted besides loopback and --host
     allow_unauthenticated: bool = False  # beyond loopback with no tokens (a proxy in front)
-    header_timeout_seconds: float = 30.0  # a connection's headers must arrive within (<= 30)
-    max_connections: int = 1000  # open connections, at most half the file limit (common.httpd)
     max_sessions_per_caller: int = 100  # open MCP sessions per token (or address); 429 past it
     session_idle_seconds: float = 1800.0  # an MCP session with no request this long ends
-    principals_file: str = ""  # the callers as principals (router.mcp.principals); SIGHUP reloads
 
 
-@dataclass(frozen=True)
-class OpsConfig:
+@dataclass(frozen=True, kw_only=True)
+class OpsConfig(DoorConfig):
     """The ops web console (router.console): inside ``serve`` on ``port`` (0 = off) beside the
     gRPC API, with the server's own tokens; ``skill-router ops`` accepts its callers' tokens
     from ``accept_token_file`` / ``accept_token_env``. Beyond loopback it needs tokens."""
 
     port: int = 0  # serve: the console's port; 0 = no console
     host: str = "127.0.0.1"  # serve: the console's address
-    accept_token_file: str = ""  # `ops`: accepted bearer tokens, one per line
-    accept_token_env: str = ""  # `ops`: variable holding comma-separated accepted tokens
-    header_timeout_seconds: float = 30.0  # as mcp.header_timeout_seconds
-    max_connections: int = 1000  # as mcp.max_connections
     session_seconds: float = 8 * 3600.0  # a login's session lasts this long
     login_failures_per_minute: int = 10  # per client address; 429 past it
-    principals_file: str = ""  # `ops`: the callers as principals, with roles (router.console)
 
 
 @dataclass(frozen=True)
@@ -287,6 +289,7 @@ def load_config(path: str | Path | None = None, env: Mapping[str, str] | None = 
 
 __all__ = [
     "CANDIDATE_KEYS", "CANDIDATE_MODES", "DEFAULT_CLIENT_DIRS", "DEFAULT_MODEL", "FINE_TUNE_MODES",
-    "PRECISIONS", "Config", "DiscoveryConfig", "FeedbackConfig", "IndexConfig", "McpConfig",
-    "OpsConfig", "RoutingConfig", "ServerConfig", "load_config", "replace", "worker_count",
+    "PRECISIONS", "Config", "DiscoveryConfig", "DoorConfig", "FeedbackConfig", "IndexConfig",
+    "McpConfig", "OpsConfig", "RoutingConfig", "ServerConfig", "load_config", "replace",
+    "worker_count",
 ]

@@ -114,7 +114,9 @@ def test_door_flags_override_the_mcp_section(tmp_path: Path) -> None:
     flags = parser.parse_args(["mcp", "--transport", "http", "--accept-token-file", "f",
                                "--accept-token-env", "V", "--allowed-host", "x",
                                "--allowed-host", "y:80", "--allow-unauthenticated"])
-    assert mcp_config(flags, config) == McpConfig("f", "V", ("x", "y:80"), True)
+    assert mcp_config(flags, config) == McpConfig(accept_token_file="f", accept_token_env="V",
+                                                  allowed_hosts=("x", "y:80"),
+                                                  allow_unauthenticated=True)
     assert flags.token_file == ""  # the outbound token is another flag
 
 
