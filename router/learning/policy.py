@@ -5,7 +5,7 @@ The rules, applied to the rows of the feedback store (pure: no I/O):
 1. Rows older than ``retention_days`` and rows hidden by a purge are ignored.
 2. Within one session, the latest label of a (request, skill) pair wins: an activation then a
    ``WRONG_SKILL`` report for the same request and skill leaves only the negative. A session is
-   its principal's (``router.learning.owners``): the same id from two principals is two.
+   its principal's (``router.access.ownership``): the same id from two principals is two.
 3. One session contributes at most ``max_per_session`` labels (its newest), across all skills.
 4. One principal teaches one skill at most ``max_per_principal`` requests per label: the first
    it taught (a later flood from it displaces none of them).
