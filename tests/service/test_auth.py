@@ -18,13 +18,14 @@ import pytest
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from router.bearer import accepts
-from router.cli import main
+from router.cli import build_parser, main
 from router.client import SkillRouterClient
 from router.config import ServerConfig
 from router.credentials import CallerAuth
 from router.door.channel import open_channel
 from router.engine import Engine
 from router.errors import InvalidRequest
+from router.service import auth_args
 from router.service.auth import load_tokens, presented_token, warn_if_open
 from router.service.server import RouterServer, build_server
 from router.service.tls import start_health_listener
@@ -310,3 +311,24 @@ def test_serve_with_the_opt_out_starts_open_and_warns(tmp_path: Path) -> None:
             proc.kill()
             proc.wait()
     assert "no caller authentication (server.allow_unauthenticated)" in log
+
+
+def test_serve_names_the_tokens_it_accepts_and_keeps_the_old_flags_as_aliases(
+        caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(auth_args, "_warned", set())
+    parser = build_parser()
+    accept = parser.parse_args(["serve", "--accept-token-file", "f", "--accept-token-env", "V"])
+    with caplog.at_level(logging.WARNING):
+        assert auth_args.server_auth_flags(accept) == {"auth_token_file": "f",
+                                                       "auth_token_env": "V"}
+    assert "deprecated" not in caplog.text
+    old = parser.parse_args(["serve", "--token-file", "f", "--token-env", "V"])
+    with caplog.at_level(logging.WARNING):
+        assert auth_args.server_auth_flags(old) == {"auth_token_file": "f",
+                                                    "auth_token_env": "V"}
+        auth_args.server_auth_flags(old)
+    warned = [r.getMessage() for r in caplog.records if "deprecated" in r.getMessage()]
+    assert len(warned) == 2  # once per flag, however often the flags are read
+    assert "serve --token-file is deprecated: use --accept-token-file" in warned[0]
+    both = parser.parse_args(["serve", "--token-file", "old", "--accept-token-file", "new"])
+    assert auth_args.server_auth_flags(both) == {"auth_token_file": "new"}
