@@ -26,9 +26,8 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import grpc
-
 from router.client import SkillRouterClient
+from router.errors import RouterError
 from router.routing.activation import is_skill_content
 from router.v1 import router_pb2 as pb
 
@@ -153,15 +152,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     with SkillRouterClient(args.target, timeout=args.timeout) as client:
         try:
             client.health()
-        except grpc.RpcError as exc:
-            print(f"error: cannot reach skill-router at {args.target} ({exc.code().name}); "
+        except RouterError as exc:
+            status = exc.code.name if exc.code is not None else str(exc)
+            print(f"error: cannot reach skill-router at {args.target} ({status}); "
                   "start it with `make run` or pass --target", file=sys.stderr)
             return 1
         try:
             run(client, args.message)
-        except (GatewayError, grpc.RpcError) as exc:
-            detail = exc.details() if isinstance(exc, grpc.RpcError) else str(exc)
-            print(f"error: {detail}", file=sys.stderr)
+        except (GatewayError, RouterError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
             return 1
     return 0
 
