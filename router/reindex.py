@@ -103,23 +103,23 @@ class Reindexer:
                     self._stats.last_result = result
 
     def _rebuild(self, index_dir: Path, full: bool, started: float) -> ReindexResult:
-        served, query = self._served()  # its query encoder: the gate is calibrated on it
-        recorded = build.recorded_settings(served.info.path)
-        discovery = build.discovery_from_settings(recorded, served.info.version)
+        snapshot, query = self._served()  # its query encoder: the gate is calibrated on it
+        info = snapshot.info
+        recorded = build.recorded_settings(info.path)
+        discovery = build.discovery_from_settings(recorded, info.version)
         # embedded with the full-precision model, whatever serves queries (router.index.plan)
-        recipe = Recipe.for_index(self._config, discovery, index_dir,
-                                  model=base_of(served.info.model))
+        recipe = Recipe.for_index(self._config, discovery, index_dir, model=base_of(info.model))
         outcome = recipe.build(
             Sources(files=tuple(files_from_settings(recorded))), serving=query,
-            served=build.Served(served.info.version, served.skills, recorded), full=full,
-            before_prune=lambda info: self._swap(load_index(index_dir, info.version)))
+            served=build.Served(info.version, snapshot.skills, recorded), full=full,
+            before_prune=lambda built: self._swap(load_index(index_dir, built.version)))
         changes = outcome.changes
         if outcome.info is None:
             log.info("reindex: %d skills unchanged; still serving %s", changes.unchanged,
-                     served.info.version)
-            return ReindexResult(served.info.version, changes, time.perf_counter() - started,
+                     info.version)
+            return ReindexResult(info.version, changes, time.perf_counter() - started,
                                  outcome.diagnostics, swapped=False)
-        log.info("reindex: %s -> %s (+%d ~%d -%d, %d unchanged)", served.info.version,
+        log.info("reindex: %s -> %s (+%d ~%d -%d, %d unchanged)", info.version,
                  outcome.info.version, changes.added, changes.changed, changes.removed,
                  changes.unchanged)
         return ReindexResult(outcome.info.version, changes, time.perf_counter() - started,

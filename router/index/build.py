@@ -1,9 +1,10 @@
 """The one index-build pipeline: discover -> build (with the settings that repeat it) -> prune.
 
 ``skill-router index``, the Reindex RPC (through ``Engine.reindex``) and ``skill-router eval``
-all build through ``build``, each with a ``router.index.plan.BuildPlan`` made from the config;
-a sharded build (``build_shard`` on N workers, then ``merge_shards``) takes the same plan and
-ends in the same ``build`` with every embedding already made.
+all build through ``build``, each with the ``router.index.plan.BuildPlan`` its recipe gathers
+(``router.index.recipe``); a sharded build (``build_shard`` on N workers, then
+``merge_shards``) takes the same plan and ends in the same ``build`` with every embedding
+already made.
 
 A build records its effective discovery settings in the manifest,
 so a reindex needs no arguments: it discovers skills again with those settings and, given the

@@ -1,7 +1,8 @@
 """The one build plan: everything a build is asked to do, made once from the config.
 
 ``skill-router index``, the Reindex RPC (``Engine.reindex``), ``skill-router eval`` and the
-sharded build all take a :class:`BuildPlan` (``router.index.build``). Its encoder is always the
+sharded build all take a :class:`BuildPlan` (``router.index.build``), made and completed by
+the build recipe (``router.index.recipe``). Its encoder is always the
 full-precision model (sentence-transformers on the configured device), whatever backend serves
 queries (``index.query_backend``): an index's vectors all come from that one model, so a
 Reindex gives what a fresh build of the same catalog gives.
