@@ -255,10 +255,6 @@ class Engine:
         """``caller``'s view: one skill per name, by name."""
         return self.visible(caller).skills()
 
-    def all_skills(self) -> tuple[Skill, ...]:
-        """Every catalog's skills, same names included (for operators)."""
-        return self._snapshot.skills
-
     def diagnostics(self) -> tuple[Diagnostic, ...]:
         return self._snapshot.diagnostics
 
