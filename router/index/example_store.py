@@ -131,14 +131,14 @@ def vectors_of(embedder: Embedder) -> str:
     return str(getattr(embedder, "vectors", FLOAT32))
 
 
-def _fit(index: ExampleIndex | None, documents: Sequence[str], plain: LexicalIndex | None,
-         skill_vectors: np.ndarray, embedder: Embedder,
+def _fit(index: ExampleIndex | None, catalog: Catalog, embedder: Embedder,
          held_out: np.ndarray | None,
          trained: frozenset[str]) -> tuple[Fit | None, LexicalIndex | None]:
     """The settings fit (judged on no request in ``trained``, those the encoder was fine-tuned
     on), and the BM25 index expanded with every example when it chose one."""
     if index is None:
         return None, None
+    _, skill_vectors, documents, plain = catalog
 
     def lexical_for(extra: Mapping[int, Sequence[str]]) -> LexicalIndex:
         if not extra and plain is not None:
@@ -181,7 +181,7 @@ def prepare(catalog: Catalog, examples: Sequence[Example], embedder: Embedder, r
     ``fit_settings`` (``router.calibration.settings_fit``; judged on no request in
     ``trained``, those the encoder was fine-tuned on) and calibrate the gate against it
     (``router.calibration.gate_fit``), on ``query``'s vectors (module doc)."""
-    names, skill_vectors, documents, lexical = catalog
+    names, skill_vectors, _, lexical = catalog
     chosen = selection.select(examples, set(names))
     if chosen.unknown_skills:
         log.warning("examples name %d skills the catalog does not hold (ignored): %s",
@@ -198,8 +198,8 @@ def prepare(catalog: Catalog, examples: Sequence[Example], embedder: Embedder, r
     positions = {n: i for i, n in enumerate(names)}
     index = as_index(chosen.rows, rows, positions, skill_vectors)
     held_out = None if query is None or index is None else query.encode(list(index.queries))
-    fit, expanded = _fit(index, documents, lexical, skill_vectors, query or embedder,
-                         held_out, trained) if fit_settings else (None, None)
+    fit, expanded = _fit(index, catalog, query or embedder, held_out,
+                         trained) if fit_settings else (None, None)
     words = _best_bm25(calibration_texts, expanded or lexical)
     fitted = calibrate_gate(null, skill_vectors, index, words, len(chosen.off_topic), fit, asked)
     return Learned(chosen, rows, calibration_texts, null, fitted.calibration,
