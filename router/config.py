@@ -77,8 +77,7 @@ class RoutingConfig:
     activation_mode: str = "tool"  # "tool" (activate_skill) or "file" (read SKILL.md)
     include_location: bool = True
 
-    def __post_init__(self) -> None:
-        # a typo would otherwise render the tool instruction (router.routing.catalog)
+    def __post_init__(self) -> None:  # a typo would silently mean "tool" (routing.catalog)
         if self.activation_mode not in ACTIVATION_MODES:
             raise InvalidRequest(f"config routing.activation_mode: {self.activation_mode!r} is "
                                  f"not one of {', '.join(ACTIVATION_MODES)}")
@@ -284,9 +283,7 @@ def load_config(path: str | Path | None = None, env: Mapping[str, str] | None = 
         if not isinstance(loaded, dict):
             raise InvalidRequest(f"config {path}: top level must be a mapping")
         data = loaded
-    sections = {"discovery": DiscoveryConfig, "routing": RoutingConfig,
-                "index": IndexConfig, "server": ServerConfig, "feedback": FeedbackConfig,
-                "mcp": McpConfig, "ops": OpsConfig}
+    sections = get_type_hints(Config)  # section name -> its dataclass
     unknown = set(data) - set(sections)
     if unknown:
         raise InvalidRequest(f"config: unknown sections {sorted(unknown)}")

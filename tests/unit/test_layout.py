@@ -200,3 +200,77 @@ def test_unit_tests_mirror_the_packages() -> None:
     assert len(folders) >= 6, folders
     assert strays == []  # a unit-test folder is named after the package it tests
     assert len(list(UNIT.glob("test_*.py"))) <= 12
+
+
+# The floors of router/, top first (docs/development.md draws them). A module may import its own
+# top-level package and any floor below its own; names sharing a floor never import each other
+# (no door imports another door). An import that climbs fails here, whatever cycle it makes.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("cli",),
+    ("service", "mcp", "console"),  # the doors
+    ("evaluation",),
+    ("client",),
+    ("door",),  # what every door shares: path policy, poller, status map, flags
+    ("engine",),
+    ("reindex",),
+    ("learning", "activation"),
+    ("routing",),
+    ("index",),
+    ("calibration",),
+    ("examples",),
+    ("access",),
+    ("skills", "encoders"),
+    ("common",),
+    ("bearer", "credentials"),
+    ("config",),
+    ("errors",),
+    ("v1",),
+)
+
+
+def _floor() -> dict[str, int]:
+    return {name: level for level, names in enumerate(LAYERS) for name in names}
+
+
+def _climbs(graph: dict[str, set[str]]) -> list[str]:
+    """Every import of ``graph`` (module -> modules it imports) that climbs ``LAYERS`` or
+    crosses to another name on its own floor."""
+    floor = _floor()
+    out = []
+    for module, imported in sorted(graph.items()):
+        top = module.split(".")[1]
+        for target in sorted(imported):
+            other = target.split(".")[1]
+            if other != top and floor[other] <= floor[top]:
+                out.append(f"{module} -> {target}")
+    return out
+
+
+def test_every_top_level_name_has_a_floor() -> None:
+    names = {p.name.removesuffix(".py") for p in PACKAGE.iterdir()
+             if p.name.endswith(".py") or (p / "__init__.py").is_file()}
+    assert sorted(names - {"__init__"} - set(_floor())) == []
+    assert len(_floor()) == sum(len(names) for names in LAYERS)  # no name on two floors
+
+
+def test_no_import_climbs_the_floors() -> None:
+    modules = _modules()
+    graph = {name: _imports(path, set(modules)) for name, path in modules.items()
+             if name != "router"}
+    assert _climbs(graph) == []
+
+
+def test_the_floor_check_finds_a_climb_and_a_door_importing_a_door() -> None:
+    graph = {"router.routing.x": {"router.index.store", "router.activation.content"},
+             "router.mcp.cli": {"router.engine", "router.cli.caller", "router.service.poller"},
+             "router.skills.y": {"router.common.paths", "router.errors"}}
+    assert _climbs(graph) == ["router.mcp.cli -> router.cli.caller",
+                              "router.mcp.cli -> router.service.poller",
+                              "router.routing.x -> router.activation.content"]
+
+
+def test_token_hashes_are_read_only_in_access() -> None:
+    found = sorted(str(p.relative_to(REPO)) for p in PACKAGE.rglob("*.py")
+                   if "token_sha256" in p.read_text(encoding="utf-8")
+                   and PACKAGE / "access" not in p.parents)
+    assert found == []
