@@ -46,7 +46,7 @@ def view_figures(engine: Engine, texts: Sequence[str]) -> dict[str, Any]:
 
     def call(name: str, caller: Principal) -> Callable[[str], object]:
         def route(text: str) -> object:
-            result = engine.route(RouteQuery(message=text, top_k=TOP_K), caller=caller)
+            result = engine.route(RouteQuery(message=text, top_k=TOP_K, caller=caller))
             shown[name].append(len(result.skills))
             return result
         return route

@@ -179,11 +179,11 @@ class Engine:
         snapshot = self._snapshot
         return Visible(snapshot, self._views.view(snapshot, caller))
 
-    def route(self, query: RouteQuery, *, explain: bool = False,
-              caller: Principal = ANONYMOUS) -> RouteResult:
-        """Route a turn over ``caller``'s view."""
+    def route(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:
+        """Route a turn over the view of its caller (``query.caller``)."""
         query = self.validate(query)
-        self.recorder.claim(query.session_id, query.principal)  # PermissionDenied: not theirs
+        caller = query.caller
+        self.recorder.claim(query.session_id, caller.name)  # PermissionDenied: not theirs
         remembered = self.activator.sessions.active(query.session_id)
         if remembered:
             query = replace(query, active_skills=(*query.active_skills,
@@ -196,16 +196,15 @@ class Engine:
                             explain=explain, view=view, project=project)
         return replace(result, diagnostics=notes) if notes else result
 
-    def route_turn(self, query: RouteQuery, *, explain: bool = False,
-                   caller: Principal = ANONYMOUS) -> RouteResult:
+    def route_turn(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:
         """``route``, and a ``/name`` the user typed activated (in ``explicit_content``)."""
-        result = self.route(query, explain=explain, caller=caller)
+        result = self.route(query, explain=explain)
         result = replace(result, route_id=self.recorder.on_route(query, result))
         explicit = [s for s in result.skills if s.reason is Reason.EXPLICIT]
         if not explicit or explicit[0].catalog == PROJECT_CATALOG:
             return result  # a project skill's activation stays with the gateway
         done = self.activator.activate(explicit[0].name, query.session_id, query.active_skills,
-                                       explicit=True, within=self.visible(caller))
+                                       explicit=True, within=self.visible(query.caller))
         self.recorder.on_explicit(skill_key(explicit[0].catalog, done.name), query,
                                   result.route_id)
         return replace(result, explicit_content=done.content)

@@ -98,7 +98,7 @@ class Recorder:
                   shown=tuple(skill_key(s.catalog, s.name) for s in indexed),
                   retrieved=tuple(skill_key(s.catalog, s.name) for s in indexed
                                   if s.reason is Reason.RETRIEVED),
-                  principal=query.principal,
+                  principal=query.caller.name,
                   forced=any(s.reason is Reason.EXPLICIT for s in result.skills))
         if not self._append(row, durable=False):  # synced soon after, off the turn's path
             return ""
@@ -150,7 +150,7 @@ class Recorder:
         nothing (the user chose it, not the model)."""
         if self.enabled:
             self._append(Row(kind=ACTIVATE, ts=time.time(), skill=skill, session=query.session_id,
-                             route_id=route_id, principal=query.principal))
+                             route_id=route_id, principal=query.caller.name))
 
     def on_activate(self, skill: str, session: str, route_id: str = "",
                     principal: str = "") -> None:

@@ -123,8 +123,7 @@ class EngineBackend:
         self._tune_thread()
         result = self._hiding(lambda: self.engine.route_turn(RouteQuery(
             message=query, top_k=top_k, session_id=session.session_id,
-            active_skills=session.active_skills, principal=self._caller().name),
-            caller=self._caller()))
+            active_skills=session.active_skills, caller=self._caller())))
         hits = tuple(Hit(s.name, s.description, s.score, s.reason.value) for s in result.skills)
         return Search(hits, self._shown(result.catalog_text), result.index_version,
                       self._shown(result.explicit_content), result.route_id)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from router.access.model import ANONYMOUS, Principal
 from router.skills.model import Diagnostic
 
 
@@ -57,7 +58,7 @@ class RouteQuery:
     format: CatalogFormat = CatalogFormat.XML
     active_skills: tuple[str, ...] = ()
     max_catalog_chars: int = 0  # 0 = no budget
-    principal: str = ""  # who asks (router.activation.owners): it owns the session and route
+    caller: Principal = ANONYMOUS  # who asks: routed over its view; it owns the session and route
     project_skills: tuple[InlineSkill, ...] = ()  # routed with the catalog (router.routing.project)
 
 

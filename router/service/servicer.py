@@ -70,8 +70,7 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
               context: grpc.ServicerContext) -> pb.RouteResponse:
         def run() -> pb.RouteResponse:
             caller = self._principal(context)
-            return route_to_proto(self._engine.route_turn(query_from_proto(request, caller.name),
-                                                          caller=caller))
+            return route_to_proto(self._engine.route_turn(query_from_proto(request, caller)))
 
         return self._answer(context, "Route", run)
 
@@ -79,8 +78,8 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
                 context: grpc.ServicerContext) -> pb.ExplainResponse:
         def run() -> pb.ExplainResponse:
             caller = self._principal(context)
-            return explain_to_proto(self._engine.route(query_from_proto(request, caller.name),
-                                                       explain=True, caller=caller))
+            return explain_to_proto(self._engine.route(query_from_proto(request, caller),
+                                                       explain=True))
 
         return self._answer(context, "Explain", run)
 

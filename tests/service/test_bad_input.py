@@ -12,7 +12,6 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from router.access.model import ANONYMOUS, Principal
 from router.engine import Engine
 from router.routing.model import RouteQuery, RouteResult
 from router.service import interceptors
@@ -98,10 +97,9 @@ class _HeldEngine(Engine):
 
     release = threading.Event()
 
-    def route(self, query: RouteQuery, *, explain: bool = False,
-              caller: Principal = ANONYMOUS) -> RouteResult:
+    def route(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:
         self.release.wait(timeout=30)
-        return super().route(query, explain=explain, caller=caller)
+        return super().route(query, explain=explain)
 
 
 def test_a_passed_deadline_is_deadline_exceeded_and_the_server_stays_healthy(

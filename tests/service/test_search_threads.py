@@ -8,7 +8,6 @@ from typing import ClassVar
 
 import faiss
 
-from router.access.model import ANONYMOUS, Principal
 from router.engine import Engine
 from router.routing.model import RouteQuery, RouteResult
 from router.v1 import router_pb2 as pb
@@ -20,10 +19,9 @@ class ThreadsSeen(Engine):
 
     seen: ClassVar[list[int]] = []
 
-    def route(self, query: RouteQuery, *, explain: bool = False,
-              caller: Principal = ANONYMOUS) -> RouteResult:
+    def route(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:
         self.seen.append(int(faiss.omp_get_max_threads()))
-        return super().route(query, explain=explain, caller=caller)
+        return super().route(query, explain=explain)
 
 
 def test_every_call_thread_searches_on_the_configured_thread_count(engine: Engine) -> None:

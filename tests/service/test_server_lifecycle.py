@@ -14,7 +14,6 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
 
-from router.access.model import ANONYMOUS, Principal
 from router.engine import Engine
 from router.errors import (
     IndexCorrupt,
@@ -40,8 +39,7 @@ class FailingEngine(Engine):
 
     error: Exception = RuntimeError("boom")
 
-    def route(self, query: RouteQuery, *, explain: bool = False,
-              caller: Principal = ANONYMOUS) -> RouteResult:
+    def route(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:
         raise self.error
 
 
@@ -52,11 +50,10 @@ class GatedEngine(Engine):
     entered = threading.Event()
     release = threading.Event()
 
-    def route(self, query: RouteQuery, *, explain: bool = False,
-              caller: Principal = ANONYMOUS) -> RouteResult:
+    def route(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:
         self.entered.set()
         assert self.release.wait(timeout=30), "the test never released the route"
-        return super().route(query, explain=explain, caller=caller)
+        return super().route(query, explain=explain)
 
 
 def clone(engine: Engine, cls: type[Engine]) -> Engine:

@@ -6,6 +6,7 @@ a RouteResult becomes a RouteResponse or, with its candidates, an ExplainRespons
 
 from __future__ import annotations
 
+from router.access.model import ANONYMOUS, Principal
 from router.errors import InvalidRequest
 from router.routing.model import (
     CatalogFormat,
@@ -32,8 +33,8 @@ _REASONS: dict[Reason, pb.RouteReason] = {
 }
 
 
-def query_from_proto(request: pb.RouteRequest, principal: str = "") -> RouteQuery:
-    """Convert a RouteRequest asked by ``principal``; an unknown ``format`` is rejected here."""
+def query_from_proto(request: pb.RouteRequest, caller: Principal = ANONYMOUS) -> RouteQuery:
+    """Convert a RouteRequest asked by ``caller``; an unknown ``format`` is rejected here."""
     fmt = _FORMATS.get(request.format)
     if fmt is None:
         known = ", ".join(f"{pb.CatalogFormat.Name(n)} ({n})" for n in sorted(_FORMATS))
@@ -46,7 +47,7 @@ def query_from_proto(request: pb.RouteRequest, principal: str = "") -> RouteQuer
         format=fmt,
         active_skills=tuple(request.active_skills),
         max_catalog_chars=request.max_catalog_chars,
-        principal=principal,
+        caller=caller,
         project_skills=tuple(InlineSkill(s.name, s.description, s.location)
                              for s in request.project_skills),
     )

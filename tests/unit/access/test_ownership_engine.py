@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from router.access.model import Principal
 from router.config import Config
 from router.encoders.hashing import HashEmbedder
 from router.engine import Engine
@@ -26,7 +27,8 @@ def engine(index_dir: Path | None = None) -> Engine:
 
 
 def turn(principal: str, session: str = "conv-a") -> RouteQuery:
-    return RouteQuery(message="extract a pdf table", session_id=session, principal=principal)
+    return RouteQuery(message="extract a pdf table", session_id=session,
+                      caller=Principal(principal))
 
 
 @pytest.mark.parametrize("stored", [False, True])
