@@ -126,10 +126,21 @@ class SkillSourceContract:
         assert source.read_resource(pdf, "notes.txt").media_type == "text/plain"
         assert source.skill_file_name(pdf) == "SKILL.md"
 
-    def test_a_path_leaving_the_skill_is_refused(self, source: SkillSource, pdf: Skill) -> None:
+    def test_a_path_leaving_the_skill_is_refused_before_the_source_is_asked(
+            self, source: SkillSource, pdf: Skill, monkeypatch: pytest.MonkeyPatch) -> None:
+        asked: list[str] = []
+        fetch = source.fetch
+
+        def counted(skill: Skill, path: str, max_bytes: int) -> SkillFile:
+            asked.append(path)
+            return fetch(skill, path, max_bytes)
+
+        monkeypatch.setattr(source, "fetch", counted)
         for path in LEAVING:
             with pytest.raises(InvalidRequest):
                 source.read(pdf, path)
+        assert asked == []
+        assert source.read(pdf, "notes.txt") and asked == ["notes.txt"]
 
     def test_a_missing_hidden_or_folder_path_is_not_found(self, source: SkillSource,
                                                           pdf: Skill) -> None:
