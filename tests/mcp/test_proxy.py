@@ -19,6 +19,7 @@ from mcp_types import TextContent
 from router.activation.activator import Activation, Resource, ResourceList
 from router.client import SkillRouterClient
 from router.engine import Engine
+from router.errors import RouterError
 from router.mcp.backend import Search, SkillFile
 from router.mcp.proxy import GrpcBackend
 from router.mcp.sessions import DoorSessions, SessionState
@@ -58,9 +59,9 @@ def test_list_resources_lists_like_activate_without_activating(client: SkillRout
 ])
 def test_list_resources_refuses_like_read_resource(client: SkillRouterClient, name: str,
                                                    code: grpc.StatusCode) -> None:
-    with pytest.raises(grpc.RpcError) as caught:
+    with pytest.raises(RouterError) as caught:
         client.list_resources(name)
-    assert caught.value.code() is code  # type: ignore[attr-defined]
+    assert caught.value.code is code
 
 
 class RoundRobin:

@@ -24,7 +24,7 @@ from router.config import ServerConfig
 from router.credentials import CallerAuth
 from router.door.channel import open_channel
 from router.engine import Engine
-from router.errors import InvalidRequest
+from router.errors import InvalidRequest, RouterError, Unauthenticated
 from router.service import auth_args
 from router.service.auth import load_tokens, presented_token, warn_if_open
 from router.service.server import RouterServer, build_server
@@ -64,8 +64,9 @@ def server(engine: Engine, **settings: Any) -> Iterator[RouterServer]:
 def code_of(client: SkillRouterClient) -> grpc.StatusCode:
     try:
         client.index_info()
-    except grpc.RpcError as exc:
-        return exc.code()  # type: ignore[attr-defined,no-any-return]
+    except RouterError as exc:
+        assert exc.code is not None
+        return exc.code
     return grpc.StatusCode.OK
 
 
@@ -90,10 +91,10 @@ def test_a_refused_call_says_what_to_send_and_health_stays_open(engine: Engine,
                                                                 token_file: Path) -> None:
     with server(engine, auth_token_file=str(token_file)) as running, \
             client(running.port) as caller:
-        with pytest.raises(grpc.RpcError) as refused:
+        with pytest.raises(Unauthenticated) as refused:
             caller.route("merge PDF documents")
-        assert refused.value.code() is grpc.StatusCode.UNAUTHENTICATED
-        assert "authorization: Bearer" in (refused.value.details() or "")
+        assert refused.value.code is grpc.StatusCode.UNAUTHENTICATED
+        assert "authorization: Bearer" in refused.value.details
         assert caller.health() is True  # probes need no token
 
 

@@ -15,6 +15,7 @@ import pytest
 from router.cli import main
 from router.client import SkillRouterClient
 from router.config import FeedbackConfig
+from router.errors import RouterError
 from router.learning.traffic import learned_examples
 from router.service.server import RouterServer
 from router.v1 import router_pb2 as pb
@@ -42,8 +43,8 @@ def client(running: RouterServer) -> Iterator[SkillRouterClient]:
         yield caller
 
 
-def refused(call: object, *args: object, **kwargs: object) -> grpc.RpcError:
-    with pytest.raises(grpc.RpcError) as caught:
+def refused(call: object, *args: object, **kwargs: object) -> RouterError:
+    with pytest.raises(RouterError) as caught:
         call(*args, **kwargs)  # type: ignore[operator]
     return caught.value
 
@@ -111,8 +112,8 @@ def test_bad_input_is_invalid_argument_with_a_way_out(client: SkillRouterClient)
                                (client.list_examples, {"limit": -1}, "limit"),
                                (client.skill_stats, {"min_routed": -1}, "min_routed")):
         error = refused(call, **kwargs)
-        assert error.code() is grpc.StatusCode.INVALID_ARGUMENT, kwargs
-        assert hint in str(error.details())
+        assert error.code is grpc.StatusCode.INVALID_ARGUMENT, kwargs
+        assert hint in error.details
 
 
 def test_a_purge_needs_a_token_where_the_server_asks_for_one(index: Path,
@@ -125,7 +126,7 @@ def test_a_purge_needs_a_token_where_the_server_asks_for_one(index: Path,
         with SkillRouterClient(target, timeout=10.0) as anonymous:
             for call in (anonymous.purge_examples, anonymous.list_examples):
                 kwargs = {"skill": "skill-0"}
-                assert refused(call, **kwargs).code() is grpc.StatusCode.UNAUTHENTICATED
+                assert refused(call, **kwargs).code is grpc.StatusCode.UNAUTHENTICATED
         with SkillRouterClient(target, timeout=10.0, token=TOKEN) as caller:
             assert caller.purge_examples(skill="skill-0").purged == 0
             assert caller.skill_stats().feedback_enabled

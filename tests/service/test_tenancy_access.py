@@ -17,6 +17,7 @@ from router.access.roles import METHOD_ROLES
 from router.cli import main
 from router.client import SkillRouterClient
 from router.engine import Engine
+from router.errors import RouterError
 from router.service.server import RouterServer
 from router.v1 import router_pb2 as pb
 from tests.support.certs import Certs, make_certs
@@ -71,8 +72,11 @@ def client(port: int, token: str = "", principal: str = "", **auth: Any) -> Skil
 def outcome(call: Callable[[], Any]) -> tuple[grpc.StatusCode, str]:
     try:
         call()
-    except grpc.RpcError as exc:
+    except grpc.RpcError as exc:  # a stub's call
         return exc.code(), exc.details()  # type: ignore[attr-defined]
+    except RouterError as exc:  # the client's
+        assert exc.code is not None
+        return exc.code, exc.details
     return grpc.StatusCode.OK, ""
 
 
