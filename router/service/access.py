@@ -16,7 +16,7 @@ on SIGHUP); a source that no longer reads or parses keeps the table in use and l
   file: ``PERMISSION_DENIED``;
 - roles: a SkillRouter method outside the caller's roles is ``PERMISSION_DENIED``
   (``requires role ...``; ``router.access.roles.require``).
-The servicer reads the resolved principal of the call it runs (``principal``).
+The servicer reads the resolved principal of the call it runs (``principal_of``).
 """
 
 from __future__ import annotations
@@ -138,7 +138,7 @@ class Gate:
         entry = self._live.table.by_token(token)
         return entry is not None and entry.principal.may(OPS)
 
-    def principal(self, context: grpc.ServicerContext) -> Principal:
+    def principal_of(self, context: grpc.ServicerContext) -> Principal:
         """The principal of the call being served (the servicer's reader)."""
         return self.caller(context).principal
 

@@ -31,7 +31,7 @@ from router.service.access import AccessInterceptor, Gate
 from router.service.auth import warn_if_open
 from router.service.interceptors import CallObserver, LoggingInterceptor
 from router.service.metrics import ServiceMetrics, start_metrics_http
-from router.service.servicer import PrincipalReader, add_to_server
+from router.service.servicer import CallerReader, add_to_server
 from router.service.tls import server_credentials, start_health_listener, tls_enabled
 
 log = logging.getLogger(__name__)
@@ -73,9 +73,9 @@ def rpc_pool(config: ServerConfig, search_threads: int) -> futures.ThreadPoolExe
 
 def build_server(engine: Engine, config: ServerConfig, address: str | None = None,
                  *, observer: CallObserver | None = None,
-                 principal: PrincipalReader | None = None) -> RouterServer:
+                 caller_of: CallerReader | None = None) -> RouterServer:
     """Create and bind (not start) a server for ``engine``; see ``create_server``.
-    ``principal`` names each call's caller (default: the one ``config``'s principals and
+    ``caller_of`` reads each call's caller (default: the one ``config``'s principals and
     tokens resolve, ``router.service.access``)."""
     target = address or f"{config.host}:{config.port}"
     credentials = server_credentials(config)
@@ -87,7 +87,7 @@ def build_server(engine: Engine, config: ServerConfig, address: str | None = Non
                  # A busy port is an error: never share it with another server process.
                  ("grpc.so_reuseport", 0)],
     )
-    add_to_server(engine, server, principal or gate.principal,
+    add_to_server(engine, server, caller_of or gate.principal_of,
                   lambda c: gate.caller(c).operator,
                   PathPolicy(config.expose_paths, engine.index_dir))
     health_servicer = health.HealthServicer()

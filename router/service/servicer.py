@@ -40,21 +40,21 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 M = TypeVar("M", bound=Message)
-PrincipalReader = Callable[[grpc.ServicerContext], Principal]
+CallerReader = Callable[[grpc.ServicerContext], Principal]  # the Principal a call is served as
 OperatorCheck = Callable[[grpc.ServicerContext], bool]
 
 
 class SkillRouterServicer(pb_grpc.SkillRouterServicer):
-    """Serves one Engine (thread-safe as it is); ``principal`` names each call's caller and
+    """Serves one Engine (thread-safe as it is); ``caller_of`` reads each call's caller and
     ``operator`` says whether it holds ``ops`` by the principals file (ListExamples shows it
     session ids); ``paths`` says what callers see of the server's paths (every answer and
     error message passes through it)."""
 
     def __init__(self, engine: Engine,
-                 principal: PrincipalReader = lambda context: ANONYMOUS,
+                 caller_of: CallerReader = lambda context: ANONYMOUS,
                  operator: OperatorCheck = lambda context: False,
                  paths: PathPolicy | None = None) -> None:
-        self._engine, self._principal, self._operator = engine, principal, operator
+        self._engine, self._caller_of, self._operator = engine, caller_of, operator
         self._paths = paths or PathPolicy(expose=True)
 
     def _shown(self, text: str) -> str:
@@ -69,7 +69,7 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
     def Route(self, request: pb.RouteRequest,
               context: grpc.ServicerContext) -> pb.RouteResponse:
         def run() -> pb.RouteResponse:
-            caller = self._principal(context)
+            caller = self._caller_of(context)
             return route_to_proto(self._engine.route_turn(query_from_proto(request, caller)))
 
         return self._answer(context, "Route", run)
@@ -77,7 +77,7 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
     def Explain(self, request: pb.RouteRequest,
                 context: grpc.ServicerContext) -> pb.ExplainResponse:
         def run() -> pb.ExplainResponse:
-            caller = self._principal(context)
+            caller = self._caller_of(context)
             return explain_to_proto(self._engine.route(query_from_proto(request, caller),
                                                        explain=True))
 
@@ -86,7 +86,7 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
     def ListSkills(self, request: pb.ListSkillsRequest,
                    context: grpc.ServicerContext) -> pb.ListSkillsResponse:
         def run() -> pb.ListSkillsResponse:
-            caller = self._principal(context)
+            caller = self._caller_of(context)
             if request.all_catalogs:
                 require(caller, (OPS, ADMIN), "all_catalogs")
             visible = self._engine.visible(caller)  # one version for the skills and files
@@ -104,7 +104,7 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
                  context: grpc.ServicerContext) -> pb.ActivateResponse:
         """Activation on the model's behalf (a user's ``/name`` goes through Route)."""
         return self._answer(context, "Activate", lambda: activation_to_proto(
-            self._activate(request, self._principal(context))))
+            self._activate(request, self._caller_of(context))))
 
     def _activate(self, request: pb.ActivateRequest, caller: Principal) -> Activation:
         return self._engine.activate(request.name, request.session_id,
@@ -115,13 +115,13 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
                      context: grpc.ServicerContext) -> pb.ReadResourceResponse:
         return self._answer(context, "ReadResource", lambda: resource_to_proto(
             self._engine.read_resource(request.name, request.path,
-                                       caller=self._principal(context))))
+                                       caller=self._caller_of(context))))
 
     def ValidateArguments(self, request: pb.ValidateArgumentsRequest,
                           context: grpc.ServicerContext) -> pb.ValidateArgumentsResponse:
         return self._answer(context, "ValidateArguments", lambda: validation_to_proto(
             self._engine.validate_arguments(request.name, request.arguments_json,
-                                            caller=self._principal(context))))
+                                            caller=self._caller_of(context))))
 
     def Reindex(self, request: pb.ReindexRequest,
                 context: grpc.ServicerContext) -> pb.ReindexResponse:
@@ -133,7 +133,7 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
                  context: grpc.ServicerContext) -> pb.FeedbackResponse:
         """An outcome for a skill in a session; see ``router.learning.recorder``."""
         def run() -> pb.FeedbackResponse:
-            caller = self._principal(context)
+            caller = self._caller_of(context)
             return pb.FeedbackResponse(recorded=self._engine.feedback(
                 request.skill, request.session_id, outcome_from_proto(request.outcome),
                 request.route_id, caller.name, caller=caller))
@@ -144,7 +144,7 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
                       context: grpc.ServicerContext) -> pb.ListResourcesResponse:
         """A skill's bundled files without activating it (no session is touched)."""
         return self._answer(context, "ListResources", lambda: resource_list_to_proto(
-            self._engine.list_resources(request.name, caller=self._principal(context))))
+            self._engine.list_resources(request.name, caller=self._caller_of(context))))
 
     def SkillStats(self, request: pb.SkillStatsRequest,
                    context: grpc.ServicerContext) -> pb.SkillStatsResponse:
@@ -183,10 +183,10 @@ def _guarded(context: grpc.ServicerContext, method: str, call: Callable[[], T],
     context.abort(code, shown(message))
 
 
-def add_to_server(engine: Engine, server: grpc.Server, principal: PrincipalReader,
+def add_to_server(engine: Engine, server: grpc.Server, caller_of: CallerReader,
                   operator: OperatorCheck = lambda context: False,
                   paths: PathPolicy | None = None) -> SkillRouterServicer:
     """Register a servicer for ``engine`` on ``server`` and return it."""
-    servicer = SkillRouterServicer(engine, principal, operator, paths)
+    servicer = SkillRouterServicer(engine, caller_of, operator, paths)
     pb_grpc.add_SkillRouterServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
     return servicer

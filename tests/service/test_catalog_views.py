@@ -36,7 +36,7 @@ def engine(tmp_path: Path) -> Iterator[Engine]:
 
 @pytest.fixture
 def served(engine: Engine) -> Iterator[Served]:
-    with serving(engine, principal=_reader) as served:
+    with serving(engine, caller_of=_reader) as served:
         yield served
 
 

@@ -112,7 +112,7 @@ def test_no_token_is_unauthenticated(tree_engine: Engine, tmp_path: Path) -> Non
 
 def test_a_missing_role_is_permission_denied(tree_engine: Engine) -> None:
     reader = Principal("reader", roles=frozenset({ROUTE}))
-    running = start_server(tree_engine, principal=lambda context: reader)
+    running = start_server(tree_engine, caller_of=lambda context: reader)
     try:
         with SkillRouterClient(f"127.0.0.1:{running.port}", timeout=5.0, retries=0) as client:
             assert client.list_skills().skills

@@ -28,7 +28,7 @@ LINT = pb.InlineSkill(name="lint-repo", location="/work/repo/.agents/skills/lint
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[Served]:
     engine: Engine = open_engine(three_catalogs(tmp_path))
-    with serving(engine, principal=_reader) as served:
+    with serving(engine, caller_of=_reader) as served:
         yield served
     engine.close()
 

@@ -13,7 +13,7 @@ from router.config import ServerConfig
 from router.engine import Engine
 from router.service.interceptors import CallObserver
 from router.service.server import RouterServer, build_server
-from router.service.servicer import PrincipalReader
+from router.service.servicer import CallerReader
 from router.v1 import router_pb2_grpc as pb_grpc
 
 
@@ -27,13 +27,13 @@ def server_config(*, max_workers: int = 8, grace: float = 1.0, **fields: Any) ->
 
 
 def start_server(engine: Engine, *, port: int = 0, observer: CallObserver | None = None,
-                 principal: PrincipalReader | None = None, **settings: Any) -> RouterServer:
+                 caller_of: CallerReader | None = None, **settings: Any) -> RouterServer:
     """A started server for ``engine`` on ``127.0.0.1:port``; the caller stops it.
     ``settings`` go to ``server_config`` (max_workers, grace, max_request_bytes, ...);
-    ``observer`` sees every finished call (``ServiceMetrics.observe``); ``principal`` names
+    ``observer`` sees every finished call (``ServiceMetrics.observe``); ``caller_of`` reads
     each call's caller (default: as the server's settings say)."""
     running = build_server(engine, server_config(**settings), f"127.0.0.1:{port}",
-                           observer=observer, principal=principal)
+                           observer=observer, caller_of=caller_of)
     running.server.start()
     return running
 
