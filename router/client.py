@@ -97,11 +97,11 @@ class SkillRouterClient:
         self._stub = _stub(self._channel, "")
         self._health = health_pb2_grpc.HealthStub(self._channel)
 
-    def acting_for(self, principal: str) -> SkillRouterClient:
-        """A client on this one's channel whose calls are served as ``principal`` ("" = as
+    def acting_for(self, principal_name: str) -> SkillRouterClient:
+        """A client on this one's channel whose calls are served as ``principal_name`` ("" = as
         this client's own token). Close only the original."""
         view = copy.copy(self)
-        view._stub = _stub(self._channel, principal)
+        view._stub = _stub(self._channel, principal_name)
         return view
 
     def __enter__(self) -> SkillRouterClient:
@@ -254,7 +254,8 @@ def route_request(message: str, history: Sequence[str] = (), session_id: str = "
                            max_catalog_chars=max_catalog_chars, project_skills=project_skills)
 
 
-def _stub(channel: grpc.Channel, principal: str) -> pb_grpc.SkillRouterStub:
-    if principal:
-        channel = grpc.intercept_channel(channel, BearerToken("", (PRINCIPAL_KEY, principal)))
+def _stub(channel: grpc.Channel, principal_name: str) -> pb_grpc.SkillRouterStub:
+    if principal_name:
+        channel = grpc.intercept_channel(channel, BearerToken("", (PRINCIPAL_KEY,
+                                                                   principal_name)))
     return pb_grpc.SkillRouterStub(channel)  # type: ignore[no-untyped-call]

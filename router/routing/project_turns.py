@@ -31,7 +31,7 @@ from router.skills.model import Diagnostic
 
 log = logging.getLogger(__name__)
 
-SESSIONS_KEPT = 4096  # (principal, session) pairs whose project skill names are remembered
+SESSIONS_KEPT = 4096  # (principal_name, session) pairs whose project skill names are remembered
 
 
 class ProjectTurns:
@@ -75,23 +75,23 @@ class ProjectTurns:
                                                              for s in skills]))
         return overlay(snap, view, skills, vectors, caller), notes
 
-    def remember(self, principal: str, session: str, names: Iterable[str]) -> None:
+    def remember(self, principal_name: str, session: str, names: Iterable[str]) -> None:
         if not session:
             return
         held = frozenset(names)
         with self._lock:
             if held:
-                self._names[(principal, session)] = held
-                self._names.move_to_end((principal, session))
+                self._names[(principal_name, session)] = held
+                self._names.move_to_end((principal_name, session))
                 while len(self._names) > SESSIONS_KEPT:
                     self._names.popitem(last=False)
             else:
-                self._names.pop((principal, session), None)
+                self._names.pop((principal_name, session), None)
 
-    def check_activation(self, principal: str, session: str, name: str) -> None:
+    def check_activation(self, principal_name: str, session: str, name: str) -> None:
         """NotFound when ``name`` was a project skill on the session's latest turn."""
         with self._lock:
-            held = self._names.get((principal, session), frozenset())
+            held = self._names.get((principal_name, session), frozenset())
         if name in held:
             raise NotFound(f"skill {name!r} is a project skill sent with the turn: activation "
                            "stays with the gateway (read the SKILL.md at its location)")
