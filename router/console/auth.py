@@ -43,7 +43,7 @@ from router.console.sessions import LoginThrottle, SessionTable
 from router.errors import InvalidRequest
 
 COOKIE = "skill_router_ops"
-ANONYMOUS = "anonymous"
+OPEN_SESSION = "anonymous"  # the one session of a console without tokens
 GIVE = "--principals FILE, --accept-token-file FILE or --accept-token-env VAR " \
        "(ops.principals_file, ops.accept_token_file, ops.accept_token_env); inside serve: " \
        "the server's own tokens"
@@ -92,7 +92,7 @@ class ConsoleAccess:
         """The caller's session id, or None when the console has tokens and the caller
         presents no accepted token (header) or live session (cookie)."""
         if not self.gated:
-            return ANONYMOUS
+            return OPEN_SESSION
         presented = bearer_token(headers.get("authorization"))
         if presented is not None:
             return _mac(self.secret, "header", presented) if self._accepts(presented) else None
