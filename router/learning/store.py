@@ -80,8 +80,9 @@ class FeedbackStore(ABC):
     @abstractmethod
     def claim_session(self, session_id: str, principal: str) -> str:
         """The owner of ``session_id`` once ``principal`` claims it: the principal that owns
-        it already (by an earlier claim or its recent Routes), else ``principal``, who owns it
-        from now on. An empty id is nobody's: ``principal`` (``router.access.ownership``)."""
+        it already (by an earlier claim, or by the session's recent Routes known as
+        ``session_routes`` knows them), else ``principal``, who owns it from now on. An empty
+        id is nobody's: ``principal`` (the rules: ``router.access.ownership``)."""
 
     @abstractmethod
     def close(self) -> None:
