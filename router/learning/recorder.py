@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Collection
 
 from router.access.ownership import (
     Owners,
@@ -113,10 +112,10 @@ class Recorder:
             return None
         return self.store.find_route(route_id)
 
-    def claim(self, session_id: str, principal: str, active_skills: Collection[str] = ()) -> None:
-        """Check the session fields, then make ``principal`` the owner of ``session_id`` if
-        nobody owns it yet; PermissionDenied when another principal does."""
-        check_session_fields(session_id, active_skills)
+    def claim(self, session_id: str, principal: str) -> None:
+        """Make ``principal`` the owner of ``session_id`` (a checked one:
+        ``check_session_fields``) if nobody owns it yet; PermissionDenied when another
+        principal does."""
         owner = (self.store.claim_session(session_id, principal) if self.store is not None
                  else self._owners.claim(session_id, principal))
         check_session_owner(owner, principal)
@@ -124,8 +123,9 @@ class Recorder:
     def check_owner(self, session_id: str, route_id: str, principal: str) -> None:
         """Activate's and Feedback's check, before anything is written: the route and the
         session are ``principal``'s (a session nobody owns becomes its); PermissionDenied
-        otherwise."""
+        otherwise (InvalidRequest for a session id over its cap)."""
         check_route_owner(self.route_owner(route_id), principal)
+        check_session_fields(session_id, ())
         self.claim(session_id, principal)
 
     def route_owner(self, route_id: str) -> str | None:
