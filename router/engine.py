@@ -32,7 +32,7 @@ from router.index.store import IndexSnapshot
 from router.learning.backends import open_store
 from router.learning.recorder import Recorder
 from router.learning.review import Review
-from router.reindex import Reindexer
+from router.reindex.reindexer import Reindexer
 from router.routing import router as core
 from router.routing.fusion import FusionConfig
 from router.routing.model import Reason, RouteQuery, RouteResult
@@ -76,7 +76,7 @@ class Engine:
                  else None)
         self.recorder = Recorder(store)
         self.review = Review(store, self.recorder.enabled)
-        # Rebuilds and reloads, one at a time (router.reindex).
+        # Rebuilds and reloads, one at a time (router.reindex.reindexer).
         self._reindexer = Reindexer(self.index_dir, config, lambda: self._served, self.swap)
 
     @classmethod

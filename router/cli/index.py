@@ -59,8 +59,8 @@ def register(sub: Any) -> None:
 def cmd_index(args: argparse.Namespace) -> int:
     from router.cli.skills import discovery_config_from_args
     from router.common.checkpoints import checkpoint
-    from router.index.recipe import Recipe, Sources
     from router.index.shards import ShardSpec
+    from router.reindex.recipe import Recipe, Sources
     from router.skills.scan_plan import allow_partial
 
     config = load_config(getattr(args, "config", None))

@@ -15,7 +15,7 @@ from router.engine import Engine
 from router.errors import InvalidRequest
 from router.evaluation.metrics import Labelled, Outcome, Scores, score, split_of
 from router.examples.model import Example
-from router.index.recipe import Recipe, Sources
+from router.reindex.recipe import Recipe, Sources
 from router.routing.model import Reason, RouteQuery
 
 log = logging.getLogger(__name__)

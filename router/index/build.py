@@ -2,7 +2,7 @@
 
 ``skill-router index``, the Reindex RPC (through ``Engine.reindex``) and ``skill-router eval``
 all build through ``build``, each with the ``router.index.plan.BuildPlan`` its recipe gathers
-(``router.index.recipe``); a sharded build (``build_shard`` on N workers, then
+(``router.reindex.recipe``); a sharded build (``build_shard`` on N workers, then
 ``merge_shards``) takes the same plan and ends in the same ``build`` with every embedding
 already made.
 

@@ -2,7 +2,7 @@
 
 ``skill-router index``, the Reindex RPC (``Engine.reindex``), ``skill-router eval`` and the
 sharded build all take a :class:`BuildPlan` (``router.index.build``), made and completed by
-the build recipe (``router.index.recipe``). Its encoder is always the
+the build recipe (``router.reindex.recipe``). Its encoder is always the
 full-precision model (sentence-transformers on the configured device), whatever backend serves
 queries (``index.query_backend``): an index's vectors all come from that one model, so a
 Reindex gives what a fresh build of the same catalog gives.

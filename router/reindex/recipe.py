@@ -1,5 +1,6 @@
-"""The one build recipe: how ``skill-router index``, the Reindex RPC (``router.reindex``) and
-``skill-router eval`` build a version, each through one :class:`Recipe`, in one order:
+"""The one build recipe: how ``skill-router index``, the Reindex RPC
+(``router.reindex.reindexer``) and ``skill-router eval`` build a version, each through one
+:class:`Recipe`, in one order:
 
 1. the plan from the configuration (``BuildPlan.from_config``; an unusable device or precision
    raises here, before anything is read or written; a shard builds with this plan alone);
