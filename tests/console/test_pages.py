@@ -122,3 +122,10 @@ def test_the_router_down_is_a_502_page() -> None:
         assert re.search(r"The router answered (UNAVAILABLE|DEADLINE_EXCEEDED)", answer.text)
     finally:
         down.stop()
+
+
+def test_a_request_the_router_refuses_is_a_400_page(console: str) -> None:
+    active = ",".join(f"s{i}" for i in range(300))  # past the router's cap on active skills
+    answer = get(f"{console}/route", message="merge two PDF files", active=active)
+    assert answer.status_code == 400
+    assert "The router answered INVALID_ARGUMENT" in answer.text
