@@ -29,8 +29,9 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from router.access.ownership import check_session_fields
 from router.activation.content import manifest_body, render_content
-from router.activation.sessions import SessionStore, check_session_fields
+from router.activation.sessions import SessionStore
 from router.common.textsafe import is_unicode
 from router.errors import InvalidRequest, NotFound, PermissionDenied, SkillParseError
 from router.skills import digests

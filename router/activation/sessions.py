@@ -20,9 +20,6 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-# The session-field caps are tenancy's (router.access.ownership); imported from here too.
-from router.access.ownership import check_session_fields as check_session_fields
-
 log = logging.getLogger(__name__)
 
 
