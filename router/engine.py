@@ -64,6 +64,7 @@ class Engine:
         self._served: tuple[IndexSnapshot, Embedder] = (snapshot, embedder)
         self._config = config
         self._fusion = fusion or FusionConfig()
+        self._settings = core.Settings(config.routing, self._fusion)  # once, not per turn
         self._cache = QueryCache()
         self._views = ViewCache()
         self._project = ProjectTurns(config.index, Path(index_dir) if index_dir else None)
@@ -192,8 +193,8 @@ class Engine:
         view = self._views.view(snapshot, caller)
         vectors = self._vectors(query, embedder)
         project, notes = self._project.lay(snapshot, view, query, caller, embedder)
-        result = core.route(snapshot, query, vectors, self._config.routing, self._fusion,
-                            explain=explain, view=view, project=project)
+        result = core.route(snapshot, query, vectors, self._settings, explain=explain,
+                            view=view, project=project)
         return replace(result, diagnostics=notes) if notes else result
 
     def route_turn(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:

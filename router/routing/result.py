@@ -33,6 +33,7 @@ class Plan:
     candidate."""
 
     explain: bool = False  # record every candidate's scores and reason (Explain only)
+    use_examples: bool = True  # example requests may lift scores (not when a skill is named)
     picked: list[tuple[int, Reason, float]] = field(default_factory=list)
     seen: set[int] = field(default_factory=set)
     candidates: dict[int, Candidate] = field(default_factory=dict)
@@ -68,10 +69,10 @@ def filter_reason(skill: Skill) -> DropReason | None:
 
 
 def narrowed(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig, plan: Plan,
-             unknown: list[str], explain: bool, view: View | None = None,
+             unknown: list[str], view: View | None = None,
              project: Sequence[int] = ()) -> RouteResult:
     """The turn's result: the picked skills that fit the catalog budget, rendered; the rest
-    marked over budget among the candidates when explaining."""
+    marked over budget among the candidates when explaining (``plan.explain``)."""
     routed = [RoutedSkill(name=snap.skills[p].name, description=snap.skills[p].description,
                           location=snap.skills[p].location, score=float(score), reason=reason,
                           parameters_json=_parameters_json(snap.skills[p]),
@@ -84,7 +85,7 @@ def narrowed(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig, plan
     text = catalog.render(entries[:shown], query.format, config.activation_mode)
     tool = catalog.activate_tool(entries[:shown], query.format)
     candidates: tuple[Candidate, ...] = ()
-    if explain:
+    if plan.explain:
         for pos, _reason, score in plan.picked[shown:]:
             old = plan.candidates.get(pos)
             plan.candidates[pos] = Candidate(

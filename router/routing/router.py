@@ -46,6 +46,16 @@ _EXPLICIT = re.compile(r"(?:^|(?<=\s))[/$]([A-Za-z0-9][A-Za-z0-9_-]{0,127})(?=$|
 
 
 @dataclass(frozen=True)
+class Settings:
+    """The configuration every turn routes with (made once per configuration, not per turn):
+    the ``routing`` section and the fusion and gate settings (tuned per snapshot by
+    ``router.routing.calibrated.tuned``)."""
+
+    routing: RoutingConfig
+    fusion: FusionConfig
+
+
+@dataclass(frozen=True)
 class QueryVectors:
     """The encoded turn: one row per view of ``query_views`` (row 0, the whole message, already
     mixed with recent history)."""
@@ -112,13 +122,14 @@ def always_on_positions(snap: IndexSnapshot, config: RoutingConfig,
 
 
 def _dense_hits(snap: IndexSnapshot, vectors: QueryVectors, fusion: FusionConfig,
-                plan: Plan, use_examples: bool, view: View) -> list[Hits]:
+                plan: Plan, view: View) -> list[Hits]:
     """Per view, description cosines, lifted by example requests where the index has them
-    (``router.examples.scoring``); the closest example per skill is noted for Explain."""
+    and ``plan.use_examples`` (``router.examples.scoring``); the closest example per skill is
+    noted for Explain."""
     found = dense.search_many(snap.dense, vectors.matrix, fusion.depth, rescore=snap.vectors,
                               within=view.rows, within_exact=view.index)
     examples = snap.examples
-    if examples is None or not use_examples:
+    if examples is None or not plan.use_examples:
         return [Hits(ids, scores) for ids, scores in found]
     mode = example_mode(snap)
     plan.description_best = max((float(s[0]) for _, s in found if len(s)), default=0.0)
@@ -133,14 +144,13 @@ def _dense_hits(snap: IndexSnapshot, vectors: QueryVectors, fusion: FusionConfig
 
 
 def _retrieve(snap: IndexSnapshot, view: View, vectors: QueryVectors, history: Sequence[str],
-              fusion: FusionConfig, plan: Plan, use_examples: bool = True,
-              project: Overlay | None = None) -> list[Fused]:
+              fusion: FusionConfig, plan: Plan, project: Overlay | None = None) -> list[Fused]:
     if not vectors.views or not view.positions:
         return []
     within = view.rows
-    dense_hits = _dense_hits(snap, vectors, fusion, plan, use_examples, view)
+    dense_hits = _dense_hits(snap, vectors, fusion, plan, view)
     lexical = snap.lexical
-    if use_examples and snap.lexical_examples is not None:
+    if plan.use_examples and snap.lexical_examples is not None:
         lexical = snap.lexical_examples
     texts = list(vectors.views)
     weights = [1.0] * len(texts)
@@ -194,23 +204,24 @@ def _rank(snap: IndexSnapshot, fused: Sequence[Fused], top_k: int, fusion: Fusio
     return under_floor(routable, fusion) if plan.explain else ""
 
 
-def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors,
-          config: RoutingConfig, fusion: FusionConfig, *, explain: bool = False,
-          view: View | None = None, project: Overlay | None = None) -> RouteResult:
+def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors, settings: Settings,
+          *, explain: bool = False, view: View | None = None,
+          project: Overlay | None = None) -> RouteResult:
     """Route one validated turn; ``vectors`` is ``encode_turn`` of ``retrieval_text(query)``;
     ``view``: the caller's (default: every catalog's); ``project``: the turn's project skills
     laid over ``snap`` and ``view`` (``router.routing.project``)."""
     base = view or snap.everything
     snap, view = (project.snap, project.view) if project is not None else (snap, base)
     plan = Plan(explain=explain)
-    fusion = tuned(snap, fusion)
+    config = settings.routing
+    fusion = tuned(snap, settings.fusion)
     unknown = _explicit(snap, view, query.message, plan)
     for pos in always_on_positions(snap, config, view):
         plan.add(pos, Reason.ALWAYS_ON, 0.0)
     # No example may make a skill win a turn that names a skill explicitly.
     explicit = any(reason is Reason.EXPLICIT for _, reason, _ in plan.picked)
-    fused = _retrieve(snap, view, vectors, query.history, fusion, plan,
-                      use_examples=not explicit, project=project)
+    plan.use_examples = not explicit
+    fused = _retrieve(snap, view, vectors, query.history, fusion, plan, project=project)
     scores = {f.index: f.fused for f in fused} if query.active_skills else {}
     for name in query.active_skills:
         active = view.position(name)
@@ -220,7 +231,7 @@ def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors,
                              (plan.description_best, plan.closest_example))
     floor = _rank(snap, fused, query.top_k or config.top_k, fusion, plan, bool(refused))
     extra = range(project.first, len(snap.skills)) if project is not None else ()
-    result = narrowed(snap, query, config, plan, unknown, explain, base, extra)
+    result = narrowed(snap, query, config, plan, unknown, base, extra)
     if not explain:
         return result
     examples = snap.examples is not None and not explicit
