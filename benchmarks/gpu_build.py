@@ -96,17 +96,17 @@ def _stages(catalog: Path, folder: Path, args: argparse.Namespace,
     from router.index import dense
     from router.index.lexical import LexicalIndex, skill_document
     from router.index.vectors import embed_skills, embedding_text
-    from router.skills.digests import compute_all
-    from router.skills.discovery import discover
+    from router.skills.source import create_source
 
     times: dict[str, float] = {}
     config = DiscoveryConfig(org_roots=(str(catalog),), catalog_max_dirs=0)
     embedder = make_embedder(args.model, batch_size=args.batch_size, placement=placement,
                              progress=sys.stderr.isatty())
     _timed("load", times, lambda: embedder.encode(["warm up"]))
+    source = create_source()  # the skill folders on disk, as a build reads them
     with Workers(args.build_workers) as pool:
-        found = _timed("discovery", times, lambda: discover(config, workers=pool))
-        _timed("digests", times, lambda: compute_all(found.skills, None, pool))
+        found = _timed("discovery", times, lambda: source.discover(config, workers=pool))
+        _timed("digests", times, lambda: source.digest_all(found.skills, None, pool))
         _timed("examples", times, lambda: gather(found.skills, [], (), pool))
         skills = sorted(found.skills, key=lambda s: s.name)
         vectors, _ = _timed("embedding", times,
@@ -125,8 +125,8 @@ def _stages(catalog: Path, folder: Path, args: argparse.Namespace,
 def _write(folder: Path, skills: list[Any], vectors: np.ndarray, index: Any,
            lexical: Any) -> None:
     """What a build writes for a version (``router.index.version_files``), and its checksums."""
-    from router.index.layout import checksums
     from router.index.version_files import write_files
+    from router.index.versions.layout import checksums
 
     folder.mkdir(parents=True)
     write_files(folder, skills, [], vectors, lexical, index)

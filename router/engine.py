@@ -25,10 +25,10 @@ from router.errors import IndexUnavailable
 from router.index import dense
 from router.index.build import ReindexResult, ReindexStats
 from router.index.fine_tune.stored import is_tuned
-from router.index.layout import IndexInfo
 from router.index.query_encoder import serving_embedder, switch_query_embedder
-from router.index.recovery import load_serving_index
+from router.index.serving import load_serving_index
 from router.index.store import IndexSnapshot
+from router.index.versions.layout import IndexInfo
 from router.learning.backends import open_store
 from router.learning.recorder import Recorder
 from router.learning.review import Review

@@ -150,8 +150,8 @@ def cmd_route(args: argparse.Namespace) -> int:
 
 def cmd_info(args: argparse.Namespace) -> int:
     """Load and verify the index (checksums included) without loading the model."""
-    from router.index.layout import read_manifest
     from router.index.store import load_index
+    from router.index.versions.layout import read_manifest
 
     config = _config(args)
     loaded = load_index(_index_dir(args, config)).info

@@ -22,8 +22,8 @@ from router.config import DiscoveryConfig
 from router.errors import RouterError
 from router.examples.sources import files_from_settings
 from router.index.build import discovery_from_settings, recorded_settings
-from router.index.layout import VERSIONS
 from router.index.store import IndexSnapshot
+from router.index.versions.layout import VERSIONS
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ import threading
 
 from router.engine import Engine
 from router.errors import IndexUnavailable
-from router.index.layout import current_version
+from router.index.versions.layout import current_version
 
 log = logging.getLogger(__name__)
 

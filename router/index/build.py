@@ -32,12 +32,12 @@ from router.index import shards
 from router.index.build_inputs import Carried
 from router.index.digest_store import previous_digests
 from router.index.example_store import QUERY_VECTORS, vectors_of
-from router.index.layout import MANIFEST, IndexInfo, read_manifest
 from router.index.plan import BuildPlan
-from router.index.recovery import disk_problem, restore_current
-from router.index.retention import prune
 from router.index.store import build_index
 from router.index.vectors import embed_skills, previous_vectors
+from router.index.versions.layout import MANIFEST, IndexInfo, read_manifest
+from router.index.versions.recovery import disk_problem, restore_current
+from router.index.versions.retention import prune
 from router.skills import digests as file_digests
 from router.skills.catalogs import catalog_order
 from router.skills.model import Diagnostic, DiscoveryResult, Skill

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from router.errors import IndexUnavailable
-from router.index.layout import VERSIONS, current_version
+from router.index.versions.layout import VERSIONS, current_version
 from router.skills import digests
 from router.skills.digests import SkillDigests
 from router.skills.model import Skill

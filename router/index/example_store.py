@@ -43,9 +43,9 @@ from router.examples import selection
 from router.examples.loading import fingerprint
 from router.examples.model import Example
 from router.examples.scoring import ExampleIndex, example_index, positive_texts
-from router.index.layout import VERSIONS, current_version, read_manifest
 from router.index.lexical import LexicalIndex
 from router.index.vectors import catalog_centroid
+from router.index.versions.layout import VERSIONS, current_version, read_manifest
 
 log = logging.getLogger(__name__)
 

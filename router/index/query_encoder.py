@@ -15,7 +15,7 @@ from router.encoders import backends
 from router.encoders.base import Embedder
 from router.encoders.factory import OnnxRun, load_now, make_embedder
 from router.index.fine_tune.stored import base_of, is_tuned, locate
-from router.index.recovery import startup_model
+from router.index.versions.recovery import startup_model
 
 log = logging.getLogger(__name__)
 

@@ -50,17 +50,6 @@ from router.index import example_store as stored_examples
 from router.index.build_inputs import Carried, Stages
 from router.index.fine_tune import stage as encoder_fine_tune
 from router.index.fine_tune import stored as stored_encoder
-from router.index.layout import (
-    MANIFEST,
-    VERSIONS,
-    IndexInfo,
-    checksums,
-    current_version,
-    info_from_manifest,
-    mismatched,
-    point_current,
-    read_manifest,
-)
 from router.index.lexical import LexicalIndex, skill_document
 from router.index.vectors import catalog_centroid, embed_skills, previous_vectors
 from router.index.version_files import (
@@ -70,6 +59,17 @@ from router.index.version_files import (
     read_records,
     write_files,
     write_json,
+)
+from router.index.versions.layout import (
+    MANIFEST,
+    VERSIONS,
+    IndexInfo,
+    checksums,
+    current_version,
+    info_from_manifest,
+    mismatched,
+    point_current,
+    read_manifest,
 )
 from router.skills import digests
 from router.skills.catalogs import complete_order

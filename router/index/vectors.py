@@ -11,7 +11,7 @@ import numpy as np
 
 from router.encoders.base import Embedder
 from router.errors import IndexUnavailable
-from router.index.layout import VERSIONS, current_version, read_manifest
+from router.index.versions.layout import VERSIONS, current_version, read_manifest
 from router.skills.model import Skill
 
 

@@ -25,10 +25,10 @@ from router.config import Config, DiscoveryConfig, FeedbackConfig, IndexConfig
 from router.encoders.base import Embedder
 from router.examples.model import Example
 from router.index import build as pipeline
-from router.index.layout import IndexInfo
 from router.index.plan import BuildPlan
 from router.index.query_encoder import gate_encoder, prepare_query_embedder
 from router.index.shards import ShardSpec
+from router.index.versions.layout import IndexInfo
 from router.learning.traffic import compact_traffic, read_traffic
 
 

@@ -21,8 +21,8 @@ from router.examples.sources import files_from_settings
 from router.index import build
 from router.index.build import ReindexResult, ReindexStats
 from router.index.fine_tune.stored import base_of
-from router.index.layout import current_version
 from router.index.store import IndexSnapshot, load_index
+from router.index.versions.layout import current_version
 from router.reindex.recipe import Recipe, Sources
 
 log = logging.getLogger(__name__)

@@ -16,7 +16,7 @@ import grpc
 import pytest
 
 from router.config import FeedbackConfig
-from router.index.layout import VERSIONS, current_version, read_manifest
+from router.index.versions.layout import VERSIONS, current_version, read_manifest
 from router.learning.traffic import fingerprint, learned_examples
 from router.v1 import router_pb2 as pb
 from router.v1 import router_pb2_grpc as pb_grpc

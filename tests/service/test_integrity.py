@@ -18,9 +18,9 @@ import pytest
 from router.cli import main
 from router.common.checkpoints import PAUSE_ENV, POINTS
 from router.door.poller import IndexPoller
-from router.index.layout import VERSIONS, current_version
-from router.index.retention import prune
 from router.index.store import load_index
+from router.index.versions.layout import VERSIONS, current_version
+from router.index.versions.retention import prune
 from router.v1 import router_pb2 as pb
 from tests.support.indexes import cli_index, index_argv, index_catalog, open_engine
 from tests.support.processes import cli_process

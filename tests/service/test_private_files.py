@@ -11,7 +11,7 @@ from pathlib import Path
 
 from router.config import FeedbackConfig
 from router.index.example_store import EXAMPLES_JSON, LEXICAL_EXAMPLES
-from router.index.layout import current_version
+from router.index.versions.layout import current_version
 from router.learning.file_store import FileStore
 from router.learning.folder import feedback_dir
 from router.v1 import router_pb2 as pb

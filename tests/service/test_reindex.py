@@ -16,8 +16,8 @@ import pytest
 from router.cli import main
 from router.door.poller import IndexPoller
 from router.index.build import discovery_from_settings, recorded_settings
-from router.index.layout import VERSIONS, current_version
 from router.index.store import load_index
+from router.index.versions.layout import VERSIONS, current_version
 from router.v1 import router_pb2 as pb
 from tests.support.indexes import build_hash_index, cli_index, index_catalog, open_engine
 from tests.support.servers import serving

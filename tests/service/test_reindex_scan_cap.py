@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from router.cli import main
-from router.index.layout import current_version
+from router.index.versions.layout import current_version
 from router.skills.scan_plan import IncompleteScan
 from tests.support.indexes import index_argv, open_engine
 from tests.support.skills import add_skill, write_catalog

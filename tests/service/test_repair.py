@@ -13,10 +13,10 @@ import pytest
 from router.cli import main
 from router.config import IndexConfig
 from router.encoders.hashing import HashEmbedder
-from router.index.layout import CURRENT, VERSIONS, current_version
 from router.index.query_encoder import serving_embedder
-from router.index.retention import prune
 from router.index.store import load_index
+from router.index.versions.layout import CURRENT, VERSIONS, current_version
+from router.index.versions.retention import prune
 from tests.support.indexes import index_argv, open_engine
 from tests.support.skills import add_skill, write_catalog
 

@@ -15,7 +15,7 @@ from router.encoders.device import Placement
 from router.encoders.factory import make_embedder
 from router.engine import Engine
 from router.evaluation import metrics, runner
-from router.index.layout import VERSIONS, current_version
+from router.index.versions.layout import VERSIONS, current_version
 from tests.slow.conftest import DEMO
 from tests.support import REPO
 from tests.support.indexes import index_folder, open_engine

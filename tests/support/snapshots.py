@@ -19,10 +19,10 @@ from router.encoders.hashing import HashEmbedder
 from router.examples.model import Example
 from router.index import dense
 from router.index import example_store as stored_examples
-from router.index.layout import IndexInfo
 from router.index.lexical import LexicalIndex, skill_document
 from router.index.store import FORMAT_VERSION, IndexSnapshot
 from router.index.vectors import embed_skills
+from router.index.versions.layout import IndexInfo
 from router.skills.model import Diagnostic, Skill
 
 # Each snapshot its own version: routing caches per (path, version), as for built versions.

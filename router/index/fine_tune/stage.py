@@ -39,7 +39,7 @@ from router.errors import IndexUnavailable, InvalidRequest
 from router.examples.model import Example, query_key
 from router.index.fine_tune import candidates, judge, negatives
 from router.index.fine_tune.stored import ENCODER_DIR, base_of, encoder_problem, is_tuned, tuned_id
-from router.index.layout import VERSIONS, current_version, read_manifest
+from router.index.versions.layout import VERSIONS, current_version, read_manifest
 from router.skills.model import Skill
 
 log = logging.getLogger(__name__)

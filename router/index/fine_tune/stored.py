@@ -18,7 +18,7 @@ from pathlib import Path
 
 from router.common import integrity
 from router.errors import IndexCorrupt, IndexUnavailable
-from router.index.layout import VERSIONS, current_version, read_manifest, version_names
+from router.index.versions.layout import VERSIONS, current_version, read_manifest, version_names
 
 log = logging.getLogger(__name__)
 

@@ -1,21 +1,19 @@
-"""Recovering from a damaged index folder: which versions are good, what to serve at start-up
-when the current one is not, and how a Reindex puts ``CURRENT`` right again.
+"""Recovering from a damaged index folder: which versions are good, which model start-up will
+serve when the current one is not, and how a Reindex puts ``CURRENT`` right again.
 
 A version is *damaged* when its manifest cannot be read or a file does not match its recorded
 SHA-256. Start-up on a damaged (or missing) current version serves the newest good version
-instead, with one ERROR line; a Reindex repairs the folder (see ``router.index.build``); retention
-never spends a slot on a damaged version (see ``router.index.retention``).
+instead (``router.index.serving``); a Reindex repairs the folder (see ``router.index.build``);
+retention never spends a slot on a damaged version (see ``router.index.versions.retention``).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from router.errors import IndexUnavailable
-from router.index.layout import (
+from router.index.versions.layout import (
     VERSIONS,
     current_version,
     mismatched,
@@ -24,9 +22,6 @@ from router.index.layout import (
     read_manifest,
     version_names,
 )
-
-if TYPE_CHECKING:
-    from router.index.store import IndexSnapshot
 
 log = logging.getLogger(__name__)
 
@@ -46,42 +41,10 @@ def damage(root: str | Path, version: str) -> str | None:
     return None
 
 
-def _older_snapshots(root: Path, skip: str | None) -> Iterator[IndexSnapshot]:
-    from router.index.store import load_index
-
-    for version in version_names(root):
-        if version == skip:
-            continue
-        try:
-            yield load_index(root, version)
-        except IndexUnavailable as exc:
-            log.warning("not serving %s either: %s", version, exc)
-
-
-def load_serving_index(root: str | Path) -> IndexSnapshot:
-    """The current version, or, when it is missing or damaged, the newest version that loads
-    (with an ERROR line saying so). Raises the original error when none loads."""
-    from router.index.store import load_index
-
-    root = Path(root)
-    try:
-        return load_index(root)
-    except IndexUnavailable as exc:
-        try:
-            bad: str | None = current_version(root)
-        except IndexUnavailable:
-            bad = None
-        for snapshot in _older_snapshots(root, bad):
-            log.error("cannot serve the current index of %s (%s); serving the newest good "
-                      "version %s instead: run a Reindex or `skill-router index` to repair it",
-                      root, exc, snapshot.info.version)
-            return snapshot
-        raise
-
-
 def startup_model(root: str | Path) -> str:
-    """The model of the version ``load_serving_index`` will most likely serve (read from
-    manifests only), so the query encoder can load while the index does."""
+    """The model of the version start-up will most likely serve
+    (``router.index.serving.load_serving_index``), read from manifests only, so the query
+    encoder can load while the index does."""
     try:
         return read_info(root).model
     except IndexUnavailable:

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from router.errors import IndexUnavailable
-from router.index.layout import CURRENT, VERSIONS, current_version, version_names
-from router.index.recovery import damage
+from router.index.versions.layout import CURRENT, VERSIONS, current_version, version_names
+from router.index.versions.recovery import damage
 
 log = logging.getLogger(__name__)
 

@@ -15,9 +15,9 @@ from router.examples.model import query_key
 from router.index.build_inputs import Stages
 from router.index.fine_tune import judge
 from router.index.fine_tune.stage import Options, pair_bound
-from router.index.layout import read_manifest
 from router.index.lexical import LexicalIndex
 from router.index.store import build_index
+from router.index.versions.layout import read_manifest
 from tests.support.fine_tune import FakeTrainer, base_embedder, catalog, examples
 
 SKILLS = 40

@@ -8,7 +8,7 @@ import io
 from pathlib import Path
 
 from router.common import integrity
-from router.index.layout import VERSIONS, mismatched, version_names
+from router.index.versions.layout import VERSIONS, mismatched, version_names
 
 
 def _folder(tmp_path: Path) -> Path:

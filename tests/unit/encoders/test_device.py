@@ -17,9 +17,9 @@ from router.encoders.device import CudaReport, Placement, resolve
 from router.encoders.hashing import HashEmbedder
 from router.errors import InvalidRequest
 from router.index import build
-from router.index.layout import read_manifest
 from router.index.plan import BuildPlan, EncoderPlan
 from router.index.shards import ShardSpec
+from router.index.versions.layout import read_manifest
 from tests.support import REPO
 from tests.support.processes import cli_argv
 from tests.support.skills import write_catalog

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from router.index import dense
-from router.index.layout import VERSIONS, current_version
+from router.index.versions.layout import VERSIONS, current_version
 from tests.support.indexes import index_folder
 from tests.support.skills import write_catalog
 

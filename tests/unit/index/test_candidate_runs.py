@@ -20,9 +20,9 @@ from router.examples.model import Example, ExampleSource, query_key
 from router.index.build_inputs import Stages
 from router.index.fine_tune import candidates, judge, negatives
 from router.index.fine_tune.stage import Options, options_for
-from router.index.layout import read_manifest
 from router.index.store import build_index
 from router.index.vectors import embedding_text
+from router.index.versions.layout import read_manifest
 from tests.support.fine_tune import FakeModel, base_embedder, catalog, examples
 
 

@@ -21,8 +21,8 @@ from router.index.build_inputs import Stages
 from router.index.fine_tune import judge
 from router.index.fine_tune.stage import Options
 from router.index.fine_tune.stored import ENCODER_DIR, base_of, encoder_problem, locate, tuned_id
-from router.index.layout import VERSIONS, read_manifest
 from router.index.store import build_index, load_index
+from router.index.versions.layout import VERSIONS, read_manifest
 from tests.support.fine_tune import (
     FakeModel,
     FakeTrainer,

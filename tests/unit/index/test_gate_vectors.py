@@ -24,9 +24,9 @@ from router.examples.model import Example
 from router.index import example_store
 from router.index.build import Served, build, recorded_settings
 from router.index.build_inputs import Carried, Stages
-from router.index.layout import VERSIONS, current_version, read_manifest
 from router.index.plan import BuildPlan, EncoderPlan
 from router.index.store import IndexSnapshot, build_index, load_index
+from router.index.versions.layout import VERSIONS, current_version, read_manifest
 from router.routing import calibrated
 from router.routing.fusion import Fused, FusionConfig
 from tests.support.embedders import CountingEmbedder

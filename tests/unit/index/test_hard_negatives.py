@@ -19,10 +19,10 @@ from router.index.build_inputs import Stages
 from router.index.fine_tune import candidates, judge, negatives
 from router.index.fine_tune.stage import Options, options_for
 from router.index.fine_tune.stored import tuned_id
-from router.index.layout import read_manifest
 from router.index.plan import BuildPlan, EncoderPlan
 from router.index.store import build_index, load_index
 from router.index.vectors import embedding_text
+from router.index.versions.layout import read_manifest
 from tests.support.fine_tune import FakeModel, base_embedder, catalog, examples
 from tests.support.skills import write_catalog
 

@@ -7,8 +7,8 @@ import pytest
 from router.calibration.gate import bundled_requests
 from router.encoders.hashing import HashEmbedder
 from router.errors import IndexCorrupt, IndexUnavailable
-from router.index.layout import CURRENT, VERSIONS, current_version
 from router.index.store import build_index, load_index
+from router.index.versions.layout import CURRENT, VERSIONS, current_version
 from router.skills.model import Skill
 from tests.support.embedders import CountingEmbedder
 from tests.support.skills import skill_record
@@ -103,7 +103,7 @@ def test_current_pointer_is_validated(tmp_path: Path) -> None:
 
 
 def test_read_info_reads_the_manifest_only(tmp_path: Path) -> None:
-    from router.index.layout import read_info
+    from router.index.versions.layout import read_info
 
     built = build_index(SKILLS, [], HashEmbedder(), tmp_path)
     info = read_info(tmp_path)
@@ -120,7 +120,7 @@ def test_read_info_reads_the_manifest_only(tmp_path: Path) -> None:
 ])
 def test_a_malformed_manifest_field_is_a_corrupt_index_not_a_crash(
         tmp_path: Path, field: str, value: object) -> None:
-    from router.index.layout import MANIFEST
+    from router.index.versions.layout import MANIFEST
 
     root = tmp_path / "index"
     build_index([skill_record("pdf-tools", "Extracts tables from PDF files.")], [],

@@ -15,9 +15,9 @@ from router.config import Config, DiscoveryConfig, FeedbackConfig, IndexConfig
 from router.errors import InvalidRequest
 from router.examples.model import Example
 from router.index.build import Served, recorded_settings
-from router.index.layout import read_manifest
 from router.index.shards import ShardSpec
 from router.index.store import load_index
+from router.index.versions.layout import read_manifest
 from router.learning.backends import open_store
 from router.learning.rows import ACTIVATE, Row
 from router.learning.traffic import SETTINGS_KEY, read_traffic

@@ -11,7 +11,7 @@ import pytest
 
 from router.cli import main
 from router.config import DiscoveryConfig
-from router.index.layout import read_info
+from router.index.versions.layout import read_info
 from router.skills.discovery import discover
 from router.skills.model import DiscoveryResult, Scope
 from router.skills.scan_plan import IncompleteScan, check_complete, outer_for

@@ -1,0 +1,69 @@
+"""The versions on disk (``router.index.versions``) sit below the build and the snapshot: no
+module of the package imports the build, the files a version holds (FAISS, BM25, vectors,
+examples), encoder fine-tuning or the encoders, wherever the import statement stands."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from tests.support import REPO
+
+VERSIONS = REPO / "router" / "index" / "versions"
+ABOVE = ("build", "build_inputs", "plan", "vectors", "shards", "example_store", "fine_tune",
+         "dense", "lexical", "store", "serving", "query_encoder", "version_files", "digest_store")
+FORBIDDEN = (*(f"router.index.{name}" for name in ABOVE), "router.encoders")
+
+
+def _imported(source: str, package: tuple[str, ...]) -> set[str]:
+    """Every module name ``source`` (a module of ``package``) imports, relative imports
+    resolved; function-level and type-only imports included."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else ()
+            module = ".".join((*base, *(node.module.split(".") if node.module else ())))
+            out.update([module, *(f"{module}.{a.name}" for a in node.names)])
+    return out
+
+
+def _climbing(source: str) -> list[str]:
+    """The forbidden modules ``source``, a module of the versions package, imports."""
+    return sorted(n for n in _imported(source, ("router", "index", "versions"))
+                  if any(n == f or n.startswith(f + ".") for f in FORBIDDEN))
+
+
+def _package_files() -> list[Path]:
+    return sorted(VERSIONS.rglob("*.py"))
+
+
+def test_the_versions_package_holds_layout_recovery_and_retention() -> None:
+    names = {p.stem for p in _package_files()}
+    assert {"__init__", "layout", "recovery", "retention"} <= names
+
+
+def test_no_versions_module_imports_the_build_or_the_encoders() -> None:
+    found = {str(p.relative_to(REPO)): hits for p in _package_files()
+             if (hits := _climbing(p.read_text(encoding="utf-8")))}
+    assert found == {}
+
+
+def test_the_check_sees_every_kind_of_import() -> None:
+    for source in ("import router.index.build",
+                   "from router.index.plan import BuildPlan",
+                   "from router.index import vectors",
+                   "from router.index.fine_tune import stored",
+                   "from router.encoders.base import Embedder",
+                   "def load() -> None:\n    from router.index.store import load_index",
+                   "if TYPE_CHECKING:\n    from router.index.store import IndexSnapshot",
+                   "from .. import dense",
+                   "from ..lexical import LexicalIndex",
+                   "from ...encoders import factory"):
+        assert _climbing(source), source
+    for source in ("from router.index.versions.layout import VERSIONS",
+                   "from .layout import current_version", "from . import recovery",
+                   "from router.common import integrity", "from router.errors import IndexCorrupt",
+                   "from router.index.buildings import x"):
+        assert _climbing(source) == [], source
