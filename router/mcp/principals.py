@@ -50,7 +50,7 @@ def door_principals(config: McpConfig, env: Mapping[str, str] | None = None) -> 
     return LiveTable(lambda: door_table(config, env), "door's principals")
 
 
-def entry_of(principals: LiveTable, headers: Mapping[str, str] | None) -> Entry | None:
+def caller_entry(principals: LiveTable, headers: Mapping[str, str] | None) -> Entry | None:
     """The principal whose token ``headers`` carry, or None."""
     if headers is None:
         return None
@@ -61,7 +61,7 @@ def acting_for_caller(principals: LiveTable) -> Any:
     """The MCP server middleware serving each request as its caller's principal."""
 
     async def middleware(ctx: ServerRequestContext[Any, Any], call_next: Any) -> Any:
-        entry = entry_of(principals, getattr(ctx.request, "headers", None))
+        entry = caller_entry(principals, getattr(ctx.request, "headers", None))
         if entry is None:  # the HTTP gate let it through: a token just rotated away
             raise MCPError(code=INVALID_REQUEST, message="the caller's token is no longer "
                                                          "accepted")
