@@ -34,15 +34,15 @@ def _encode_each(embedder: Embedder, texts: tuple[str, ...]) -> np.ndarray:
 
 def _copy(folder: Path, kind: str) -> OnnxEmbedder:
     """The int8 copy made for a CPU of ``kind`` in ``folder / kind`` (made there if missing)."""
-    copy = make_embedder(MODEL, backend="onnx-int8", cache_dir=folder / kind,
-                         run=OnnxRun(int8_cpu=kind))
+    copy = make_embedder(MODEL, backend="onnx-int8",
+                         run=OnnxRun(int8_cpu=kind, cache_dir=folder / kind))
     assert isinstance(copy, OnnxEmbedder)
     copy.encode(["hello"])  # the copy is made, or checked, on its first use
     return copy
 
 
 def make(folder: Path) -> None:
-    exact = make_embedder(MODEL, backend="onnx", cache_dir=folder / "float32")
+    exact = make_embedder(MODEL, backend="onnx", run=OnnxRun(cache_dir=folder / "float32"))
     np.save(folder / "float32.npy", _encode_each(exact, int8.SAMPLE))
     export = folder / "float32" / MODEL
     for kind in KINDS:

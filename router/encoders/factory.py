@@ -29,22 +29,24 @@ def default_cache_dir() -> Path:
 
 @dataclass(frozen=True)
 class OnnxRun:
-    """How an ONNX query encoder runs: onnxruntime's intra-op ``threads`` per call, and the
-    CPU an int8 copy is quantized for (``router.encoders.int8.CPU_CHOICES``)."""
+    """Where and how an ONNX query encoder runs: onnxruntime's intra-op ``threads`` per call,
+    the CPU an int8 copy is quantized for (``router.encoders.int8.CPU_CHOICES``), and the
+    folder its exports are cached in (None: ``default_cache_dir()``)."""
 
     threads: int = 1
     int8_cpu: str = "auto"
+    cache_dir: str | Path | None = None
 
 
 def make_embedder(model: str, *, batch_size: int = 64, progress: bool = False,
-                  backend: str = backends.BUILD, cache_dir: str | Path | None = None,
-                  run: OnnxRun = OnnxRun(), source: str | Path | None = None,
+                  backend: str = backends.BUILD, run: OnnxRun = OnnxRun(),
+                  source: str | Path | None = None,
                   placement: Placement | None = None) -> Embedder:
     """``hash`` / ``hash-N`` gives the test embedder; anything else is the ``backend`` named
     (``router.encoders.backends``; UnknownBackend for another name).
 
     An exported backend (``onnx``) runs the same model (same ``model_id``, same vectors)
-    through onnxruntime, exported once into ``cache_dir`` (``router.encoders.onnx``) as
+    through onnxruntime, exported once into ``run.cache_dir`` (``router.encoders.onnx``) as
     ``run`` says (an int8 one, ``onnx-int8``: an int8 copy of that export, faster, with
     vectors close to but not equal to the others, quantized for the CPU ``run`` names:
     ``router.encoders.int8``); a model that cannot be exported, or a
@@ -60,8 +62,7 @@ def make_embedder(model: str, *, batch_size: int = 64, progress: bool = False,
         return HashEmbedder(dim)
     chosen = backends.backend(backend)
     if chosen.exported:
-        onnx = _onnx_embedder(model, batch_size, cache_dir or default_cache_dir(), run,
-                              source, quantized=chosen.int8)
+        onnx = _onnx_embedder(model, batch_size, run, source, quantized=chosen.int8)
         if onnx is not None:
             return onnx
     return SentenceTransformerEmbedder(model, batch_size=batch_size, progress=progress,
@@ -69,13 +70,14 @@ def make_embedder(model: str, *, batch_size: int = 64, progress: bool = False,
                                        placement=placement)
 
 
-def _onnx_embedder(model: str, batch_size: int, cache_dir: str | Path, run: OnnxRun,
-                   source: str | Path | None, *, quantized: bool = False) -> Embedder | None:
+def _onnx_embedder(model: str, batch_size: int, run: OnnxRun, source: str | Path | None, *,
+                   quantized: bool = False) -> Embedder | None:
     from router.encoders import onnx as onnx_embed
 
     try:
         import onnxruntime  # noqa: F401
 
+        cache_dir = run.cache_dir or default_cache_dir()
         return onnx_embed.OnnxEmbedder.checked(model, cache_dir, threads=run.threads,
                                                batch_size=batch_size, source=source,
                                                quantized=quantized, int8_cpu=run.int8_cpu)

@@ -29,7 +29,7 @@ def query_embedder(model: str, index_dir: str | Path, *, backend: str = backends
     (IndexCorrupt when no version holds an intact copy)."""
     source = locate(index_dir, model) if is_tuned(model) else None
     return make_embedder(model, batch_size=batch_size, backend=backend,
-                         cache_dir=Path(index_dir) / ".onnx", run=OnnxRun(threads, int8_cpu),
+                         run=OnnxRun(threads, int8_cpu, Path(index_dir) / ".onnx"),
                          source=source)
 
 

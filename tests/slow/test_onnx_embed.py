@@ -48,7 +48,7 @@ def onnx_embedder(tmp_path_factory: pytest.TempPathFactory,
     monkeypatch_module.setattr(socket.socket, "connect", no_network)
     monkeypatch_module.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch_module.setenv("TRANSFORMERS_OFFLINE", "1")
-    embedder = make_embedder(MODEL, backend="onnx", cache_dir=cache)
+    embedder = make_embedder(MODEL, backend="onnx", run=OnnxRun(cache_dir=cache))
     assert isinstance(embedder, OnnxEmbedder)
     embedder.prepare()  # the export runs here, with sockets refused
     return embedder
@@ -115,8 +115,8 @@ def test_the_int8_copy_is_close_and_kept_apart(onnx_embedder: OnnxEmbedder, int8
     which any machine can run. Where no copy is close enough, the float32 export serves."""
     cache = tmp_path / "cache"  # the float32 export only, so each choice makes its own copy
     shutil.copytree(onnx_embedder.folder, cache / onnx_embedder.folder.name)
-    quantized = make_embedder(MODEL, backend="onnx-int8", cache_dir=cache,
-                              run=OnnxRun(int8_cpu=int8_cpu))
+    quantized = make_embedder(MODEL, backend="onnx-int8",
+                              run=OnnxRun(int8_cpu=int8_cpu, cache_dir=cache))
     assert isinstance(quantized, OnnxEmbedder) and quantized.model_id == MODEL
     assert not quantized.is_exported()  # the float32 export is not taken for it
     texts = _sample()
@@ -156,7 +156,7 @@ def int8_embedder(onnx_embedder: OnnxEmbedder,
                   tmp_path_factory: pytest.TempPathFactory) -> OnnxEmbedder:
     cache = tmp_path_factory.mktemp("int8-cache")  # a copy of its own, from the float32 export
     shutil.copytree(onnx_embedder.folder, cache / onnx_embedder.folder.name)
-    quantized = make_embedder(MODEL, backend="onnx-int8", cache_dir=cache)
+    quantized = make_embedder(MODEL, backend="onnx-int8", run=OnnxRun(cache_dir=cache))
     assert isinstance(quantized, OnnxEmbedder)
     return quantized
 

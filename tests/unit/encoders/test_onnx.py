@@ -11,7 +11,7 @@ import pytest
 
 from router.encoders import export_integrity
 from router.encoders import onnx as onnx_embed
-from router.encoders.factory import make_embedder
+from router.encoders.factory import OnnxRun, make_embedder
 from router.encoders.hashing import HashEmbedder
 from router.encoders.onnx_session import _pad
 from router.encoders.sentence import SentenceTransformerEmbedder
@@ -48,7 +48,8 @@ def test_cls_pooling_falls_back_to_sentence_transformers(tmp_path: Path,
     model = _sentence_model(tmp_path / "m", mean=False)
     with pytest.raises(onnx_embed.UnsupportedModel, match="mean pooling"):
         onnx_embed.OnnxEmbedder.checked(str(model), tmp_path / "cache")
-    embedder = make_embedder(str(model), backend="onnx", cache_dir=tmp_path / "cache")
+    embedder = make_embedder(str(model), backend="onnx",
+                             run=OnnxRun(cache_dir=tmp_path / "cache"))
     assert isinstance(embedder, SentenceTransformerEmbedder)
     assert "ONNX encoder unavailable" in caplog.text
 
