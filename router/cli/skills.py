@@ -15,13 +15,14 @@ from typing import Any, TextIO
 from router.cli.guard import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from router.common.textsafe import one_line, printable
 from router.config import DiscoveryConfig, load_config
-from router.errors import SkillParseError
+from router.errors import NotFound, SkillParseError, TooLarge
 from router.skills.catalogs import parse_specs
-from router.skills.discovery import discover, load_skill_dir
-from router.skills.files import read_body
+from router.skills.discovery import load_skill_dir
+from router.skills.files import skill_text
 from router.skills.limits import MANIFEST_FILE, SKILL_MD_FILES
 from router.skills.lint import lint_skill
 from router.skills.model import Diagnostic, Level, Scope, Skill, SkillKind
+from router.skills.source import SkillSource, create_source
 from router.skills.walk import ScanLimits, find_skill_dirs
 
 log = logging.getLogger(__name__)
@@ -107,7 +108,7 @@ def _base_config(args: argparse.Namespace) -> DiscoveryConfig:
 
 def cmd_list(args: argparse.Namespace) -> int:
     config = discovery_config_from_args(args, _base_config(args))
-    result = discover(config)
+    result = create_source().discover(config)
     if args.format == "json":
         print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
         return EXIT_OK
@@ -130,6 +131,7 @@ def _check_root(root: str, *, lint: bool) -> tuple[list[Skill], list[Diagnostic]
     if not folders:
         diags.append(Diagnostic(Level.ERROR, root, "no SKILL.md or manifest.json found"))
     skills: list[Skill] = []
+    source = create_source()  # the folders checked are on disk: the disk reads their bodies
     for folder in folders:
         skill, more = load_skill_dir(folder, Scope.BUNDLED)
         diags.extend(more)
@@ -137,18 +139,22 @@ def _check_root(root: str, *, lint: bool) -> tuple[list[Skill], list[Diagnostic]
             continue
         skills.append(skill)
         if lint:
-            diags.extend(lint_skill(skill, _body(skill, diags)))
+            diags.extend(lint_skill(skill, _body(skill, diags, source)))
     return skills, diags
 
 
-def _body(skill: Skill, diags: list[Diagnostic]) -> str | None:
+def _body(skill: Skill, diags: list[Diagnostic], source: SkillSource) -> str | None:
+    """The instructions of ``skill``'s SKILL.md as ``source`` serves them (None for a
+    manifest, or when they cannot be read: a warning then says why)."""
     if skill.kind is not SkillKind.SKILL_MD:
         return None
     try:
-        return read_body(skill.location)
+        return skill_text(source.read_skill_file(skill), skill.location, body_only=True)
     except SkillParseError as exc:
         diags.append(Diagnostic(Level.WARNING, skill.location, f"body not checked: {exc.reason}"))
-        return None
+    except (NotFound, TooLarge) as exc:  # gone or grown since it was loaded
+        diags.append(Diagnostic(Level.WARNING, skill.location, f"body not checked: {exc}"))
+    return None
 
 
 def _resolve(path: str) -> str | None:

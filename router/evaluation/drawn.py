@@ -22,7 +22,7 @@ from pathlib import Path
 from router.errors import InvalidRequest
 from router.evaluation.metrics import Labelled
 from router.evaluation.runner import cache_slug, root_discovery
-from router.skills.discovery import discover
+from router.skills.source import create_source
 
 NOTHING_FITS = "nothing_fits"  # the tag of a relabelled request
 MARKER = ".drawn.json"  # the drawn names, written last: a folder without it is redrawn
@@ -39,7 +39,7 @@ class Drawn:
 def draw(root: str | Path, count: int, seed: int, cache: str | Path) -> Drawn:
     """Copy ``count`` skills of the catalog under ``root`` (a sample seeded by ``seed``) into a
     folder of ``cache``; a folder already holding that draw is reused."""
-    found = discover(root_discovery(root)).skills
+    found = create_source().discover(root_discovery(root)).skills
     folders = {s.name: Path(s.base_dir) for s in found}
     if not 0 < count < len(folders):
         raise InvalidRequest(f"--draw must be between 1 and {len(folders) - 1} (the catalog "

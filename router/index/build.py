@@ -148,7 +148,8 @@ def build(plan: BuildPlan, out: str | Path, *, served: Served | None = None,
           full: bool = False, known: Mapping[str, np.ndarray] | None = None,
           before_prune: Callable[[IndexInfo], None] | None = None,
           embedder: Embedder | None = None) -> BuildOutcome:
-    """Discover skills as ``plan`` says and build a new current version under ``out``.
+    """Discover skills as ``plan`` says (from its ``source``) and build a new current version
+    under ``out``.
 
     Example requests come from the skill folders (``evals/evals.json``, trigger-eval files),
     from the plan's ``example_files`` (JSON lines; their paths are recorded, so a Reindex
@@ -174,11 +175,11 @@ def build(plan: BuildPlan, out: str | Path, *, served: Served | None = None,
     """
     embedder = embedder or plan.make_encoder()
     with Workers.using(plan.workers) as pool:
-        found = _discover(plan.discovery, pool)
+        found = _discover(plan, pool)
         examples, problems = gather(found.skills, plan.example_files, plan.extra_examples, pool)
         diagnostics = (*found.diagnostics, *problems)
         # every skill file's digest, once: fingerprinted here, recorded by the build (1M skills)
-        digested = file_digests.compute_all(found.skills, previous_digests(Path(out)), pool)
+        digested = plan.source.digest_all(found.skills, previous_digests(Path(out)), pool)
         inputs = {**plan.inputs, **example_settings(plan.example_files),
                   EXAMPLES_FINGERPRINT: fingerprint(examples),
                   FILES_FINGERPRINT: file_digests.fingerprint(digested)}
@@ -213,12 +214,12 @@ def _inputs_differ(served: Served, inputs: Mapping[str, Any]) -> bool:
     return any(served.settings.get(key) != value for key, value in inputs.items())
 
 
-def _discover(discovery: DiscoveryConfig, workers: Workers | None = None) -> DiscoveryResult:
-    from router.skills.discovery import discover  # the scanner loads on the first build
+def _discover(plan: BuildPlan, workers: Workers | None = None) -> DiscoveryResult:
     from router.skills.scan_plan import check_complete
 
-    found = discover(discovery, workers=workers)
-    check_complete(discovery, found.diagnostics)  # a cut-short scan is an error unless allowed
+    found = plan.source.discover(plan.discovery, workers=workers)
+    # a cut-short scan is an error unless allowed
+    check_complete(plan.discovery, found.diagnostics)
     return found
 
 
@@ -238,7 +239,7 @@ def build_shard(plan: BuildPlan, out: str | Path, spec: shards.ShardSpec, *,
     The plan's ``workers`` share the discovery of a large catalog, as in ``build``."""
     embedder = embedder or plan.make_encoder()
     with Workers.using(plan.workers) as pool:
-        found = _discover(plan.discovery, pool)
+        found = _discover(plan, pool)
     print_ = shards.fingerprint(found.skills, discovery_settings(plan.discovery),
                                 embedder.model_id)
     mine = sorted((s for s in found.skills if shards.shard_of(s.key, spec.count) == spec.index),
@@ -259,7 +260,7 @@ def merge_shards(plan: BuildPlan, out: str | Path, *,
     The plan's ``workers`` as in ``build``."""
     embedder = embedder or plan.make_encoder()
     with Workers.using(plan.workers) as pool:
-        found = _discover(plan.discovery, pool)
+        found = _discover(plan, pool)
         print_ = shards.fingerprint(found.skills, discovery_settings(plan.discovery),
                                     embedder.model_id)
         known = shards.collect_partials(out, found.skills, print_, embedder.model_id)

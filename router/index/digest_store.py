@@ -1,6 +1,8 @@
 """The index build's digest stage: record every skill's per-file digests (``digests.json``) in
 the version folder being written, reusing the current version's record for unchanged files
-(``router.skills.digests``); and load them back with a version."""
+(``router.skills.digests``), each skill's files digested by the skill source they came from
+(``router.skills.source``; the disk unless told otherwise); and load them back with a
+version."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from router.index.versions.layout import VERSIONS, current_version
 from router.skills import digests
 from router.skills.digests import SkillDigests
 from router.skills.model import Skill
+from router.skills.source import SkillSource, create_source
 
 log = logging.getLogger(__name__)
 
@@ -33,13 +36,18 @@ def previous_digests(root: Path) -> dict[str, SkillDigests]:
         return {}
 
 
-def files_fingerprint(skills: Sequence[Skill], root: str | Path) -> str:
+def files_fingerprint(skills: Sequence[Skill], root: str | Path,
+                      source: SkillSource | None = None) -> str:
     """The fingerprint of ``skills``' files (``digests.fingerprint``), hashing only files whose
     size or modification time differ from the current version's record: a Reindex whose skills
     are unchanged still builds when a bundled file changed, so its new digest is recorded."""
-    return digests.fingerprint(digests.compute_all(skills, previous_digests(Path(root))))
+    source = source or create_source()
+    return digests.fingerprint(source.digest_all(skills, previous_digests(Path(root))))
 
 
-def record(folder: Path, root: Path, skills: Sequence[Skill], *, reuse: bool = True) -> None:
-    """Digest ``skills`` into ``folder`` (a ``.tmp-*`` version folder, before its checksums)."""
-    digests.write(folder, digests.compute_all(skills, previous_digests(root) if reuse else None))
+def record(folder: Path, root: Path, skills: Sequence[Skill], *, reuse: bool = True,
+           source: SkillSource | None = None) -> None:
+    """Digest ``skills`` (from ``source``, the disk when None) into ``folder`` (a ``.tmp-*``
+    version folder, before its checksums)."""
+    source = source or create_source()
+    digests.write(folder, source.digest_all(skills, previous_digests(root) if reuse else None))

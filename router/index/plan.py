@@ -21,6 +21,7 @@ from router.encoders.device import Placement, placement_for
 from router.examples.model import Example
 from router.index.build_inputs import Stages
 from router.index.fine_tune import stage as encoder_fine_tune
+from router.skills.source import SkillSource, create_source
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,8 @@ class BuildPlan:
     ``inputs`` recorded about them), the encoder, the stages, ``workers`` (processes, 0 = one
     per usable CPU), the versions kept, and ``query``, the encoder that will serve queries
     when its vectors are not the build encoder's (an int8 copy): the gate is calibrated on
-    them (``served_by``)."""
+    them (``served_by``). ``source`` is where the skills and their files come from (the disk
+    unless told otherwise): discovery and the file digests go through it."""
 
     discovery: DiscoveryConfig
     encoder: EncoderPlan
@@ -58,6 +60,8 @@ class BuildPlan:
     stages: Stages = field(default_factory=Stages)
     workers: Workers | int = 1  # a running pool, or a process count
     query: Embedder | None = None
+    # left out of ==: a source compares by identity, and two plans made alike are equal
+    source: SkillSource = field(default_factory=create_source, compare=False)
 
     @classmethod
     def from_config(cls, config: Config, discovery: DiscoveryConfig, *,

@@ -14,8 +14,8 @@ from router.encoders.base import Embedder
 from router.encoders.hashing import HashEmbedder
 from router.engine import Engine
 from router.index.store import build_index
-from router.skills.discovery import discover
 from router.skills.model import Diagnostic, Skill
+from router.skills.source import create_source
 from tests.support.skills import TOPICS, write_catalog
 
 
@@ -29,7 +29,7 @@ def build_hash_index(skills: Iterable[Skill], root: Path,
 def index_folder(skills: Path, out: Path, embedder: Embedder | None = None) -> Path:
     """Discover the skills under ``skills`` (as a bundled root, no other scope), build their
     index into ``out``; return ``out``."""
-    found = discover(DiscoveryConfig(bundled_roots=(str(skills),)))
+    found = create_source().discover(DiscoveryConfig(bundled_roots=(str(skills),)))
     build_index(found.skills, found.diagnostics, embedder or HashEmbedder(), out)
     return out
 
