@@ -55,6 +55,17 @@ class TrainSettings:
 
 
 @dataclass(frozen=True)
+class TrainRun:
+    """Where and how a run trains (none of it in the fine-tune hash): torch's ``device``, its
+    CPU ``threads`` while training (None: torch's default), and ``progress``, a bar with the
+    steps done and an estimate of the time left."""
+
+    device: str
+    threads: int | None = None
+    progress: bool = False
+
+
+@dataclass(frozen=True)
 class Pair:
     query: str
     document: str
@@ -122,16 +133,15 @@ def load_base(model: str, device: str) -> Any:
     return SentenceTransformer(resolve_model_path(model), device=device)
 
 
-def train(base: str, pairs: Sequence[Pair], settings: TrainSettings, *, device: str,
-          progress: bool = False, on_step: Callable[[int], None] | None = None,
-          threads: int | None = None, resume: Trained | None = None) -> Trained:
-    """Fine-tune a copy of ``base`` on ``pairs``; ``on_step(n)`` runs after step n. ``threads``
-    caps torch's CPU threads while it trains (None: torch's default). ``progress`` shows a
-    bar with the steps done and an estimate of the time left. ``resume``: a run of the same
-    pairs and settings but fewer epochs, continued on a copy of its model (left unchanged)
-    through ``settings.epochs``; its steps and pairs count in the result."""
-    with torch_threads(threads):
-        return _train(base, pairs, settings, device, progress, on_step, resume)
+def train(base: str, pairs: Sequence[Pair], settings: TrainSettings, how: TrainRun, *,
+          on_step: Callable[[int], None] | None = None,
+          resume: Trained | None = None) -> Trained:
+    """Fine-tune a copy of ``base`` on ``pairs`` on the device, threads and progress bar of
+    ``how``; ``on_step(n)`` runs after step n. ``resume``: a run of the same pairs and
+    settings but fewer epochs, continued on a copy of its model (left unchanged) through
+    ``settings.epochs``; its steps and pairs count in the result."""
+    with torch_threads(how.threads):
+        return _train(base, pairs, settings, how, on_step, resume)
 
 
 @contextmanager
@@ -148,13 +158,12 @@ def torch_threads(threads: int | None) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
-def _train(base: str, pairs: Sequence[Pair], settings: TrainSettings, device: str,
-           progress: bool, on_step: Callable[[int], None] | None,
-           resume: Trained | None = None) -> Trained:
+def _train(base: str, pairs: Sequence[Pair], settings: TrainSettings, how: TrainRun,
+           on_step: Callable[[int], None] | None, resume: Trained | None = None) -> Trained:
     import torch
     from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
 
-    started = time.perf_counter()
+    started, device = time.perf_counter(), how.device
     torch.manual_seed(settings.seed)
     model = load_base(base, device) if resume is None else copy.deepcopy(resume.model)
     full_length = model.max_seq_length
@@ -167,7 +176,7 @@ def _train(base: str, pairs: Sequence[Pair], settings: TrainSettings, device: st
     warmup = max(1, int(len(plan) * settings.warmup_fraction))
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: min(
         (s + 1) / warmup, max(0.0, (len(plan) - s) / max(1, len(plan) - warmup))))
-    bar = _bar(len(plan), progress)
+    bar = _bar(len(plan), how.progress)
     steps = seen = 0
     model.train()
     try:

@@ -17,7 +17,7 @@ import numpy as np
 from router.encoders.base import normalise
 from router.encoders.hashing import HashEmbedder
 from router.encoders.sentence import SentenceTransformerEmbedder
-from router.encoders.training import Pair, Trained, TrainSettings
+from router.encoders.training import Pair, Trained, TrainRun, TrainSettings
 from router.examples.model import Example
 from router.skills.model import Skill
 from tests.support.skills import skill_record
@@ -85,9 +85,7 @@ class FakeTrainer:
         self.kind = kind
         self.calls: list[int] = []  # pairs per call
 
-    def __call__(self, base: str, pairs: Sequence[Pair], settings: TrainSettings, *,
-                 device: str, progress: bool = False,
-                 on_step: Callable[[int], None] | None = None,
-                 threads: int | None = None) -> Trained:
+    def __call__(self, base: str, pairs: Sequence[Pair], settings: TrainSettings,
+                 how: TrainRun, *, on_step: Callable[[int], None] | None = None) -> Trained:
         self.calls.append(len(pairs))
         return Trained(FakeModel(self.kind), 1, 1, len(pairs), 0.01)

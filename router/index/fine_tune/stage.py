@@ -246,10 +246,10 @@ def _tune(skills: Sequence[Skill], base: Embedder, split: _Split, place: Place,
              base.model_id, len(pairs), len({p.query for p in held}), device, 1 + len(tried))
     threads = options.threads if device == "cpu" else None
     trainer = options.trainer or training.train
+    how = training.TrainRun(device, threads, progress)
 
     def run(pairs: Sequence[Pair], settings: TrainSettings, **more: Any) -> Trained:
-        return trainer(base.model_id, pairs, settings, device=device, progress=progress,
-                       threads=threads, **more)
+        return trainer(base.model_id, pairs, settings, how, **more)
 
     model = tuned_id(base.model_id, digest)
     with training.torch_threads(threads):  # training and judging: see encoders.training

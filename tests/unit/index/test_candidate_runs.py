@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from router.config import IndexConfig
-from router.encoders.training import Pair, Trained, TrainSettings, batches
+from router.encoders.training import Pair, Trained, TrainRun, TrainSettings, batches
 from router.errors import InvalidRequest
 from router.examples.model import Example, ExampleSource, query_key
 from router.index.build_inputs import Stages
@@ -34,9 +34,8 @@ class RunTrainer:
         self.kinds = kinds
         self.calls: list[tuple[list[Pair], TrainSettings, Trained | None]] = []
 
-    def __call__(self, base: str, pairs: Sequence[Pair], settings: TrainSettings, *,
-                 device: str, progress: bool = False,
-                 on_step: Callable[[int], None] | None = None, threads: int | None = None,
+    def __call__(self, base: str, pairs: Sequence[Pair], settings: TrainSettings,
+                 how: TrainRun, *, on_step: Callable[[int], None] | None = None,
                  resume: Trained | None = None) -> Trained:
         kind = self.kinds[len(self.calls)]
         self.calls.append((list(pairs), settings, resume))

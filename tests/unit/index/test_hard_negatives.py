@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from router.config import DiscoveryConfig, IndexConfig
-from router.encoders.training import Pair, Trained, TrainSettings, batches
+from router.encoders.training import Pair, Trained, TrainRun, TrainSettings, batches
 from router.errors import InvalidRequest
 from router.examples.model import Example, query_key
 from router.index.build import Served, build, recorded_settings
@@ -34,10 +34,8 @@ class SideTrainer:
         self.kinds = {False: plain, True: mined}
         self.calls: list[list[Pair]] = []
 
-    def __call__(self, base: str, pairs: Sequence[Pair], settings: TrainSettings, *,
-                 device: str, progress: bool = False,
-                 on_step: Callable[[int], None] | None = None,
-                 threads: int | None = None) -> Trained:
+    def __call__(self, base: str, pairs: Sequence[Pair], settings: TrainSettings,
+                 how: TrainRun, *, on_step: Callable[[int], None] | None = None) -> Trained:
         self.calls.append(list(pairs))
         with_negatives = all(p.negative for p in pairs)
         return Trained(FakeModel(self.kinds[with_negatives]), 2, 2, len(pairs), 0.01)
