@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import partial
 
 from router.common.checkpoints import checkpoint
@@ -88,10 +88,23 @@ def _load_all(folders: list[SkillDir], scope: Scope,
     return [load_skill_dir(folder, scope, max_bytes=max_bytes) for folder in folders]
 
 
-def _scan(root: str, scope: Scope, limits: ScanLimits, max_bytes: int, seen: set[str], *,
-          boundary: str | None = None, outer: tuple[str, ...] = (),
+@dataclass(frozen=True)
+class _Root:
+    """One root to scan: its folder, its scope, the scope's caps, the folder symlinks must
+    stay in (None: the root) and the folders above it whose ``.gitignore`` applies
+    (``router.skills.scan_plan``)."""
+
+    path: str
+    scope: Scope
+    limits: ScanLimits
+    boundary: str | None = None
+    outer: tuple[str, ...] = ()
+
+
+def _scan(root: _Root, max_bytes: int, seen: set[str],
           workers: Workers | None = None) -> tuple[list[Skill], list[Diagnostic]]:
-    folders, diags = find_skill_dirs(root, limits, boundary=boundary, outer=outer)
+    folders, diags = find_skill_dirs(root.path, root.limits, boundary=root.boundary,
+                                     outer=root.outer)
     checkpoint("discovering")
     fresh: list[SkillDir] = []
     for folder in folders:
@@ -101,7 +114,7 @@ def _scan(root: str, scope: Scope, limits: ScanLimits, max_bytes: int, seen: set
         seen.add(folder.real_path)
         fresh.append(folder)
     # read and parsed over the build's worker processes when there are many (same order)
-    load = partial(_load_all, scope=scope, max_bytes=max_bytes)
+    load = partial(_load_all, scope=root.scope, max_bytes=max_bytes)
     loaded = workers.map(load, fresh) if workers is not None else load(fresh)
     skills: list[Skill] = []
     for skill, more in loaded:
@@ -116,7 +129,7 @@ def scan_root(path: str, scope: Scope, *, max_depth: int = 6, max_dirs: int = 20
               ) -> tuple[list[Skill], list[Diagnostic]]:
     """Load every skill under one root, in walk order (no de-duplication by name)."""
     limits = ScanLimits(max_depth, max_dirs, honour_gitignore)
-    return _scan(path, scope, limits, max_bytes, set())
+    return _scan(_Root(path, scope, limits), max_bytes, set())
 
 
 def _scope_order(precedence: tuple[str, ...], diags: list[Diagnostic]) -> list[Scope]:
@@ -192,8 +205,8 @@ def _named(config: DiscoveryConfig, max_bytes: int, workers: Workers | None,
         if not os.path.isdir(root):
             diags.append(Diagnostic(Level.WARNING, root, f"catalog {name!r} root not found"))
             continue
-        skills, found = _scan(root, Scope.ORG, limits, max_bytes, seen.setdefault(name, set()),
-                              boundary=root, workers=workers)
+        skills, found = _scan(_Root(root, Scope.ORG, limits, boundary=root), max_bytes,
+                              seen.setdefault(name, set()), workers)
         diags.extend(found)
         _keep(by_catalog.setdefault(name, {}), [replace(s, catalog=name) for s in skills],
               shadowed, diags)
@@ -220,9 +233,9 @@ def discover(config: DiscoveryConfig, *, max_bytes: int = SKILL_FILE_MAX_BYTES,
             if os.path.realpath(root) in seen_roots:
                 continue
             seen_roots.add(os.path.realpath(root))
-            skills, found = _scan(root, scope, limits, max_bytes, seen_dirs,
-                                  boundary=boundary_for(config, scope, root),
-                                  outer=outer_for(config, scope, root), workers=workers)
+            where = _Root(root, scope, limits, boundary_for(config, scope, root),
+                          outer_for(config, scope, root))
+            skills, found = _scan(where, max_bytes, seen_dirs, workers)
             diags.extend(found)
             _keep(winners, skills, shadowed, diags)
     every = _named(config, max_bytes, workers, diags, shadowed, winners)
