@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def cmd_ops(args: argparse.Namespace) -> int:
     from router.bearer import read_tokens
-    from router.console.server import ConsoleServer
+    from router.console.server import ConsoleServer, RouterLink
     from router.errors import InvalidRequest
 
     ops = load_config(getattr(args, "config", None)).ops
@@ -50,8 +50,8 @@ def cmd_ops(args: argparse.Namespace) -> int:
         auth = caller_auth_from_args(args)
     except ValueError as exc:
         raise InvalidRequest(str(exc)) from exc
-    console = ConsoleServer(args.target, auth, args.host, args.port, tokens,
-                            timeout=args.timeout, ops=ops)
+    console = ConsoleServer(RouterLink(args.target, auth, timeout=args.timeout), args.host,
+                            args.port, tokens, ops=ops)
     print(f"ops console: {console.url}/route (router {args.target}"
           f"{', tokens required' if tokens else ''})", flush=True)
     console.run()

@@ -69,10 +69,11 @@ class EmbeddedConsole:
         """Serve the console for the gRPC server listening on ``address``."""
         if not self.port:
             return
-        from router.console.server import ConsoleServer
+        from router.console.server import ConsoleServer, RouterLink
 
         token = self.tokens[0].decode("utf-8") if self.tokens else ""
-        self._server = ConsoleServer(loopback_target(address), CallerAuth(token=token),
+        self._server = ConsoleServer(RouterLink(loopback_target(address),
+                                                CallerAuth(token=token)),
                                      self.host, self.port, self.tokens,
                                      ops=self.ops).start()
 

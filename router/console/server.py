@@ -10,6 +10,7 @@ import signal
 import socket
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from types import FrameType
 
 import uvicorn
@@ -45,17 +46,28 @@ def _principals(path: str, tokens: Sequence[bytes]) -> LiveTable | None:
     return LiveTable(lambda: load_table(path, tokens=tokens))
 
 
+@dataclass(frozen=True)
+class RouterLink:
+    """The router a console reaches: its gRPC ``target``, the ``auth`` it is reached with, and
+    the deadlines of a call (``timeout``) and of a Reindex (``reindex_timeout``), in seconds."""
+
+    target: str
+    auth: CallerAuth
+    timeout: float = 10.0
+    reindex_timeout: float = 600.0
+
+
 class ConsoleServer:
-    """The console for the router at ``target`` (reached with ``auth``), listening on
-    ``host:port`` and accepting ``tokens`` (and those of ``ops.principals_file``, read again on
-    SIGHUP by ``run``) from its own callers, with the limits of ``ops``.
+    """The console for the ``router`` linked, listening on ``host:port`` and accepting
+    ``tokens`` (and those of ``ops.principals_file``, read again on SIGHUP by ``run``) from its
+    own callers, with the limits of ``ops``.
     Raises InvalidRequest (bind rule, a bad limit) or OSError (port busy) at construction;
     ``start`` serves on a thread."""
 
-    def __init__(self, target: str, auth: CallerAuth, host: str, port: int,
-                 tokens: Sequence[bytes], *, timeout: float = 10.0,
-                 reindex_timeout: float = 600.0, ops: OpsConfig | None = None) -> None:
+    def __init__(self, router: RouterLink, host: str, port: int, tokens: Sequence[bytes], *,
+                 ops: OpsConfig | None = None) -> None:
         ops = ops or OpsConfig()
+        target, auth = router.target, router.auth
         principals = _principals(ops.principals_file, tokens)
         if principals is not None:
             tokens = ()  # accepted through the principals, as route/ops/admin principals
@@ -64,11 +76,11 @@ class ConsoleServer:
                                 login_failures=ops.login_failures_per_minute,
                                 principals=principals)
         self.principals = principals
-        self.client = SkillRouterClient(target, timeout=timeout, ca_file=auth.ca_file,
+        self.client = SkillRouterClient(target, timeout=router.timeout, ca_file=auth.ca_file,
                                         cert_file=auth.cert_file, key_file=auth.key_file,
                                         token=auth.token, tls=auth.tls)
         self.console = Console(self.client, access, target=target,
-                               reindex_timeout=reindex_timeout)
+                               reindex_timeout=router.reindex_timeout)
         self._socket = _bind(host, port)
         self.host = host
         self.port: int = self._socket.getsockname()[1]

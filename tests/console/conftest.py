@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from router.config import OpsConfig
-from router.console.server import ConsoleServer
+from router.console.server import ConsoleServer, RouterLink
 from router.credentials import CallerAuth
 from router.engine import Engine
 from router.service.server import RouterServer
@@ -63,8 +63,8 @@ def grpc_server(engine: Engine) -> Iterator[RouterServer]:
 @pytest.fixture(scope="package")
 def console(grpc_server: RouterServer) -> Iterator[str]:
     """An open console (loopback, no tokens); its base URL."""
-    running = ConsoleServer(f"127.0.0.1:{grpc_server.port}", CallerAuth(), "127.0.0.1", 0,
-                            ()).start()
+    running = ConsoleServer(RouterLink(f"127.0.0.1:{grpc_server.port}", CallerAuth()),
+                            "127.0.0.1", 0, ()).start()
     yield running.url
     running.stop()
 
@@ -73,7 +73,8 @@ def console(grpc_server: RouterServer) -> Iterator[str]:
 def gated_console(grpc_server: RouterServer) -> Iterator[str]:
     """A console that accepts TOKENS only; its base URL."""
     tokens = tuple(t.encode() for t in TOKENS)
-    running = ConsoleServer(f"127.0.0.1:{grpc_server.port}", CallerAuth(), "127.0.0.1", 0,
-                            tokens, ops=OpsConfig(login_failures_per_minute=10_000)).start()
+    running = ConsoleServer(RouterLink(f"127.0.0.1:{grpc_server.port}", CallerAuth()),
+                            "127.0.0.1", 0, tokens,
+                            ops=OpsConfig(login_failures_per_minute=10_000)).start()
     yield running.url
     running.stop()

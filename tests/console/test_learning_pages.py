@@ -16,7 +16,7 @@ import httpx2
 import pytest
 
 from router.client import SkillRouterClient
-from router.console.server import ConsoleServer
+from router.console.server import ConsoleServer, RouterLink
 from router.credentials import CallerAuth
 from tests.support.learning import DOCKER, PDF, make_index, open_engine, teach
 from tests.support.pages import csrf
@@ -36,7 +36,7 @@ class Setup:
 def setup(tmp_path: Path) -> Iterator[Setup]:
     server = start_server(open_engine(make_index(tmp_path)))
     target = f"127.0.0.1:{server.port}"
-    console = ConsoleServer(target, CallerAuth(), "127.0.0.1", 0, ()).start()
+    console = ConsoleServer(RouterLink(target, CallerAuth()), "127.0.0.1", 0, ()).start()
     try:
         with SkillRouterClient(target, timeout=10.0) as client:
             yield Setup(console.url, client)
@@ -144,8 +144,8 @@ def test_a_purge_of_old_examples_only_keeps_the_recent(setup: Setup) -> None:
 
 def test_a_router_recording_nothing_is_said_on_the_pages(tmp_path: Path) -> None:
     server = start_server(open_engine(make_index(tmp_path), enabled=False))
-    console = ConsoleServer(f"127.0.0.1:{server.port}", CallerAuth(), "127.0.0.1", 0,
-                            ()).start()
+    console = ConsoleServer(RouterLink(f"127.0.0.1:{server.port}", CallerAuth()),
+                            "127.0.0.1", 0, ()).start()
     try:
         assert 'id="counters-off"' in get(f"{console.url}/skills").text
         assert 'id="counters-off"' in get(f"{console.url}/skills/skill-0").text
@@ -157,7 +157,8 @@ def test_a_router_recording_nothing_is_said_on_the_pages(tmp_path: Path) -> None
 def test_a_gated_console_asks_for_a_token_and_the_form_token(tmp_path: Path) -> None:
     server = start_server(open_engine(make_index(tmp_path)))
     target = f"127.0.0.1:{server.port}"
-    console = ConsoleServer(target, CallerAuth(), "127.0.0.1", 0, (b"ops-token",)).start()
+    console = ConsoleServer(RouterLink(target, CallerAuth()), "127.0.0.1", 0,
+                            (b"ops-token",)).start()
     bearer = {"authorization": "Bearer ops-token"}
     url = f"{console.url}/skills/skill-0/purge"
     try:

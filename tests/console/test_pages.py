@@ -110,12 +110,12 @@ def test_a_request_the_router_refuses_is_a_clear_400(console: str) -> None:
 
 
 def test_the_router_down_is_a_502_page() -> None:
-    from router.console.server import ConsoleServer
+    from router.console.server import ConsoleServer, RouterLink
     from router.credentials import CallerAuth
     from tests.support.ports import free_port
 
-    down = ConsoleServer(f"127.0.0.1:{free_port()}", CallerAuth(), "127.0.0.1", 0, (),
-                         timeout=1.0).start()
+    down = ConsoleServer(RouterLink(f"127.0.0.1:{free_port()}", CallerAuth(), timeout=1.0),
+                         "127.0.0.1", 0, ()).start()
     try:
         answer = get(f"{down.url}/skills")
         assert answer.status_code == 502  # UNAVAILABLE, or the deadline spent on retries

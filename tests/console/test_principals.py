@@ -13,7 +13,7 @@ import httpx2
 import pytest
 
 from router.config import OpsConfig
-from router.console.server import ConsoleServer
+from router.console.server import ConsoleServer, RouterLink
 from router.credentials import CallerAuth
 from router.engine import Engine
 from tests.console.conftest import PDF_SKILL
@@ -40,7 +40,8 @@ def principals(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def console(engine: Engine, principals: Path) -> Iterator[str]:
     service = start_server(engine, principals_file=str(principals))
-    running = ConsoleServer(f"127.0.0.1:{service.port}", CallerAuth(token="tok-console"),
+    running = ConsoleServer(RouterLink(f"127.0.0.1:{service.port}",
+                                       CallerAuth(token="tok-console")),
                             "127.0.0.1", 0, (),
                             ops=OpsConfig(principals_file=str(principals))).start()
     try:

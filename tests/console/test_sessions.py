@@ -11,7 +11,7 @@ import httpx2
 import pytest
 
 from router.config import OpsConfig
-from router.console.server import ConsoleServer
+from router.console.server import ConsoleServer, RouterLink
 from router.console.sessions import LoginThrottle, SessionTable
 from router.credentials import CallerAuth
 from router.service.server import RouterServer
@@ -24,8 +24,8 @@ LIMIT = 3
 @pytest.fixture
 def strict_console(grpc_server: RouterServer) -> Iterator[str]:
     """A gated console allowing LIMIT wrong tokens a minute; its base URL."""
-    running = ConsoleServer(f"127.0.0.1:{grpc_server.port}", CallerAuth(), "127.0.0.1", 0,
-                            tuple(t.encode() for t in TOKENS),
+    running = ConsoleServer(RouterLink(f"127.0.0.1:{grpc_server.port}", CallerAuth()),
+                            "127.0.0.1", 0, tuple(t.encode() for t in TOKENS),
                             ops=OpsConfig(login_failures_per_minute=LIMIT)).start()
     yield running.url
     running.stop()
