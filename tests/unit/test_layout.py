@@ -9,6 +9,7 @@ import ast
 from pathlib import Path
 
 from tests.support import REPO
+from tests.support.imports import imported_modules
 
 PACKAGE = REPO / "router"
 GENERATED = PACKAGE / "v1"
@@ -77,22 +78,8 @@ def test_the_detector_finds_a_cycle() -> None:
     assert _cycle({"a": {"b"}, "b": set()}) == []
 
 
-def _imported(source: str, package: tuple[str, ...]) -> set[str]:
-    """Every module name a module of ``package`` with ``source`` imports, relative imports
-    resolved, wherever the statement stands (function-level and type-only ones included)."""
-    out: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            out.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = package[: len(package) - node.level + 1] if node.level else ()
-            module = ".".join((*base, *(node.module.split(".") if node.module else ())))
-            out.update([module, *(f"{module}.{a.name}" for a in node.names)])
-    return out
-
-
 def _from_index(source: str, package: tuple[str, ...]) -> list[str]:
-    return sorted(n for n in _imported(source, package)
+    return sorted(n for n in imported_modules(source, package)
                   if n == "router.index" or n.startswith("router.index."))
 
 

@@ -4,10 +4,10 @@ examples), encoder fine-tuning or the encoders, wherever the import statement st
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 from tests.support import REPO
+from tests.support.imports import imported_modules
 
 VERSIONS = REPO / "router" / "index" / "versions"
 ABOVE = ("build", "build_inputs", "plan", "vectors", "shards", "example_store", "fine_tune",
@@ -15,23 +15,9 @@ ABOVE = ("build", "build_inputs", "plan", "vectors", "shards", "example_store", 
 FORBIDDEN = (*(f"router.index.{name}" for name in ABOVE), "router.encoders")
 
 
-def _imported(source: str, package: tuple[str, ...]) -> set[str]:
-    """Every module name ``source`` (a module of ``package``) imports, relative imports
-    resolved; function-level and type-only imports included."""
-    out: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            out.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = package[: len(package) - node.level + 1] if node.level else ()
-            module = ".".join((*base, *(node.module.split(".") if node.module else ())))
-            out.update([module, *(f"{module}.{a.name}" for a in node.names)])
-    return out
-
-
 def _climbing(source: str) -> list[str]:
     """The forbidden modules ``source``, a module of the versions package, imports."""
-    return sorted(n for n in _imported(source, ("router", "index", "versions"))
+    return sorted(n for n in imported_modules(source, ("router", "index", "versions"))
                   if any(n == f or n.startswith(f + ".") for f in FORBIDDEN))
 
 
