@@ -1,5 +1,5 @@
 """The encoder backends by name: the registry, the configuration's names, and no backend name
-spelled outside ``router/encoders/`` and ``router/config.py``."""
+spelled outside ``router/encoders/`` and ``router/config/``."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from router.errors import InvalidRequest
 from tests.support import REPO
 
 PACKAGE = REPO / "router"
-ALLOWED = (PACKAGE / "encoders", PACKAGE / "config.py")
+ALLOWED = (PACKAGE / "encoders", PACKAGE / "config")
 
 
 def test_the_configuration_accepts_exactly_the_registered_names() -> None:

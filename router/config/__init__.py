@@ -1,0 +1,36 @@
+"""One frozen configuration object, loaded from YAML with environment overrides.
+
+Every setting can be given in a YAML file (``--config``) and overridden by an environment
+variable named ``SKILL_ROUTER_<SECTION>_<KEY>`` (upper case), e.g.
+``SKILL_ROUTER_ROUTING_TOP_K=8``. Lists in env vars are comma-separated.
+
+The sections live in ``router.config.routing`` (discovery, routing, index) and
+``router.config.serving`` (server, feedback, the doors); ``router.config.loading`` reads them.
+"""
+
+from dataclasses import replace
+
+from router.config.loading import ENV_PREFIX, Config, load_config
+from router.config.routing import (
+    ACTIVATION_MODES,
+    CANDIDATE_KEYS,
+    CANDIDATE_MODES,
+    DEFAULT_CLIENT_DIRS,
+    DEFAULT_MODEL,
+    FINE_TUNE_MODES,
+    INT8_CPUS,
+    PRECISIONS,
+    QUERY_BACKENDS,
+    DiscoveryConfig,
+    IndexConfig,
+    RoutingConfig,
+    worker_count,
+)
+from router.config.serving import DoorConfig, FeedbackConfig, McpConfig, OpsConfig, ServerConfig
+
+__all__ = [
+    "ACTIVATION_MODES", "CANDIDATE_KEYS", "CANDIDATE_MODES", "DEFAULT_CLIENT_DIRS", "DEFAULT_MODEL",
+    "ENV_PREFIX", "FINE_TUNE_MODES", "INT8_CPUS", "PRECISIONS", "QUERY_BACKENDS", "Config",
+    "DiscoveryConfig", "DoorConfig", "FeedbackConfig", "IndexConfig", "McpConfig", "OpsConfig",
+    "RoutingConfig", "ServerConfig", "load_config", "replace", "worker_count",
+]
