@@ -227,9 +227,9 @@ class Engine:
     def feedback(self, skill: str, session_id: str, outcome: str, route_id: str = "",
                  principal_name: str = "", caller: Principal = ANONYMOUS) -> bool:
         """Record an outcome for ``skill`` (``router.learning.recorder``); False if not stored."""
-        self.recorder.check_owner(session_id, route_id, principal_name)
         visible = self.visible(caller)
-        self.activator.find(skill, visible)  # NotFound (close names suggested) when unknown
+        self.activator.find(skill, visible)  # NotFound (close names suggested): claims nothing
+        self.recorder.check_owner(session_id, route_id, principal_name)
         return self.recorder.on_feedback(visible.key(skill), session_id, outcome, route_id,
                                          principal_name)
 
