@@ -29,7 +29,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import IO, Any, NamedTuple
 
 import numpy as np
 
@@ -223,17 +223,27 @@ def write(folder: Path, learned: Learned) -> None:
     data = {"rows": [r.to_dict() for r in learned.selection.rows],
             "calibration": list(learned.calibration_texts), "nearest": list(learned.nearest),
             "nearest_zero_shot": list(learned.nearest_zero_shot)}
-    # the rows hold requests learned from users' traffic: owner-only, like the feedback store
-    fd = os.open(folder / EXAMPLES_JSON, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+    # the rows hold requests learned from users' traffic, the vectors their embeddings and the
+    # expanded BM25 index their words: owner-only, like the feedback store
+    with _private(folder / EXAMPLES_JSON, "w", encoding="utf-8") as handle:
         handle.write(json.dumps(data, ensure_ascii=False))
     width = learned.calibration_vectors.shape[1]
     stacked = np.vstack([learned.vectors.reshape(-1, width),
                          learned.calibration_vectors]).astype(np.float32)
-    np.save(folder / EXAMPLES_NPY, stacked)
+    with _private(folder / EXAMPLES_NPY, "wb") as binary:
+        np.save(binary, stacked)
     if learned.expanded is not None:
-        (folder / LEXICAL_EXAMPLES).mkdir(mode=0o700)  # the example requests' words
-        learned.expanded.save(folder / LEXICAL_EXAMPLES)
+        words = folder / LEXICAL_EXAMPLES
+        words.mkdir(mode=0o700)
+        learned.expanded.save(words)
+        for path in words.rglob("*"):  # written inside the 0700 folder, before the rename
+            os.chmod(path, 0o700 if path.is_dir() else 0o600)
+
+
+def _private(path: Path, mode: str, encoding: str | None = None) -> IO[Any]:
+    """``path`` created owner-only (0600, whatever the umask) and opened with ``mode``."""
+    return os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), mode,
+                     encoding=encoding)
 
 
 @dataclass(frozen=True)
