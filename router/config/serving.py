@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from router.errors import InvalidRequest
+
 
 @dataclass(frozen=True)
 class ServerConfig:
@@ -29,6 +31,20 @@ class ServerConfig:
     allow_unauthenticated: bool = False
     open_metrics: bool = False  # with tokens, /metrics without one (a closed scrape network)
     expose_paths: bool = True  # false: no absolute path to callers (router.service.codec.paths)
+    # The gRPC port's connections (router.service.connections); 0 = no limit, each.
+    max_connection_idle_seconds: float = 300.0  # no call in flight this long: GOAWAY, closed
+    max_connection_age_seconds: float = 0.0  # a connection's longest life, then GOAWAY
+    max_connection_age_grace_seconds: float = 60.0  # calls in flight at that GOAWAY may finish
+    max_connections: int = 1000  # open at once, at most half the file limit; new ones closed
+
+    def __post_init__(self) -> None:
+        limits = {"max_connection_idle_seconds": self.max_connection_idle_seconds,
+                  "max_connection_age_seconds": self.max_connection_age_seconds,
+                  "max_connection_age_grace_seconds": self.max_connection_age_grace_seconds,
+                  "max_connections": self.max_connections}
+        negative = [f"server.{key} is {value!r}" for key, value in limits.items() if value < 0]
+        if negative:
+            raise InvalidRequest(f"config {', '.join(negative)}: give 0 (no limit) or more")
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from router.engine import Engine
 from router.index import dense
 from router.service.access import AccessInterceptor, Gate
 from router.service.auth import warn_if_open
+from router.service.connections import connection_options
 from router.service.interceptors import CallObserver, LoggingInterceptor
 from router.service.metrics import ServiceMetrics, start_metrics_http
 from router.service.servicer import CallerReader, add_to_server
@@ -85,7 +86,7 @@ def build_server(engine: Engine, config: ServerConfig, address: str | None = Non
         interceptors=[LoggingInterceptor(observer), AccessInterceptor(gate)],
         options=[("grpc.max_receive_message_length", config.max_request_bytes),
                  # A busy port is an error: never share it with another server process.
-                 ("grpc.so_reuseport", 0)],
+                 ("grpc.so_reuseport", 0), *connection_options(config)],
     )
     add_to_server(engine, server, caller_of or gate.principal_of,
                   lambda c: gate.caller(c).operator,

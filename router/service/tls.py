@@ -19,6 +19,7 @@ from grpc_health.v1 import health_pb2_grpc
 
 from router.config import ServerConfig
 from router.errors import InvalidRequest
+from router.service.connections import connection_options
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +62,7 @@ def start_health_listener(health: Any, config: ServerConfig) -> grpc.Server | No
         return None
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=2,
                                                     thread_name_prefix="skill-router-health"),
-                         options=[("grpc.so_reuseport", 0)])
+                         options=[("grpc.so_reuseport", 0), *connection_options(config)])
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     target = f"{config.host}:{config.health_port}"
     try:
