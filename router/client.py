@@ -27,7 +27,7 @@ import grpc
 from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from router.access.delegation import PRINCIPAL_KEY
+from router.access.delegation import PRINCIPAL_KEY, WITHIN_KEY
 from router.credentials import CallerAuth
 from router.door.api import SERVICE_NAME, received
 from router.door.channel import BearerToken, open_channel
@@ -97,11 +97,12 @@ class SkillRouterClient:
         self._stub = _stub(self._channel, "")
         self._health = health_pb2_grpc.HealthStub(self._channel)
 
-    def acting_for(self, principal_name: str) -> SkillRouterClient:
+    def acting_for(self, principal_name: str, within: str = "") -> SkillRouterClient:
         """A client on this one's channel whose calls are served as ``principal_name`` ("" = as
-        this client's own token). Close only the original."""
+        this client's own token), seeing no more than principal ``within``'s view when given.
+        Close only the original."""
         view = copy.copy(self)
-        view._stub = _stub(self._channel, principal_name)
+        view._stub = _stub(self._channel, principal_name, within)
         return view
 
     def __enter__(self) -> SkillRouterClient:
@@ -254,8 +255,9 @@ def route_request(message: str, history: Sequence[str] = (), session_id: str = "
                            max_catalog_chars=max_catalog_chars, project_skills=project_skills)
 
 
-def _stub(channel: grpc.Channel, principal_name: str) -> pb_grpc.SkillRouterStub:
-    if principal_name:
-        channel = grpc.intercept_channel(channel, BearerToken("", (PRINCIPAL_KEY,
-                                                                   principal_name)))
+def _stub(channel: grpc.Channel, principal_name: str,
+          within: str = "") -> pb_grpc.SkillRouterStub:
+    for key, name in ((PRINCIPAL_KEY, principal_name), (WITHIN_KEY, within)):
+        if name:
+            channel = grpc.intercept_channel(channel, BearerToken("", (key, name)))
     return pb_grpc.SkillRouterStub(channel)  # type: ignore[no-untyped-call]

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from router.access.model import EVERY_CATALOG, Principal
+from router.skills.model import key_parts
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,18 @@ class View:
     rows: np.ndarray | None = None
     key: tuple[object, ...] = ()  # what it was made from (catalogs, deny), for caches
     index: Any = None  # an exact (FAISS flat) index of the rows' vectors, for a small view
+    catalogs: tuple[str, ...] = ()  # the catalogs it draws on, in precedence order
+    deny: tuple[str, ...] = ()
+    whole: bool = True  # its principal sees every catalog, with nothing denied
+
+    def holds(self, catalog: str, name: str) -> bool:
+        """Whether a skill ``name`` of ``catalog`` (held by the index or not) is within the
+        view's bounds: one of its catalogs, no deny glob matching."""
+        return self.whole or (catalog in self.catalogs and not denied(name, self.deny))
+
+    def holds_key(self, key: str) -> bool:
+        """``holds`` for a record key (``router.skills.model.skill_key``)."""
+        return self.holds(*key_parts(key))
 
     def position(self, name: str) -> int | None:
         return self.positions.get(name)
@@ -87,6 +100,7 @@ def view_of(skills: Sequence[tuple[str, str]], order: Sequence[str],
         if held is None or mine < rank[skills[held][0]]:
             positions[name] = row
     key = (ranked, tuple(principal.deny))
-    if len(positions) == len(skills):
-        return View(positions, None, key)
-    return View(positions, np.array(sorted(positions.values()), dtype=np.int64), key)
+    rows = None if len(positions) == len(skills) else np.array(sorted(positions.values()),
+                                                               dtype=np.int64)
+    return View(positions, rows, key, catalogs=ranked, deny=tuple(principal.deny),
+                whole=principal.sees_everything)

@@ -38,7 +38,7 @@ from router.skills import digests
 from router.skills.digests import SkillDigests
 from router.skills.files import skill_text
 from router.skills.limits import REQUEST_NAME_CHARS, RESOURCE_LIST_CAP, RESOURCE_MAX_BYTES
-from router.skills.model import Skill, SkillKind
+from router.skills.model import DEFAULT_CATALOG, Skill, SkillKind
 from router.skills.source import SkillSource, create_source
 
 if TYPE_CHECKING:
@@ -57,6 +57,7 @@ class Activation:
     resources_truncated: bool
     skill_dir: str
     already_active: bool
+    catalog: str = DEFAULT_CATALOG  # the catalog of the skill activated
 
 
 @dataclass(frozen=True)
@@ -145,7 +146,7 @@ class Activator:
 
         def result(content: str, already: bool) -> Activation:
             return Activation(skill.name, content, files, listing.truncated, skill.base_dir,
-                              already)
+                              already, skill.catalog)
 
         if skill.name in active_skills or self.sessions.is_active(session_id, skill.name):
             return result("", True)

@@ -99,7 +99,7 @@ class Console:
     def admitted(self, request: Request, session: str, role: str | None) -> Response | None:
         """With principals: the login form for a caller whose principal is gone, 403 for one
         without ``role``; else None, with the client that calls for it in ``request.state``."""
-        request.state.client = self.client
+        request.state.client, request.state.operator = self.client, ""
         if self.access.principals is None:
             return None
         entry = self.access.caller_entry(request.headers, request.cookies)
@@ -114,6 +114,7 @@ class Console:
                                        "hold it")
         if entry.from_file:  # the service serves it as itself, within the console's view
             request.state.client = self.client.acting_for(entry.principal.name)
+            request.state.operator = entry.principal.name  # bounds its "route as"
         return None
 
     def guarded(self, handler: Handler, *, post: bool = False,
@@ -158,7 +159,8 @@ class Console:
     async def route_page(self, request: Request, session: str) -> Response:
         form = views.RouteForm.parse(request.query_params)
         result = None
-        client = self.client.acting_for(form.acting) if form.acting else _client(request)
+        client = (self.client.acting_for(form.acting, request.state.operator) if form.acting
+                  else _client(request))  # as a principal, within the operator's own view
         if form.message:
             answer = await self.call(client.explain, form.message, history=form.history,
                                      top_k=form.top_k, active_skills=form.active)

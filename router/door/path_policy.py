@@ -24,6 +24,7 @@ from router.examples.sources import files_from_settings
 from router.index.build import discovery_from_settings, recorded_settings
 from router.index.store import IndexSnapshot
 from router.index.versions.layout import VERSIONS
+from router.skills.catalogs import parse_spec
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +36,7 @@ def discovery_roots(config: DiscoveryConfig) -> list[str]:
         if base:
             roots.extend(os.path.join(os.path.abspath(base), d) for d in config.client_dirs)
     roots.extend(os.path.abspath(r) for r in (*config.org_roots, *config.bundled_roots))
+    roots.extend(parse_spec(spec)[1] for spec in config.catalogs)  # each named catalog's root
     return roots
 
 

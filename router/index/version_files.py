@@ -17,7 +17,7 @@ import numpy as np
 from router.encoders.base import Embedder
 from router.index import dense
 from router.index.lexical import LexicalIndex
-from router.skills.model import Diagnostic, Level, Skill
+from router.skills.model import DEFAULT_CATALOG, Diagnostic, Level, Skill
 
 
 def library_versions() -> dict[str, str]:
@@ -69,7 +69,8 @@ def read_records(path: Path) -> tuple[tuple[Skill, ...], tuple[Diagnostic, ...]]
     with _gc_paused():
         records = json.loads(path.read_text(encoding="utf-8"))
         skills = tuple(Skill.from_dict(d) for d in records["skills"])
-        diagnostics = tuple(Diagnostic(Level(d["level"]), d["path"], d["message"])
+        diagnostics = tuple(Diagnostic(Level(d["level"]), d["path"], d["message"],
+                                       d.get("catalog", DEFAULT_CATALOG))
                             for d in records["diagnostics"])
         del records  # freed before the collector runs again
     return skills, diagnostics

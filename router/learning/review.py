@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from router.access.view import View
 from router.config import FeedbackConfig
-from router.errors import InvalidRequest
+from router.errors import InvalidRequest, NotFound
 from router.examples.model import query_key
 from router.learning.policy import select_examples, visible
-from router.learning.rows import ACTIVATE, DAY_SECONDS, Row
+from router.learning.rows import ACTIVATE, DAY_SECONDS, PURGE, ROUTE, Row
 from router.learning.stats import SkillStats, never_activated, skill_stats
 from router.learning.store import FeedbackStore
 from router.skills.model import DEFAULT_CATALOG, skill_key
@@ -129,7 +130,11 @@ def purge(store: FeedbackStore, now: float, skill: str = "",
 
 class Review:
     """``store`` as an Engine reports it (None: a server without an index folder, which keeps
-    no store); ``enabled``: whether traffic is being recorded."""
+    no store); ``enabled``: whether traffic is being recorded.
+
+    Each method takes the caller's ``view`` (``router.access.view``; None: every catalog) and
+    answers within its bounds: the records of skills of its catalogs its deny globs spare. A
+    ``catalog`` outside a bounded view is NotFound, as one the index lacks is for it."""
 
     def __init__(self, store: FeedbackStore | None, enabled: bool) -> None:
         self.store, self.enabled = store, enabled
@@ -140,32 +145,68 @@ class Review:
                                  "no feedback store")
         return self.store
 
-    def stats(self, min_routed: int | None = None, catalog: str = "") -> StatsReport:
+    def stats(self, min_routed: int | None = None, catalog: str = "",
+              view: View | None = None) -> StatsReport:
         """``skill-router stats``; ``catalog``: only that catalog's skills (records are keyed
         ``catalog/name``, plain names for the catalog ``default``)."""
+        held = _bounds(view, catalog)
         store = self._store()
         report = stats_report(store.read_rows(), store.policy, time.time(), min_routed)
-        if not catalog:
+        if not catalog and held is None:
             return report
-        return StatsReport([s for s in report.skills if in_catalog(s.skill, catalog)],
-                           [s for s in report.never_activated if in_catalog(s.skill, catalog)],
+
+        def shown(key: str) -> bool:
+            return (not catalog or in_catalog(key, catalog)) and (held is None or held(key))
+
+        return StatsReport([s for s in report.skills if shown(s.skill)],
+                           [s for s in report.never_activated if shown(s.skill)],
                            report.min_routed)
 
     def examples(self, skill: str = "", older_than_days: float | None = None,
-                 catalog: str = "") -> list[RecordedExample]:
+                 catalog: str = "", view: View | None = None) -> list[RecordedExample]:
         """``skill-router examples list``; ``catalog`` with ``skill``: that catalog's skill of
         that name, without: only that catalog's skills."""
+        held = _bounds(view, catalog)
         store = self._store()
         found = recorded_examples(store.read_rows(), store.policy, time.time(),
                                   skill_key(catalog or DEFAULT_CATALOG, skill) if skill else "",
                                   older_than_days)
-        return [e for e in found if skill or not catalog or in_catalog(e.skill, catalog)]
+        return [e for e in found if (skill or not catalog or in_catalog(e.skill, catalog))
+                and (held is None or held(e.skill))]
 
     def purge(self, skill: str = "", older_than_days: float | None = None,
-              catalog: str = "") -> PurgeResult:
-        """``skill-router examples purge``; ``catalog`` names the catalog of ``skill``."""
+              catalog: str = "", view: View | None = None) -> PurgeResult:
+        """``skill-router examples purge``; ``catalog`` names the catalog of ``skill``, without
+        one: only that catalog's skills are purged. Within a bounded view, a purge of every
+        skill forgets each held skill's rows (the routes' stored messages, which no catalog
+        owns, only a purge of every skill by a caller of every catalog forgets)."""
+        held = _bounds(view, catalog)
         key = skill_key(catalog or DEFAULT_CATALOG, skill) if skill else ""
-        return purge(self._store(), time.time(), key, older_than_days)
+        if key or (held is None and not catalog):
+            if held is not None and not held(key):
+                check_days(older_than_days)
+                return PurgeResult(0, False)  # as for a skill nobody recorded
+            return purge(self._store(), time.time(), key, older_than_days)
+        if older_than_days is None:
+            raise InvalidRequest("say what to purge: a skill and/or older_than_days")
+        store = self._store()  # one catalog's skills, or those of a bounded view: one by one
+        keys = sorted({r.skill for r in visible(store.read_rows(), store.policy, time.time())
+                       if r.skill and r.kind not in (ROUTE, PURGE)
+                       and (not catalog or in_catalog(r.skill, catalog))
+                       and (held is None or held(r.skill))})
+        done = [purge(store, time.time(), k, older_than_days) for k in keys]
+        return PurgeResult(sum(d.purged for d in done), any(d.compacted for d in done))
+
+
+def _bounds(view: View | None, catalog: str) -> Callable[[str], bool] | None:
+    """Whether a record key is within ``view`` (None: every key is); NotFound for a
+    ``catalog`` outside a bounded view."""
+    if view is None or view.whole:
+        return None
+    if catalog and catalog not in view.catalogs:
+        raise NotFound(f"no catalog {catalog!r} in this caller's view (its catalogs: "
+                       f"{', '.join(view.catalogs) or 'none'})")
+    return view.holds_key
 
 
 def in_catalog(key: str, catalog: str) -> bool:

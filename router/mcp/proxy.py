@@ -20,6 +20,7 @@ from router.mcp.backend import Hit, Search, SkillFile
 from router.mcp.entries import SkillEntry, entry_from_proto
 from router.mcp.principals import ACTING
 from router.mcp.sessions import SessionState
+from router.skills.model import DEFAULT_CATALOG
 from router.v1 import router_pb2 as pb
 
 T = TypeVar("T")
@@ -69,7 +70,8 @@ class GrpcBackend:
             name, session_id=session.session_id, active_skills=session.active_skills,
             route_id=session.route_id))
         return Activation(name, reply.content, tuple(reply.resources),
-                          reply.resources_truncated, reply.skill_dir, reply.already_active)
+                          reply.resources_truncated, reply.skill_dir, reply.already_active,
+                          reply.catalog or DEFAULT_CATALOG)
 
     def list_resources(self, name: str) -> ResourceList:
         reply = _call(self.client.target, lambda: self._for_caller().list_resources(name))

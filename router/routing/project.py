@@ -134,8 +134,8 @@ def overlay(snap: IndexSnapshot, view: View, skills: Sequence[Skill], vectors: n
     for name in _CACHED:  # derived from the catalog's rows; the same for the overlay
         merged.__dict__[name] = getattr(snap, name)
     mine = {s.name: first + j for j, (s, _) in enumerate(shown)}
-    seen = View(Layered(mine, view.positions), view.rows, (*view.key, tuple(sorted(mine))),
-                view.index)
+    seen = replace(view, positions=Layered(mine, view.positions),
+                   key=(*view.key, tuple(sorted(mine))))
     matrix = np.asarray([v for _, v in shown], dtype=np.float32).reshape(len(shown), -1)
     return Overlay(merged, seen, first, matrix,
                    tuple(skill_document(s.name, s.description) for s, _ in shown))

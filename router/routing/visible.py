@@ -10,8 +10,9 @@ from router.access.model import Principal
 from router.access.view import View, view_of
 from router.index.dense import EXACT_WITHIN, within_index
 from router.index.store import IndexSnapshot
+from router.index.versions.layout import IndexInfo
 from router.skills.catalogs import complete_order
-from router.skills.model import Skill
+from router.skills.model import Diagnostic, Skill
 
 VIEWS_KEPT = 256
 VECTOR_BYTES_KEPT = 256 * 1024 * 1024  # the small views' own indexes, all views together
@@ -38,6 +39,29 @@ class Visible:
     def skills(self) -> tuple[Skill, ...]:
         """One skill per name held, sorted by name."""
         return tuple(self.snap.skills[self.view.positions[n]] for n in self.view.names())
+
+    def variants(self) -> tuple[Skill, ...]:
+        """Every skill of the view's catalogs, shadowed variants too (the index's order)."""
+        if self.view.whole:
+            return self.snap.skills
+        return tuple(s for s in self.snap.skills if self.view.holds(s.catalog, s.name))
+
+    def info(self) -> IndexInfo:
+        """The served version's info, its counts those of the view's catalogs (skills, shadowed
+        variants too, and the example rows of those skills)."""
+        info = self.snap.info
+        if self.view.whole:
+            return info
+        held = [self.view.holds(s.catalog, s.name) for s in self.snap.skills]
+        examples = self.snap.examples
+        taught = 0 if examples is None else sum(held[int(k)] for k in examples.skill)
+        return replace(info, skill_count=sum(held), example_count=taught)
+
+    def diagnostics(self) -> tuple[Diagnostic, ...]:
+        """The index's discovery diagnostics of the view's catalogs."""
+        if self.view.whole:
+            return self.snap.diagnostics
+        return tuple(d for d in self.snap.diagnostics if d.catalog in self.view.catalogs)
 
 
 class ViewCache:

@@ -12,8 +12,9 @@ on SIGHUP); a source that no longer reads or parses keeps the table in use and l
   (``client_cert_subject`` matched against the peer certificate's ``x509_subject`` in the auth
   context); neither, on a server with principals or tokens: ``UNAUTHENTICATED``;
 - delegation: ``x-skill-router-principal: NAME`` from a caller with ``delegate`` serves NAME as
-  ``router.access.delegation`` limits it; from any other caller, or naming no principal of the
-  file: ``PERMISSION_DENIED``;
+  ``router.access.delegation`` limits it, ``x-skill-router-within: NAME`` bounds what is
+  served by NAME's view too (the console's "route as"); from any other caller, or naming no
+  principal of the file: ``PERMISSION_DENIED``;
 - roles: a SkillRouter method outside the caller's roles is ``PERMISSION_DENIED``
   (``requires role ...``; ``router.access.roles.require``).
 The servicer reads the resolved principal of the call it runs (``principal_of``).
@@ -30,10 +31,16 @@ from typing import Any
 import grpc
 
 from router.access.callers import LiveTable, load_table
-from router.access.delegation import PRINCIPAL_KEY, delegated, unknown_principal
+from router.access.delegation import (
+    PRINCIPAL_KEY,
+    WITHIN_KEY,
+    delegated,
+    unknown_principal,
+    within,
+)
 from router.access.model import ANONYMOUS, OPS, Principal
 from router.access.roles import require, roles_for
-from router.access.table import PrincipalTable
+from router.access.table import Entry, PrincipalTable
 from router.config import ServerConfig
 from router.errors import PermissionDenied
 from router.service.auth import OPEN_PREFIXES, REFUSED, presented_token
@@ -86,15 +93,32 @@ def resolve(table: PrincipalTable, metadata: Sequence[tuple[str, Any]] | None,
         if entry is None:
             return None
         caller = Caller(entry.principal, entry.from_file and entry.principal.may(OPS))
-    named = next((str(v) for k, v in metadata or () if k == PRINCIPAL_KEY), None)
-    if named is None:
+    named = _header(metadata, PRINCIPAL_KEY)
+    bound = _header(metadata, WITHIN_KEY)
+    if named is None and bound is None:
         return caller
-    target = table.by_name(named.strip())
-    if target is None:
-        delegated(caller.principal, caller.principal)  # refuses a caller without delegate
-        raise unknown_principal(named)
-    served = delegated(caller.principal, target.principal)
-    return Caller(served, target.from_file and served.may(OPS))
+    served, operator = caller.principal, caller.operator
+    if named is not None:
+        target = _named(table, caller.principal, named, PRINCIPAL_KEY)
+        served = delegated(caller.principal, target.principal)
+        operator = target.from_file and served.may(OPS)
+    if bound is not None:
+        served = within(served, _named(table, caller.principal, bound, WITHIN_KEY).principal)
+    return Caller(served, operator)
+
+
+def _header(metadata: Sequence[tuple[str, Any]] | None, key: str) -> str | None:
+    return next((str(v) for k, v in metadata or () if k == key), None)
+
+
+def _named(table: PrincipalTable, caller: Principal, name: str, key: str) -> Entry:
+    """The principal a delegation header names; PermissionDenied for a caller without
+    ``delegate`` or a name no principal has."""
+    delegated(caller, caller)  # refuses a caller without delegate
+    found = table.by_name(name.strip())
+    if found is None:
+        raise unknown_principal(name, key)
+    return found
 
 
 class Gate:
@@ -137,6 +161,12 @@ class Gate:
         """Whether ``token`` is an ``ops`` principal's (what ``/metrics`` asks)."""
         entry = self._live.table.by_token(token)
         return entry is not None and entry.principal.may(OPS)
+
+    def narrow_token(self, token: bytes | None) -> bool:
+        """Whether ``token``'s principal sees only some catalogs (or has deny globs): its
+        ``/metrics`` leave out the per-skill series."""
+        entry = self._live.table.by_token(token)
+        return entry is None or not entry.principal.sees_everything
 
     def principal_of(self, context: grpc.ServicerContext) -> Principal:
         """The principal of the call being served (the servicer's reader)."""

@@ -9,12 +9,16 @@ metrics. Exported (all prefixed ``skill_router_``):
 - ``routes_total`` and ``routes_empty_total``: successful Routes, and those that retrieved no
   skill (their ratio is the empty-catalog rate)
 - ``routed_skills_total{reason}``: skills placed in catalogs, by reason
-- ``skill_routed_total{skill}`` / ``skill_activated_total{skill}``: per skill (always-on skills
-  are not counted as routed: they are in every catalog)
-- ``skill_shown_total{skill}``: catalogs that showed this skill, for any reason
+- ``skill_routed_total{catalog,skill}`` / ``skill_activated_total{catalog,skill}``: per skill
+  of the index (always-on skills are not counted as routed: they are in every catalog; the
+  skills a gateway sends with a turn have no series)
+- ``skill_shown_total{catalog,skill}``: catalogs that showed this skill, for any reason
 - ``skill_succeeded_total``, ``skill_failed_total``, ``skill_wrong_total``,
-  ``skill_not_used_total`` (each ``{skill}``): Feedback outcomes (seed 003's execution success
-  and task completion; hit rate is activated / routed)
+  ``skill_not_used_total`` (each ``{catalog,skill}``): Feedback outcomes (seed 003's execution
+  success and task completion; hit rate is activated / routed)
+
+The per-skill series (``PER_SKILL``) go only to a scrape whose principal sees every catalog
+(``shared_registry`` is the rest, for the others; ``router.service.metrics_http``).
 - ``index_info{version,model}``, ``index_skills``: the snapshot being served
 - ``index_build_timestamp_seconds``: when the served index was built (unix seconds; its age is
   ``time() - ...``; 0 when the manifest's ``built_at`` cannot be read)
@@ -37,6 +41,7 @@ from prometheus_client.registry import Collector
 from router.door.api import SERVICE_NAME
 from router.engine import Engine
 from router.service.interceptors import CallRecord
+from router.skills.model import DEFAULT_CATALOG, PROJECT_CATALOG
 from router.v1 import router_pb2 as pb
 
 log = logging.getLogger(__name__)
@@ -45,10 +50,14 @@ PREFIX = "skill_router"
 SERVICE_PREFIX = f"/{SERVICE_NAME}/"
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0)
 _REASON_PREFIX = "ROUTE_REASON_"
+_SKILL = ["catalog", "skill"]
 _OUTCOME_COUNTERS: dict[int, str] = {pb.FEEDBACK_OUTCOME_SUCCESS: "succeeded",
                      pb.FEEDBACK_OUTCOME_FAILURE: "failed",
                      pb.FEEDBACK_OUTCOME_WRONG_SKILL: "wrong",
                      pb.FEEDBACK_OUTCOME_NOT_USED: "not_used"}
+PER_SKILL = frozenset({f"{PREFIX}_skill_routed", f"{PREFIX}_skill_activated",
+                       f"{PREFIX}_skill_shown",
+                       *(f"{PREFIX}_skill_{name}" for name in _OUTCOME_COUNTERS.values())})
 
 
 def build_timestamp(built_at: str) -> float:
@@ -113,16 +122,18 @@ class ServiceMetrics:
         self.by_reason = Counter(f"{PREFIX}_routed_skills", "Skills placed in catalogs, by "
                                  "reason", ["reason"], registry=reg)
         self.skill_routed = Counter(f"{PREFIX}_skill_routed", "Routes that placed this skill "
-                                    "in the catalog (always-on excluded)", ["skill"], registry=reg)
+                                    "in the catalog (always-on excluded)", _SKILL, registry=reg)
         self.skill_activated = Counter(f"{PREFIX}_skill_activated", "Activations of this skill",
-                                       ["skill"], registry=reg)
+                                       _SKILL, registry=reg)
         self.skill_shown = Counter(f"{PREFIX}_skill_shown", "Catalogs that showed this skill, "
-                                   "for any reason", ["skill"], registry=reg)
+                                   "for any reason", _SKILL, registry=reg)
         self.outcomes: dict[int, Counter] = {
             outcome: Counter(f"{PREFIX}_skill_{name}", f"Feedback outcomes {name} for this "
-                             "skill", ["skill"], registry=reg)
+                             "skill", _SKILL, registry=reg)
             for outcome, name in _OUTCOME_COUNTERS.items()}
         reg.register(EngineCollector(engine))
+        self.shared_registry = CollectorRegistry()  # what a scrape of some catalogs sees
+        self.shared_registry.register(_Without(self.registry, PER_SKILL))
 
     def observe(self, record: CallRecord) -> None:
         method = short_method(record.method)
@@ -135,11 +146,13 @@ class ServiceMetrics:
         if method == "Route":
             self._observe_route(record.response)
         elif method == "Activate":
-            self.skill_activated.labels(skill=str(getattr(record.request, "name", ""))).inc()
+            self.skill_activated.labels(catalog=_catalog(record.response),
+                                        skill=str(getattr(record.request, "name", ""))).inc()
         elif method == "Feedback":  # counted when stored (never for a route- and session-less one)
             counter = self.outcomes.get(int(getattr(record.request, "outcome", 0)))
             if counter is not None and getattr(record.response, "recorded", False):
-                counter.labels(skill=str(getattr(record.request, "skill", ""))).inc()
+                counter.labels(catalog=_catalog(record.response),
+                               skill=str(getattr(record.request, "skill", ""))).inc()
 
     def _observe_route(self, response: Any) -> None:
         self.routes.inc()
@@ -147,24 +160,44 @@ class ServiceMetrics:
         for skill in response.skills:
             reason = pb.RouteReason.Name(skill.reason).removeprefix(_REASON_PREFIX).lower()
             self.by_reason.labels(reason=reason).inc()
-            self.skill_shown.labels(skill=skill.name).inc()
             if skill.reason == pb.ROUTE_REASON_RETRIEVED:
                 retrieved = True
+            if skill.catalog == PROJECT_CATALOG:
+                continue  # a gateway's own skill: its names are the gateway's, unbounded
+            labels = {"catalog": _catalog(skill), "skill": skill.name}
+            self.skill_shown.labels(**labels).inc()
             if skill.reason != pb.ROUTE_REASON_ALWAYS_ON:
-                self.skill_routed.labels(skill=skill.name).inc()
+                self.skill_routed.labels(**labels).inc()
             if skill.reason == pb.ROUTE_REASON_EXPLICIT and response.explicit_content:
-                self.skill_activated.labels(skill=skill.name).inc()
+                self.skill_activated.labels(**labels).inc()
         if not retrieved:
             self.routes_empty.inc()
 
 
+def _catalog(message: Any) -> str:
+    return str(getattr(message, "catalog", "") or DEFAULT_CATALOG)
+
+
+class _Without(Collector):
+    """``registry``'s families but those named in ``names``."""
+
+    def __init__(self, registry: CollectorRegistry, names: frozenset[str]) -> None:
+        self._registry, self._names = registry, names
+
+    def collect(self) -> Iterator[Any]:
+        return (f for f in self._registry.collect() if f.name not in self._names)
+
+
 def start_metrics_http(metrics: ServiceMetrics, port: int, host: str = "0.0.0.0",
-                       tokens: Sequence[bytes] | Callable[[bytes | None], bool] = ()
+                       tokens: Sequence[bytes] | Callable[[bytes | None], bool] = (),
+                       narrowed: Callable[[bytes | None], bool] | None = None
                        ) -> tuple[Any, int]:
     """Serve ``/metrics`` for ``metrics`` on ``host:port`` (0 = a free port) in a daemon
     thread, asking for one of ``tokens`` (or a token ``tokens`` accepts, when it is a check)
-    when there are any (``router.service.metrics_http``).
+    when there are any, without the per-skill series for a token ``narrowed`` picks
+    (``router.service.metrics_http``).
     Returns ``(http_server, bound_port)``; call ``http_server.shutdown()`` to stop."""
     from router.service.metrics_http import serve_metrics
 
-    return serve_metrics(metrics.registry, port, host, tokens)
+    return serve_metrics(metrics.registry, port, host, tokens, narrowed,
+                         metrics.shared_registry)

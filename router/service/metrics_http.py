@@ -6,7 +6,9 @@ server, with what a server with tokens needs.
   them, else ``401``; ``server.open_metrics`` (``--open-metrics``) leaves it open for a scrape
   network that is closed by other means. A server without tokens serves it open, as before.
   With a principals file (``server.principals_file``) it opens to the token of a principal
-  holding ``ops`` (a token of the token file holds it).
+  holding ``ops`` (a token of the token file holds it); a principal of some catalogs only (or
+  with deny globs) gets every series but the per-skill ones (``shared``), which name the skills
+  of every catalog.
 - **Floods.** A connection silent for ``SILENT_SECONDS`` is dropped, and past ``MAX_OPEN``
   open connections a new one is closed at once (one thread each: a scrape needs one).
 """
@@ -64,15 +66,21 @@ class _Server6(_Server):
     address_family = socket.AF_INET6
 
 
-def gated(app: WsgiApp, tokens: Sequence[bytes] | Callable[[bytes | None], bool]) -> WsgiApp:
+def gated(app: WsgiApp, tokens: Sequence[bytes] | Callable[[bytes | None], bool],
+          narrowed: Callable[[bytes | None], bool] | None = None,
+          shared: WsgiApp | None = None) -> WsgiApp:
     """``app`` for callers sending an accepted bearer token (one of ``tokens``, or one the
-    check ``tokens`` accepts); 401 for the others."""
+    check ``tokens`` accepts), ``shared`` instead for a token ``narrowed`` says sees only some
+    catalogs; 401 for the others."""
 
     def accepted(token: bytes | None) -> bool:
         return tokens(token) if callable(tokens) else accepts(tokens, token)
 
     def guarded(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        if accepted(bearer_token(environ.get("HTTP_AUTHORIZATION"))):
+        token = bearer_token(environ.get("HTTP_AUTHORIZATION"))
+        if accepted(token):
+            if shared is not None and narrowed is not None and narrowed(token):
+                return shared(environ, start_response)
             return app(environ, start_response)
         start_response("401 Unauthorized", [("Content-Type", "text/plain; charset=utf-8"),
                                             ("WWW-Authenticate", f'Bearer realm="{REALM}"')])
@@ -83,14 +91,16 @@ def gated(app: WsgiApp, tokens: Sequence[bytes] | Callable[[bytes | None], bool]
 
 
 def serve_metrics(registry: CollectorRegistry, port: int, host: str,
-                  tokens: Sequence[bytes] | Callable[[bytes | None], bool] = ()
-                  ) -> tuple[Any, int]:
+                  tokens: Sequence[bytes] | Callable[[bytes | None], bool] = (),
+                  narrowed: Callable[[bytes | None], bool] | None = None,
+                  shared: CollectorRegistry | None = None) -> tuple[Any, int]:
     """Serve ``/metrics`` for ``registry`` on ``host:port`` (0 = a free port) in a daemon
-    thread, gated by ``tokens`` when there are any. Returns ``(server, bound_port)``; call
-    ``server.shutdown()`` to stop."""
+    thread, gated by ``tokens`` when there are any (``shared`` for the tokens ``narrowed``
+    picks). Returns ``(server, bound_port)``; call ``server.shutdown()`` to stop."""
     app: WsgiApp = make_wsgi_app(registry)
     if tokens:
-        app = gated(app, tokens)
+        app = gated(app, tokens, narrowed,
+                    make_wsgi_app(shared) if shared is not None else None)
     server_class = _Server6 if ":" in host.strip("[]") else _Server
     server = make_server(host.strip("[]"), port, app, server_class=server_class,
                          handler_class=_Handler)

@@ -181,14 +181,16 @@ def serve(engine: Engine, config: ServerConfig, address: str | None = None,
 def _start_metrics(metrics: ServiceMetrics, config: ServerConfig,
                    gate: Gate) -> tuple[Any, str | None]:
     """Start ``/metrics``; a busy port is logged and metrics stay off (serving goes on). With
-    principals or tokens it opens to an ``ops`` principal's token (401 for others)."""
+    principals or tokens it opens to an ``ops`` principal's token (401 for others), the
+    per-skill series to those of every catalog."""
     if config.metrics_port <= 0:
         return None, None
     accept: tuple[bytes, ...] | Callable[[bytes | None], bool] = ()
     if not config.open_metrics and gate.table is not None:
         accept = gate.accepts_ops_token
     try:
-        http, port = start_metrics_http(metrics, config.metrics_port, config.host, accept)
+        http, port = start_metrics_http(metrics, config.metrics_port, config.host, accept,
+                                        gate.narrow_token)
     except OSError as exc:
         log.error("metrics are off: cannot listen on %s:%d (%s)", config.host,
                   config.metrics_port, exc)

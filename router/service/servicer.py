@@ -18,6 +18,7 @@ from google.protobuf.message import Message
 
 from router.access.model import ADMIN, ANONYMOUS, OPS, Principal
 from router.access.roles import require
+from router.access.view import View
 from router.activation.activator import Activation
 from router.door.api import status_for
 from router.door.path_policy import PathPolicy
@@ -90,15 +91,16 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
             if request.all_catalogs:
                 require(caller, (OPS, ADMIN), "all_catalogs")
             visible = self._engine.visible(caller)  # one version for the skills and files
-            skills = visible.snap.skills if request.all_catalogs else visible.skills()
+            skills = visible.variants() if request.all_catalogs else visible.skills()
             return skills_to_proto(visible.snap, skills, request.include_files,
-                                   visible.snap.diagnostics, visible.snap.info.version)
+                                   visible.diagnostics(), visible.snap.info.version)
 
         return self._answer(context, "ListSkills", run)
 
     def GetIndexInfo(self, request: pb.GetIndexInfoRequest,
                      context: grpc.ServicerContext) -> pb.GetIndexInfoResponse:
-        return self._answer(context, "GetIndexInfo", lambda: info_to_proto(self._engine.info()))
+        return self._answer(context, "GetIndexInfo", lambda: info_to_proto(
+            self._engine.visible(self._caller_of(context)).info()))
 
     def Activate(self, request: pb.ActivateRequest,
                  context: grpc.ServicerContext) -> pb.ActivateResponse:
@@ -134,9 +136,12 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
         """An outcome for a skill in a session; see ``router.learning.recorder``."""
         def run() -> pb.FeedbackResponse:
             caller = self._caller_of(context)
-            return pb.FeedbackResponse(recorded=self._engine.feedback(
+            recorded = self._engine.feedback(
                 request.skill, request.session_id, outcome_from_proto(request.outcome),
-                request.route_id, caller.name, caller=caller))
+                request.route_id, caller.name, caller=caller)
+            found = self._engine.visible(caller).skill(request.skill)
+            return pb.FeedbackResponse(recorded=recorded,
+                                       catalog=found.catalog if found is not None else "")
 
         return self._answer(context, "Feedback", run)
 
@@ -150,14 +155,15 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
                    context: grpc.ServicerContext) -> pb.SkillStatsResponse:
         review = self._engine.review  # the feedback store; see router.learning.review
         return self._answer(context, "SkillStats", lambda: lc.stats_to_proto(
-            review.stats(lc.min_routed_from_proto(request.min_routed), request.catalog),
+            review.stats(lc.min_routed_from_proto(request.min_routed), request.catalog,
+                         self._view(context)),
             review.enabled))
 
     def ListExamples(self, request: pb.ListExamplesRequest,
                      context: grpc.ServicerContext) -> pb.ListExamplesResponse:
         return self._answer(context, "ListExamples", lambda: lc.examples_to_proto(
             self._engine.review.examples(request.skill, lc.days_from_proto(request),
-                                         request.catalog),
+                                         request.catalog, self._view(context)),
             lc.limit_from_proto(request.limit), self._engine.review.enabled,
             with_sessions=self._operator(context)))
 
@@ -165,7 +171,11 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
                       context: grpc.ServicerContext) -> pb.PurgeExamplesResponse:
         return self._answer(context, "PurgeExamples", lambda: lc.purge_to_proto(
             self._engine.review.purge(request.skill, lc.days_from_proto(request),
-                                      request.catalog)))
+                                      request.catalog, self._view(context))))
+
+    def _view(self, context: grpc.ServicerContext) -> View:
+        """The caller's view, which bounds what the learning methods read and change."""
+        return self._engine.visible(self._caller_of(context)).view
 
 
 def _guarded(context: grpc.ServicerContext, method: str, call: Callable[[], T],

@@ -203,13 +203,15 @@ def _named(config: DiscoveryConfig, max_bytes: int, workers: Workers | None,
     for spec in config.catalogs:
         name, root = parse_spec(spec)
         if not os.path.isdir(root):
-            diags.append(Diagnostic(Level.WARNING, root, f"catalog {name!r} root not found"))
+            diags.append(Diagnostic(Level.WARNING, root, f"catalog {name!r} root not found",
+                                    name))
             continue
         skills, found = _scan(_Root(root, Scope.ORG, limits, boundary=root), max_bytes,
                               seen.setdefault(name, set()), workers)
-        diags.extend(found)
+        mine: list[Diagnostic] = list(found)  # each of this catalog's, for its view
         _keep(by_catalog.setdefault(name, {}), [replace(s, catalog=name) for s in skills],
-              shadowed, diags)
+              shadowed, mine)
+        diags.extend(replace(d, catalog=name) for d in mine)
     return [s for winners in by_catalog.values() for s in winners.values()]
 
 

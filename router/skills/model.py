@@ -27,6 +27,12 @@ def skill_key(catalog: str, name: str) -> str:
     return name if catalog == DEFAULT_CATALOG else f"{catalog}/{name}"
 
 
+def key_parts(key: str) -> tuple[str, str]:
+    """(catalog, name) of a record key (``skill_key``'s inverse)."""
+    catalog, sep, name = key.partition("/")
+    return (catalog, name) if sep else (DEFAULT_CATALOG, key)
+
+
 class Level(StrEnum):
     WARNING = "warning"
     ERROR = "error"
@@ -44,9 +50,13 @@ class Diagnostic:
     level: Level
     path: str
     message: str
+    catalog: str = DEFAULT_CATALOG  # the catalog whose scan found it
 
     def to_dict(self) -> dict[str, str]:
-        return {"level": self.level.value, "path": self.path, "message": self.message}
+        out = {"level": self.level.value, "path": self.path, "message": self.message}
+        if self.catalog != DEFAULT_CATALOG:
+            out["catalog"] = self.catalog
+        return out
 
 
 @dataclass(frozen=True)

@@ -302,18 +302,20 @@ class ActivateRequest(_message.Message):
     def __init__(self, name: _Optional[str] = ..., session_id: _Optional[str] = ..., active_skills: _Optional[_Iterable[str]] = ..., include_frontmatter: _Optional[bool] = ..., route_id: _Optional[str] = ...) -> None: ...
 
 class ActivateResponse(_message.Message):
-    __slots__ = ("content", "resources", "resources_truncated", "skill_dir", "already_active")
+    __slots__ = ("content", "resources", "resources_truncated", "skill_dir", "already_active", "catalog")
     CONTENT_FIELD_NUMBER: _ClassVar[int]
     RESOURCES_FIELD_NUMBER: _ClassVar[int]
     RESOURCES_TRUNCATED_FIELD_NUMBER: _ClassVar[int]
     SKILL_DIR_FIELD_NUMBER: _ClassVar[int]
     ALREADY_ACTIVE_FIELD_NUMBER: _ClassVar[int]
+    CATALOG_FIELD_NUMBER: _ClassVar[int]
     content: str
     resources: _containers.RepeatedScalarFieldContainer[str]
     resources_truncated: bool
     skill_dir: str
     already_active: bool
-    def __init__(self, content: _Optional[str] = ..., resources: _Optional[_Iterable[str]] = ..., resources_truncated: _Optional[bool] = ..., skill_dir: _Optional[str] = ..., already_active: _Optional[bool] = ...) -> None: ...
+    catalog: str
+    def __init__(self, content: _Optional[str] = ..., resources: _Optional[_Iterable[str]] = ..., resources_truncated: _Optional[bool] = ..., skill_dir: _Optional[str] = ..., already_active: _Optional[bool] = ..., catalog: _Optional[str] = ...) -> None: ...
 
 class ReadResourceRequest(_message.Message):
     __slots__ = ("name", "path")
@@ -402,10 +404,12 @@ class FeedbackRequest(_message.Message):
     def __init__(self, session_id: _Optional[str] = ..., skill: _Optional[str] = ..., outcome: _Optional[_Union[FeedbackOutcome, str]] = ..., route_id: _Optional[str] = ...) -> None: ...
 
 class FeedbackResponse(_message.Message):
-    __slots__ = ("recorded",)
+    __slots__ = ("recorded", "catalog")
     RECORDED_FIELD_NUMBER: _ClassVar[int]
+    CATALOG_FIELD_NUMBER: _ClassVar[int]
     recorded: bool
-    def __init__(self, recorded: _Optional[bool] = ...) -> None: ...
+    catalog: str
+    def __init__(self, recorded: _Optional[bool] = ..., catalog: _Optional[str] = ...) -> None: ...
 
 class ListResourcesRequest(_message.Message):
     __slots__ = ("name",)

@@ -22,7 +22,8 @@ from tests.support.servers import start_server
 
 ROLES = {"console": ("tok-console", "[route, ops, delegate]"),
          "watcher": ("tok-watch", "[ops]"), "keeper": ("tok-keep", "[ops, admin]"),
-         "team": ("tok-team", "[route]")}
+         "team": ("tok-team", "[route]"), "blind": ("tok-blind", "[ops]")}
+DENIED = {"blind": '["*"]'}  # an operator whose view holds nothing
 
 
 @pytest.fixture(scope="module")
@@ -32,6 +33,8 @@ def principals(tmp_path_factory: pytest.TempPathFactory) -> Path:
         digest = hashlib.sha256(token.encode()).hexdigest()
         lines += [f"  - name: {name}", f'    token_sha256: "{digest}"', f"    roles: {roles}",
                   '    catalogs: "*"']
+        if name in DENIED:
+            lines.append(f"    deny: {DENIED[name]}")
     path = tmp_path_factory.mktemp("principals") / "principals.yaml"
     path.write_text("\n".join(lines) + "\n")
     return path
@@ -95,3 +98,13 @@ def test_the_route_page_routes_as_a_principal(console: str) -> None:
     assert as_team.status_code == 200 and PDF_SKILL in as_team.text
     unknown = get(f"{console}/route?{query}&as=nobody", "tok-watch")
     assert unknown.status_code == 502 and "&#39;nobody&#39;" in unknown.text
+
+
+def test_routing_as_a_principal_stays_within_the_operators_own_view(console: str) -> None:
+    query = "message=extract+the+tables+from+this+pdf"
+    seen = get(f"{console}/route?{query}&as=team", "tok-watch")
+    blind = get(f"{console}/route?{query}&as=team", "tok-blind")
+    assert seen.status_code == blind.status_code == 200
+    assert PDF_SKILL in seen.text and PDF_SKILL not in blind.text
+    skills = get(f"{console}/skills", "tok-blind")
+    assert skills.status_code == 200 and PDF_SKILL not in skills.text

@@ -68,9 +68,10 @@ def test_counters_move_when_scraped_over_http(metered: tuple[Served, str],
     assert moved("skill_router_call_duration_seconds_count", method="Activate") == 1
     assert moved("skill_router_routes_total") == 2
     assert moved("skill_router_routes_empty_total") == 1
-    assert moved("skill_router_skill_routed_total", skill="pdf-tools") == 1
+    assert moved("skill_router_skill_routed_total", catalog="default", skill="pdf-tools") == 1
     assert moved("skill_router_routed_skills_total", reason="retrieved") >= 1
-    assert moved("skill_router_skill_activated_total", skill="pdf-tools") == 1
+    assert moved("skill_router_skill_activated_total", catalog="default",
+                 skill="pdf-tools") == 1
     info = tree_engine.info()
     assert value(after, "skill_router_index_info", version=info.version, model=info.model) == 1
     assert value(after, "skill_router_index_skills") == info.skill_count

@@ -24,6 +24,7 @@ def activation_to_proto(activation: Activation) -> pb.ActivateResponse:
         resources_truncated=activation.resources_truncated,
         skill_dir=activation.skill_dir,
         already_active=activation.already_active,
+        catalog=activation.catalog,
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from router.access.delegation import delegated
+from router.access.delegation import WITHIN_KEY, delegated, within
 from router.access.model import ADMIN, DELEGATE, OPS, ROUTE, Principal
 from router.access.roles import METHOD_ROLES, require, roles_for
 from router.errors import PermissionDenied
@@ -28,6 +28,30 @@ def test_every_catalog_on_one_side_yields_the_other() -> None:
     assert delegated(DOOR, everything).catalogs == ("org", "payments")
     wide = Principal("wide", frozenset({ROUTE, DELEGATE}))
     assert delegated(wide, Principal("t", frozenset({ROUTE}), ("x",))).catalogs == ("x",)
+
+
+def test_within_bounds_the_view_and_keeps_the_roles() -> None:
+    team = Principal("team", frozenset({ROUTE}), ("payments", "org"), ("beta-*",))
+    operator = Principal("op", frozenset({OPS}), ("org", "search"), ("internal-*",))
+    bounded = within(team, operator)
+    assert (bounded.name, bounded.roles) == ("team", frozenset({ROUTE}))
+    assert bounded.catalogs == ("org",) and bounded.deny == ("beta-*", "internal-*")
+    assert within(team, Principal("all", frozenset({OPS}))).catalogs == team.catalogs
+
+
+def test_within_needs_delegate_and_a_known_name() -> None:
+    from router.access.table import Entry, PrincipalTable
+    from router.service.access import resolve
+
+    gateway = Principal("gw", frozenset({ROUTE, OPS}))
+    table = PrincipalTable([Entry(DOOR, subject="CN=door"), Entry(gateway, subject="CN=gw"),
+                            Entry(Principal("op", frozenset({OPS}), ("org",)))])
+    served = resolve(table, [(WITHIN_KEY, "op")], "CN=door")
+    assert served is not None and served.principal.catalogs == ("org",)
+    with pytest.raises(PermissionDenied, match=f"{WITHIN_KEY} names 'nobody'"):
+        resolve(table, [(WITHIN_KEY, "nobody")], "CN=door")
+    with pytest.raises(PermissionDenied, match="requires role delegate"):
+        resolve(table, [(WITHIN_KEY, "op")], "CN=gw")
 
 
 def test_a_caller_without_delegate_may_not_delegate() -> None:
