@@ -190,8 +190,9 @@ class SkillRouterClient:
 
     def list_skills(self, include_files: bool = False,
                     all_catalogs: bool = False) -> pb.ListSkillsResponse:
-        """The caller's skills and flags, discovery diagnostics; ``include_files``: their files
-        and frontmatter; ``all_catalogs`` (role ops or admin): every catalog's, shadowed too."""
+        """The caller's skills and flags, its catalogs' discovery diagnostics;
+        ``include_files``: their files and frontmatter; ``all_catalogs`` (role ops or admin):
+        every variant of the caller's catalogs, shadowed ones too."""
         response: pb.ListSkillsResponse = self._call(self._stub.ListSkills, pb.ListSkillsRequest(
             include_files=include_files, all_catalogs=all_catalogs))
         return response
