@@ -96,3 +96,6 @@ class OpsConfig(DoorConfig):
     host: str = "127.0.0.1"  # serve: the console's address
     session_seconds: float = 8 * 3600.0  # a login's session lasts this long
     login_failures_per_minute: int = 10  # per client address; 429 past it
+    # Proxies (addresses or networks) whose X-Forwarded-For / -Proto the console believes; none
+    # by default: the client address is the connection's peer (router.console.forwarded).
+    trusted_proxies: tuple[str, ...] = ()

@@ -4,11 +4,15 @@
   the session cookie the login form sets (``POST /login``). The cookie holds a random session
   id kept by the console (``router.console.sessions``): it expires after ``ops.session_seconds``
   and is removed at logout, after which the old cookie gets the login form (401) like any other
-  caller without a valid one. It is HttpOnly, SameSite=Strict, Path=/, and ``Secure`` when the
-  console is reached over TLS (a proxy in front saying so with ``X-Forwarded-Proto``). Tokens
-  are compared in constant time (``router.bearer.accepts``). A client address with
-  ``ops.login_failures_per_minute`` wrong tokens (login form or header) in the last minute is
-  answered 429 until the oldest leaves the minute.
+  caller without a valid one. A session is bound to the sha256 of the token it signed in with:
+  every request checks that this token is still accepted, as the same principal's, so a
+  session ends with its token (a principals file reloaded without it, or giving it to another
+  principal). It is HttpOnly, SameSite=Strict, Path=/, and ``Secure`` when the
+  console is reached over TLS (a proxy of ``ops.trusted_proxies`` saying so with
+  ``X-Forwarded-Proto``). Tokens are compared in constant time (``router.bearer.accepts``). A
+  client address (the connection's peer, or what a trusted proxy forwards:
+  ``router.console.forwarded``) with ``ops.login_failures_per_minute`` wrong tokens (login form
+  or header) in the last minute is answered 429 until the oldest leaves the minute.
 - **Principals.** With a principals file (``ops --principals FILE``, ``ops.principals_file``)
   its tokens are accepted as well, a login's session remembers whose it is, and each caller is
   its principal: its pages need ``ops``, the Reindex and purge forms ``admin`` (403 else), and
@@ -76,6 +80,26 @@ class ConsoleAccess:
             return self._entry(token) is not None
         return accepts(self.tokens, token)
 
+    def _signed_in(self, cookie: str) -> tuple[bool, Entry | None]:
+        """Whether ``cookie`` is a live session whose token is still accepted, as the same
+        principal's, and that principal's entry (None without a principals file). A session
+        whose token is no longer accepted is closed."""
+        held = self.sessions.holder(cookie) if cookie else None
+        if held is None:
+            return False, None
+        owner, digest = held
+        entry = self.principals.table.by_name(owner) if self.principals is not None else None
+        if self.principals is None:
+            still = False
+            for token in self.tokens:  # every one compared, as router.bearer.accepts does
+                still |= hmac.compare_digest(hashlib.sha256(token).digest(), digest)
+        else:
+            still = entry is not None and hmac.compare_digest(entry.digest, digest)
+        if not still or not digest:
+            self.sessions.close(cookie)
+            return False, None
+        return True, entry
+
     def caller_entry(self, headers: Mapping[str, str],
                      cookies: Mapping[str, str]) -> Entry | None:
         """The principal table's entry of a caller with a session (None without a principals
@@ -85,8 +109,7 @@ class ConsoleAccess:
         presented = bearer_token(headers.get("authorization"))
         if presented is not None:
             return self._entry(presented)
-        owner = self.sessions.owner(cookies.get(COOKIE, ""))
-        return self.principals.table.by_name(owner) if owner else None
+        return self._signed_in(cookies.get(COOKIE, ""))[1]
 
     def session(self, headers: Mapping[str, str], cookies: Mapping[str, str]) -> str | None:
         """The caller's session id, or None when the console has tokens and the caller
@@ -97,7 +120,7 @@ class ConsoleAccess:
         if presented is not None:
             return _mac(self.secret, "header", presented) if self._accepts(presented) else None
         cookie = cookies.get(COOKIE, "")
-        return cookie if cookie and self.sessions.alive(cookie) else None
+        return cookie if self._signed_in(cookie)[0] else None
 
     def login(self, presented: str) -> str | None:
         """A new session for a token typed into the login form, None if not accepted."""
@@ -105,7 +128,8 @@ class ConsoleAccess:
         if not token or not self._accepts(token):
             return None
         entry = self._entry(token)
-        return self.sessions.open(entry.principal.name if entry is not None else "")
+        return self.sessions.open(entry.principal.name if entry is not None else "",
+                                  hashlib.sha256(token).digest())
 
     def logout(self, session: str) -> None:
         self.sessions.close(session)

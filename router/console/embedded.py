@@ -12,6 +12,7 @@ from router.bearer import is_loopback, read_tokens
 from router.common.httpd import DoorLimits
 from router.config import OpsConfig, ServerConfig
 from router.console.auth import console_access
+from router.console.forwarded import trusted_networks
 from router.credentials import CallerAuth
 from router.errors import InvalidRequest
 
@@ -60,6 +61,7 @@ class EmbeddedConsole:
         console_access(self.host, self.tokens, session_seconds=ops.session_seconds,
                        login_failures=ops.login_failures_per_minute)
         DoorLimits(ops.header_timeout_seconds, ops.max_connections)
+        trusted_networks(ops.trusted_proxies)
 
     @property
     def url(self) -> str | None:

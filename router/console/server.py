@@ -21,6 +21,7 @@ from router.common.httpd import DoorLimits, door_config
 from router.config import OpsConfig
 from router.console.app import Console, console_app
 from router.console.auth import console_access
+from router.console.forwarded import proxy_settings
 from router.credentials import CallerAuth
 
 log = logging.getLogger(__name__)
@@ -72,6 +73,7 @@ class ConsoleServer:
         if principals is not None:
             tokens = ()  # accepted through the principals, as route/ops/admin principals
         limits = DoorLimits(ops.header_timeout_seconds, ops.max_connections)
+        proxies = proxy_settings(ops.trusted_proxies)
         access = console_access(host, tokens, session_seconds=ops.session_seconds,
                                 login_failures=ops.login_failures_per_minute,
                                 principals=principals)
@@ -85,7 +87,7 @@ class ConsoleServer:
         self.host = host
         self.port: int = self._socket.getsockname()[1]
         self._server = uvicorn.Server(door_config(console_app(self.console, host), limits,
-                                                  lifespan="off"))
+                                                  lifespan="off", **proxies))
         self._thread: threading.Thread | None = None
 
     @property

@@ -3,7 +3,9 @@
 - ``SessionTable``: a login makes a random session id (``secrets.token_hex``, 256 bits) that
   lives ``ttl`` seconds and is removed at logout; the cookie holds only that id, so a cookie
   is worth nothing once its session has ended, and nothing on the client derives from the
-  token. At most ``max_sessions`` live at once (the oldest goes first).
+  token. Each session keeps whose it is and the sha256 of the token it signed in with, so the
+  console can end it once that token is no longer accepted (``router.console.auth``). At most
+  ``max_sessions`` live at once (the oldest goes first).
 - ``LoginThrottle``: a client address with ``limit`` failed logins in the last ``window``
   seconds is refused (429) until the oldest of them leaves the window.
 Pure and in memory (a restart signs everybody out); each is safe to share between threads.
@@ -23,27 +25,34 @@ MAX_CLIENTS = 10_000  # client addresses whose failures are remembered
 
 
 class SessionTable:
-    """Session id -> expiry (on ``clock``) and whose session it is."""
+    """Session id -> expiry (on ``clock``), whose session it is and its token's sha256."""
 
     def __init__(self, ttl: float, max_sessions: int = MAX_SESSIONS,
                  clock: Clock = time.monotonic) -> None:
         self.ttl, self.max_sessions, self.clock = ttl, max_sessions, clock
         self._expiry: OrderedDict[str, float] = OrderedDict()
-        self._owners: dict[str, str] = {}
+        self._owners: dict[str, tuple[str, bytes]] = {}
         self._lock = threading.Lock()
 
-    def open(self, owner: str = "") -> str:
-        """A new session's id, for ``owner`` (a principal's name)."""
+    def open(self, owner: str = "", digest: bytes = b"") -> str:
+        """A new session's id, for ``owner`` (a principal's name) signed in with the token
+        whose sha256 is ``digest``."""
         session = secrets.token_hex(32)
         with self._lock:
             self._expiry[session] = self.clock() + self.ttl
-            self._owners[session] = owner
+            self._owners[session] = (owner, digest)
             while len(self._expiry) > self.max_sessions:
                 self._owners.pop(self._expiry.popitem(last=False)[0], None)
         return session
 
     def owner(self, session: str) -> str | None:
         """Whose live session ``session`` is, None when it is not live."""
+        held = self.holder(session)
+        return held[0] if held is not None else None
+
+    def holder(self, session: str) -> tuple[str, bytes] | None:
+        """Whose live session ``session`` is and the sha256 of the token it signed in with;
+        None when it is not live."""
         return self._owners.get(session) if self.alive(session) else None
 
     def alive(self, session: str) -> bool:

@@ -54,9 +54,16 @@ def test_two_logins_with_one_token_are_two_sessions(gated_console: str) -> None:
     assert cookies[0] != cookies[1]
 
 
-def test_the_cookie_is_secure_behind_tls(gated_console: str) -> None:
-    signed = httpx2.post(f"{gated_console}/login", data={"token": TOKENS[0]}, timeout=30.0,
-                         headers={"X-Forwarded-Proto": "https"})
+def test_the_cookie_is_secure_behind_tls(grpc_server: RouterServer,
+                                         gated_console: str) -> None:
+    running = ConsoleServer(RouterLink(f"127.0.0.1:{grpc_server.port}", CallerAuth()),
+                            "127.0.0.1", 0, tuple(t.encode() for t in TOKENS),
+                            ops=OpsConfig(trusted_proxies=("127.0.0.1",))).start()
+    try:  # the TLS proxy in front is trusted (ops.trusted_proxies; tests/console/test_forwarded)
+        signed = httpx2.post(f"{running.url}/login", data={"token": TOKENS[0]}, timeout=30.0,
+                             headers={"X-Forwarded-Proto": "https"})
+    finally:
+        running.stop()
     assert signed.status_code == 303 and "secure" in signed.headers["set-cookie"].lower()
     plain = httpx2.post(f"{gated_console}/login", data={"token": TOKENS[0]}, timeout=30.0)
     assert "secure" not in plain.headers["set-cookie"].lower()
