@@ -14,8 +14,8 @@ import math
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from router.access.view import View
 from router.config import FeedbackConfig
 from router.errors import InvalidRequest, NotFound
 from router.examples.model import query_key
@@ -24,6 +24,9 @@ from router.learning.rows import ACTIVATE, DAY_SECONDS, PURGE, ROUTE, Row
 from router.learning.stats import SkillStats, never_activated, skill_stats
 from router.learning.store import FeedbackStore
 from router.skills.model import DEFAULT_CATALOG, skill_key
+
+if TYPE_CHECKING:
+    from router.access.view import View  # numpy: not at import, the CLI starts without it
 
 DEFAULT_MIN_ROUTED = 10
 

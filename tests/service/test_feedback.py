@@ -101,8 +101,9 @@ def _feedback_counted(served: Served, index: Path, metrics: ServiceMetrics) -> N
     registry = metrics.registry
     for name in ("succeeded", "wrong"):
         assert registry.get_sample_value(f"skill_router_skill_{name}_total",
-                                         {"skill": "skill-4"}) == 1
-    assert registry.get_sample_value("skill_router_skill_shown_total", {"skill": "skill-4"}) == 1
+                                         {"catalog": "default", "skill": "skill-4"}) == 1
+    assert registry.get_sample_value("skill_router_skill_shown_total",
+                                     {"catalog": "default", "skill": "skill-4"}) == 1
 
 
 def test_feedback_rejects_unknown_skills_and_outcomes(served: Served) -> None:
