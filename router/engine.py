@@ -67,7 +67,8 @@ class Engine:
         self._settings = core.Settings(config.routing, self._fusion)  # once, not per turn
         self._cache = QueryCache()
         self._views = ViewCache()
-        self._project = ProjectTurns(config.index, Path(index_dir) if index_dir else None)
+        self._project = ProjectTurns(config.index, Path(index_dir) if index_dir else None,
+                                     config.routing)
         self.activator = Activator(self._lookup, lambda: [s.name for s in self.skills()],
                                    SessionStore(), digests=lambda: self._snapshot.digests,
                                    source=create_source(DEFAULT_SOURCE))
@@ -172,7 +173,8 @@ class Engine:
         return query
 
     def _vectors(self, query: RouteQuery, embedder: Embedder) -> core.QueryVectors:
-        return core.encode_turn(lambda texts: self._cache.encode(embedder, texts),
+        return core.encode_turn(lambda texts: self._cache.encode(embedder, texts,
+                                                                 query.caller.name),
                                 core.retrieval_text(query), query.history, self._fusion)
 
     def visible(self, caller: Principal = ANONYMOUS) -> Visible:

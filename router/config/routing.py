@@ -64,11 +64,19 @@ class RoutingConfig:
     max_always_on: int = 5
     activation_mode: str = "tool"  # "tool" (activate_skill) or "file" (read SKILL.md)
     include_location: bool = True
+    # What one turn may embed of the project skills it sends and this caller has not sent
+    # before (router.routing.project_turns): texts x estimated tokens (characters / 4); 0 = no
+    # budget. And how many turns embed project skills at once, server-wide (>= 1).
+    project_embed_budget_tokens: int = 16384
+    project_embed_concurrency: int = 2
 
     def __post_init__(self) -> None:  # a typo would silently mean "tool" (routing.catalog)
         if self.activation_mode not in ACTIVATION_MODES:
             raise InvalidRequest(f"config routing.activation_mode: {self.activation_mode!r} is "
                                  f"not one of {', '.join(ACTIVATION_MODES)}")
+        if self.project_embed_budget_tokens < 0 or self.project_embed_concurrency < 1:
+            raise InvalidRequest("config routing.project_embed_budget_tokens must be >= 0 and "
+                                 "routing.project_embed_concurrency >= 1")
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from router.access.model import ANONYMOUS, Principal
+from router.routing.deadline import NO_DEADLINE, Deadline
 from router.skills.model import Diagnostic
 
 
@@ -60,6 +61,7 @@ class RouteQuery:
     max_catalog_chars: int = 0  # 0 = no budget
     caller: Principal = ANONYMOUS  # who asks: routed over its view; it owns the session and route
     project_skills: tuple[InlineSkill, ...] = ()  # routed with the catalog (router.routing.project)
+    until: Deadline = NO_DEADLINE  # when nobody waits for the answer any more (the door's call)
 
 
 @dataclass(frozen=True)

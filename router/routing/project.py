@@ -88,6 +88,16 @@ def project_skills(inline: Sequence[InlineSkill]) -> tuple[tuple[Skill, ...],
     return tuple(skills), tuple(notes)
 
 
+def allowed(skills: Sequence[Skill], principal: Principal) -> tuple[tuple[Skill, ...],
+                                                                   tuple[Diagnostic, ...]]:
+    """``skills`` less those the caller's deny globs hide (each left out with a diagnostic)."""
+    kept = tuple(s for s in skills if not denied(s.name, principal.deny))
+    notes = tuple(Diagnostic(Level.WARNING, s.location[:PROJECT_LOCATION_CHARS] or s.name,
+                             f"project skill {s.name!r} is denied to this caller; skipped")
+                  for s in skills if denied(s.name, principal.deny))
+    return kept, notes
+
+
 @dataclass(frozen=True)
 class Overlay:
     """A turn's project skills over a snapshot: the snapshot with their rows appended, the
@@ -136,6 +146,7 @@ def overlay(snap: IndexSnapshot, view: View, skills: Sequence[Skill], vectors: n
     mine = {s.name: first + j for j, (s, _) in enumerate(shown)}
     seen = replace(view, positions=Layered(mine, view.positions),
                    key=(*view.key, tuple(sorted(mine))))
-    matrix = np.asarray([v for _, v in shown], dtype=np.float32).reshape(len(shown), -1)
+    matrix = np.asarray([v for _, v in shown], dtype=np.float32).reshape(
+        len(shown), vectors.shape[-1] if vectors.ndim == 2 else 0)
     return Overlay(merged, seen, first, matrix,
                    tuple(skill_document(s.name, s.description) for s, _ in shown))

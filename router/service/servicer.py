@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TypeVar
 
 import grpc
@@ -23,6 +24,8 @@ from router.activation.activator import Activation
 from router.door.api import status_for
 from router.door.path_policy import PathPolicy
 from router.engine import Engine
+from router.routing.deadline import Deadline
+from router.routing.model import RouteQuery
 from router.service.codec import learning as lc
 from router.service.codec.activation import (
     activation_to_proto,
@@ -43,6 +46,13 @@ T = TypeVar("T")
 M = TypeVar("M", bound=Message)
 CallerReader = Callable[[grpc.ServicerContext], Principal]  # the Principal a call is served as
 OperatorCheck = Callable[[grpc.ServicerContext], bool]
+
+
+def _turn(request: pb.RouteRequest, context: grpc.ServicerContext,
+          caller: Principal) -> RouteQuery:
+    """The turn of a Route or Explain call, bounded by the call's deadline and cancellation."""
+    return replace(query_from_proto(request, caller),
+                   until=Deadline.within(context.time_remaining(), context.is_active))
 
 
 class SkillRouterServicer(pb_grpc.SkillRouterServicer):
@@ -71,7 +81,7 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
               context: grpc.ServicerContext) -> pb.RouteResponse:
         def run() -> pb.RouteResponse:
             caller = self._caller_of(context)
-            return route_to_proto(self._engine.route_turn(query_from_proto(request, caller)))
+            return route_to_proto(self._engine.route_turn(_turn(request, context, caller)))
 
         return self._answer(context, "Route", run)
 
@@ -79,7 +89,7 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
                 context: grpc.ServicerContext) -> pb.ExplainResponse:
         def run() -> pb.ExplainResponse:
             caller = self._caller_of(context)
-            return explain_to_proto(self._engine.route(query_from_proto(request, caller),
+            return explain_to_proto(self._engine.route(_turn(request, context, caller),
                                                        explain=True))
 
         return self._answer(context, "Explain", run)
