@@ -138,8 +138,13 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
     def Reindex(self, request: pb.ReindexRequest,
                 context: grpc.ServicerContext) -> pb.ReindexResponse:
         """Rebuild from the recorded discovery settings and swap; see ``router.index.build``."""
-        return self._answer(context, "Reindex",
-                        lambda: reindex_to_proto(self._engine.reindex(full=request.full)))
+        def run() -> pb.ReindexResponse:
+            done = self._engine.reindex(full=request.full)
+            view = self._view(context)  # the diagnostics of the caller's catalogs only
+            return reindex_to_proto(done if view.whole else replace(done, diagnostics=tuple(
+                d for d in done.diagnostics if d.catalog in view.catalogs)))
+
+        return self._answer(context, "Reindex", run)
 
     def Feedback(self, request: pb.FeedbackRequest,
                  context: grpc.ServicerContext) -> pb.FeedbackResponse:

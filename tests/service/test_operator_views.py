@@ -224,3 +224,12 @@ def test_metrics_name_the_catalog_and_only_an_every_catalog_scrape_sees_skills(
     assert shown == {"payments": 1.0, "org": 1.0}  # two skills of one name, counted apart
     assert not [name for name, _ in some if name.startswith("skill_router_skill_")]
     assert some[("skill_router_routes_total", frozenset())] == 2.0  # the shared series stay
+
+
+def test_a_reindex_answers_with_the_diagnostics_of_the_callers_catalogs(
+        served: Served) -> None:
+    mine = as_("payops", served.stub.Reindex, pb.ReindexRequest(full=True))
+    assert {Path(d.path).parent.name for d in mine.diagnostics} == {"broken-refund"}
+    every = as_("ops", served.stub.Reindex, pb.ReindexRequest(full=True))
+    assert {Path(d.path).parent.name for d in every.diagnostics} == {"broken-audit",
+                                                                    "broken-refund"}
