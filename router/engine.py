@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from router.access.model import ANONYMOUS, Principal
+from router.access.model import ANONYMOUS, OPS, Principal
 from router.access.ownership import check_session_fields
 from router.activation.activator import Activation, Activator, Resource, ResourceList
 from router.activation.sessions import SessionStore
@@ -197,6 +197,11 @@ class Engine:
         project, notes = self._project.lay(snapshot, view, query, caller, embedder)
         result = core.route(snapshot, query, vectors, self._settings, explain=explain,
                             view=view, project=project)
+        if explain and not (caller.may(OPS) and caller.sees_everything):
+            # A matched example may be another principal's user's request: the index does not
+            # keep whose, so only an operator of every catalog sees them.
+            result = replace(result, candidates=tuple(
+                replace(c, matched_example="") for c in result.candidates))
         return replace(result, diagnostics=notes) if notes else result
 
     def route_turn(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:

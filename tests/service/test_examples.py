@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from router.access.model import OPS, ROUTE, Principal
 from router.cli import main
 from router.config import DiscoveryConfig
+from router.routing.model import RouteQuery
 from router.v1 import router_pb2 as pb
 from tests.support.indexes import index_argv, open_engine
 from tests.support.servers import serving
@@ -57,6 +59,23 @@ def test_examples_route_explain_and_reindex_on_change(tmp_path: Path) -> None:
         moved = stub.Reindex(pb.ReindexRequest(), timeout=60)
         assert moved.swapped and moved.index_version != info.version
         assert _retrieved(stub.Route(pb.RouteRequest(message=ASK), timeout=10))[0] == "skill-1"
+
+
+def test_a_matched_example_is_shown_only_to_an_operator_of_every_catalog(
+        tmp_path: Path) -> None:
+    out, _ = _indexed(tmp_path, 6, lambda path: _write(path, "skill-3"))
+    engine = open_engine(out)
+    try:
+        def matched(caller: Principal) -> list[str]:
+            found = engine.explain(RouteQuery(message=ASK, caller=caller)).candidates
+            return [c.matched_example for c in found if c.matched_example]
+
+        assert matched(Principal("ops", frozenset({ROUTE, OPS}))) == [f"please {ASK} now"]
+        assert matched(Principal("gateway", frozenset({ROUTE}))) == []  # maybe not its users'
+        assert matched(Principal("team", frozenset({ROUTE, OPS}), ("default",),
+                                 ("nothing-*",))) == []
+    finally:
+        engine.close()
 
 
 def test_explicit_name_is_never_outranked_by_examples(tmp_path: Path) -> None:
