@@ -188,26 +188,39 @@ class LexicalIndex:
         ids = positive[order].astype(np.int64)
         return ids, scores[ids]
 
-    def score_texts(self, query: str, docs: Sequence[str]) -> np.ndarray:
+    def score_texts(self, query: str, docs: Sequence[str],
+                    within: np.ndarray | None = None) -> np.ndarray:
         """BM25 of documents outside the index (a turn's project skills) for ``query``, with
-        the index's term statistics (each word's document frequency; Lucene's BM25, k1 1.5,
-        b 0.75); the length norm takes the mean length of ``docs`` (the index keeps none).
-        A document's words are counted once per process and text (``term_counts``)."""
+        the term statistics of the index's documents ``within`` (sorted ids; None: all): each
+        word's document frequency among them and their count, so a word of documents outside
+        ``within`` scores as one of none (Lucene's BM25, k1 1.5, b 0.75); the length norm takes
+        the mean length of ``docs`` (the index keeps none). A document's words are counted once
+        per process and text (``term_counts``)."""
         out = np.zeros(len(docs), dtype=np.float32)
         terms = set(tokenize(query, self._stopwords))
         if not docs or not terms:
             return out
         counted = [term_counts(d, self._stopwords) for d in docs]
         mean = max(sum(length for _, length in counted) / len(counted), 1.0)
+        size = self._size if within is None else len(within)
         for term in terms:
-            t = self._vocab.get(term)
-            df = int(self._indptr[t + 1] - self._indptr[t]) if t is not None else 0
-            idf = float(np.log(1.0 + (self._size - df + 0.5) / (df + 0.5)))
+            df = self._frequency(self._vocab.get(term), within)
+            idf = float(np.log(1.0 + (size - df + 0.5) / (df + 0.5)))
             for i, (counts, length) in enumerate(counted):
                 tf = counts.get(term, 0)
                 if tf:
                     out[i] += idf * tf / (tf + 1.5 * (0.25 + 0.75 * length / mean))
         return out
+
+    def _frequency(self, term: int | None, within: np.ndarray | None) -> int:
+        """How many documents (of ``within``, sorted ids, when given) hold ``term``."""
+        if term is None:
+            return 0
+        rows = self._indices[self._indptr[term]:self._indptr[term + 1]]
+        if within is None:
+            return len(rows)
+        at = np.minimum(np.searchsorted(within, rows), max(len(within) - 1, 0))
+        return int(np.count_nonzero(within[at] == rows)) if len(within) else 0
 
     def scores_for(self, query: str, ids: Sequence[int] | np.ndarray) -> np.ndarray:
         """BM25 scores of the given documents for ``query`` (0 where nothing matches)."""

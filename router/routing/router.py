@@ -162,7 +162,9 @@ def _retrieve(snap: IndexSnapshot, view: View, vectors: QueryVectors, history: S
                     for text, weight in zip(texts, weights, strict=True)]
     if project is not None:
         dense_hits = project.dense_hits(vectors.matrix, dense_hits)
-        lexical_hits = [project.lexical_hits(lexical.score_texts(text, project.documents), hits)
+        # the view's term statistics: none of a skill the caller cannot see
+        lexical_hits = [project.lexical_hits(lexical.score_texts(text, project.documents,
+                                                                 within), hits)
                         for text, hits in zip(texts, lexical_hits, strict=True)]
     baseline = float(vectors.matrix[0] @ snap.centroid)
     fused = fuse_views(dense_hits, lexical_hits, fusion, dense_baseline=baseline)

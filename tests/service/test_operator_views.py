@@ -17,6 +17,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from router.access.model import ADMIN, OPS, ROUTE, Principal
 from router.engine import Engine
+from router.routing.model import InlineSkill, RouteQuery
 from router.service.metrics import ServiceMetrics, start_metrics_http
 from router.v1 import router_pb2 as pb
 from tests.support.catalogs import PRINCIPALS, three_catalogs
@@ -233,3 +234,19 @@ def test_a_reindex_answers_with_the_diagnostics_of_the_callers_catalogs(
     every = as_("ops", served.stub.Reindex, pb.ReindexRequest(full=True))
     assert {Path(d.path).parent.name for d in every.diagnostics} == {"broken-audit",
                                                                     "broken-refund"}
+
+
+def test_a_word_of_hidden_skills_scores_a_project_skill_as_a_word_of_none(
+        engine: Engine) -> None:
+    sent = (InlineSkill("p-hidden", "ledgers"), InlineSkill("p-absent", "zyzzyva"))
+
+    def lexical(who: str) -> dict[str, float]:
+        result = engine.explain(RouteQuery(message="ledgers zyzzyva", project_skills=sent,
+                                           caller=WHO[who], top_k=10))
+        return {c.name: c.lexical_score for c in result.candidates if c.name in
+                ("p-hidden", "p-absent")}
+
+    mine = lexical("org")  # "ledgers" is only in internal-audit, outside its view
+    assert mine["p-hidden"] == mine["p-absent"] > 0
+    every = lexical("ops")
+    assert every["p-hidden"] != every["p-absent"]

@@ -215,3 +215,13 @@ def test_a_terms_documents_are_distinct_so_its_scores_add_in_one_step() -> None:
             np.add.at(expected, indices[indptr[term]:indptr[term + 1]],
                       data[indptr[term]:indptr[term + 1]])
         assert got is not None and got.tobytes() == expected.tobytes()
+
+
+def test_project_documents_take_the_term_statistics_of_the_view_only() -> None:
+    index = LexicalIndex.build(["audit the ledgers", "deploy the service", "write git commits"])
+    ask, sent = "ledgers zyzzyva", ["ledgers", "zyzzyva"]  # one word held by row 0, one by none
+    hidden, absent = index.score_texts(ask, sent, np.array([1, 2], dtype=np.int64))
+    assert hidden == absent > 0  # row 0 is outside the view: its word is as rare as no word
+    seen, unseen = index.score_texts(ask, sent)
+    assert seen < unseen  # with every row, the indexed word is the commoner one
+    assert index.score_texts(ask, sent, np.arange(3, dtype=np.int64)).tolist() == [seen, unseen]
