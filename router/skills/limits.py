@@ -45,7 +45,7 @@ ARGUMENT_ERRORS = 50  # errors reported for one ValidateArguments call
 REQUEST_ID_CHARS = 128  # an x-request-id echoed in logs
 PROJECT_SKILLS = 256  # project skills sent with one turn (RouteRequest.project_skills)
 PROJECT_LOCATION_CHARS = 4096  # a project skill's location
-PROJECT_SKILL_VECTORS = 8192  # project skills' embeddings kept, by caller and content (one bound for all)
+PROJECT_SKILL_VECTORS = 8192  # project skills' embeddings kept, by caller and content
 
 
 def truncate_description(text: str, limit: int = DESCRIPTION_CHARS) -> str:
