@@ -2,8 +2,8 @@
 
 ``open_store(index_dir, policy)`` opens the store in the index folder
 (``router.learning.file_store``); a URL names another backend by its scheme
-(``postgresql://...`` once one is registered here). A backend is one module implementing
-``router.learning.store.FeedbackStore`` plus one line in ``BACKENDS``.
+(``postgresql://user@host:port/db``: ``router.learning.pg_store``). A backend is one module
+implementing ``router.learning.store.FeedbackStore`` plus one line in ``BACKENDS``.
 """
 
 from __future__ import annotations
@@ -21,6 +21,15 @@ FILE = "file"  # the store in the index folder; also what an empty URL means
 # scheme -> (URL, index folder or None, policy) -> store
 Opener = Callable[[str, Path | None, FeedbackConfig], FeedbackStore]
 BACKENDS: dict[str, Opener] = {FILE: FileStore.open}
+
+
+def _open_postgresql(url: str, index_dir: Path | None, policy: FeedbackConfig) -> FeedbackStore:
+    from router.learning.pg_store import PgStore  # psycopg only for a store that uses it
+
+    return PgStore.open(url, index_dir, policy)
+
+
+BACKENDS.update({"postgresql": _open_postgresql, "postgres": _open_postgresql})
 
 
 def scheme(url: str) -> str:

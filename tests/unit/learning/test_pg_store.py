@@ -1,0 +1,106 @@
+"""The PostgreSQL store (``router.learning.pg_store``) runs the feedback store contract on a
+real server (``tests.support.postgres``), and decides ownership in the database."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from router.config import FeedbackConfig
+from router.learning.backends import open_store
+from router.learning.pg_migrations import MIGRATIONS
+from router.learning.pg_store import PgStore, safe_location
+from router.learning.store import FeedbackStore
+from tests.support.feedback_contract import POLICY, FeedbackStoreContract, route
+from tests.support.postgres import postgres_dsn  # noqa: F401  (the fixture)
+
+
+def new_database(server: str, name: str) -> str:
+    with psycopg.connect(server + "postgres", autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
+        if not exists:
+            conn.execute(f'CREATE DATABASE "{name}"')
+    return server + name
+
+
+class TestPgStore(FeedbackStoreContract):
+    @pytest.fixture(autouse=True)
+    def _server(self, postgres_dsn: str) -> None:  # noqa: F811
+        self.server = postgres_dsn
+
+    def open(self, place: Path, policy: FeedbackConfig = POLICY) -> FeedbackStore:
+        # One database per place: opening the same place again is another replica.
+        name = "c_" + hashlib.sha256(str(place).encode()).hexdigest()[:20]
+        return open_store(None, policy, new_database(self.server, name))
+
+
+@pytest.fixture
+def database(postgres_dsn: str) -> Iterator[str]:  # noqa: F811
+    yield new_database(postgres_dsn, f"t_{uuid.uuid4().hex[:16]}")
+
+
+def test_two_replicas_racing_for_a_session_give_it_one_owner(database: str) -> None:
+    stores = [PgStore(database), PgStore(database)]
+    for attempt in range(20):
+        session, barrier, owners = f"s{attempt}", threading.Barrier(8), []
+
+        def claim(store: PgStore, principal: str, session: str = session,
+                  barrier: threading.Barrier = barrier, owners: list[str] = owners) -> None:
+            barrier.wait()
+            owners.append(store.claim_session(session, principal))
+
+        threads = [threading.Thread(target=claim, args=(stores[i % 2], f"p{i}"))
+                   for i in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert len(set(owners)) == 1, owners  # every claimant was told the same owner
+    for store in stores:
+        store.close()
+
+
+def test_migrations_run_once_when_replicas_open_at_once(database: str) -> None:
+    opened: list[PgStore] = []
+    threads = [threading.Thread(target=lambda: opened.append(PgStore(database)))
+               for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(opened) == 4
+    with psycopg.connect(database) as conn:
+        versions = [r[0] for r in conn.execute("SELECT version FROM schema_migrations")]
+    assert versions == list(range(1, len(MIGRATIONS) + 1))
+    for store in opened:
+        store.close()
+
+
+def test_a_password_is_in_no_location_nor_message(postgres_dsn: str) -> None:  # noqa: F811
+    secret = "s3cr3t-pw"
+    url = "postgresql://someone:" + secret + "@127.0.0.1:1/nowhere"
+    assert secret not in safe_location(url)
+    assert safe_location(url) == "postgresql://someone@127.0.0.1:1/nowhere"
+    with pytest.raises(OSError) as caught:
+        open_store(None, POLICY, url)
+    assert secret not in str(caught.value) and "127.0.0.1:1" in str(caught.value)
+
+
+def test_a_route_id_is_its_routers_and_rows_reach_a_new_replica(database: str) -> None:
+    first = PgStore(database)
+    first.append(route("r1", "s1", principal="alice"), durable=False)
+    other = PgStore(database)
+    assert other.claim_session("s1", "bob") == "alice"
+    assert [r.route_id for r in other.session_routes("s1")] == ["r1"]
+    with psycopg.connect(database) as conn:
+        owner = conn.execute("SELECT principal FROM feedback_owners WHERE kind = 'route' "
+                             "AND id = 'r1'").fetchone()
+    assert owner == ("alice",)
+    for store in (first, other):
+        store.close()
