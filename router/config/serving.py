@@ -60,6 +60,7 @@ class FeedbackConfig:
     min_sessions: int = 2  # distinct sessions whose examples a skill needs before any counts
     max_per_session: int = 5  # examples one session may contribute (its newest)
     max_per_principal: int = 100  # requests one caller may teach one skill, per label (its first)
+    store_url: str = ""  # "" = the files under the index; postgresql://user@host:port/db
 
 
 @dataclass(frozen=True, kw_only=True)  # a door section's own fields follow: no positions

@@ -43,9 +43,11 @@ def scheme(url: str) -> str:
 
 def open_store(index_dir: str | Path | None, policy: FeedbackConfig,
                url: str = "") -> FeedbackStore:
-    """The feedback store ``url`` names ("": the one under ``index_dir``), kept under
+    """The feedback store ``url`` names ("": ``policy.store_url``, and when that is empty too
+    the one under ``index_dir``), kept under
     ``policy``. InvalidRequest for a policy out of bounds or a URL of no known backend."""
     check_policy(policy)
+    url = url or policy.store_url
     opener = BACKENDS.get(scheme(url))
     if opener is None:
         known = ", ".join(f"{name}:" for name in sorted(BACKENDS))

@@ -104,3 +104,16 @@ def test_a_route_id_is_its_routers_and_rows_reach_a_new_replica(database: str) -
     assert owner == ("alice",)
     for store in (first, other):
         store.close()
+
+
+def test_the_configured_url_opens_the_database(database: str, tmp_path: Path) -> None:
+    store = open_store(tmp_path, FeedbackConfig(store_url=database))
+    assert isinstance(store, PgStore) and store.location == safe_location(database)
+    store.close()
+
+
+def test_the_store_url_is_read_from_the_environment() -> None:
+    from router.config.loading import load_config
+
+    url = "postgresql://router@db:5432/feedback"
+    assert load_config(None, {"SKILL_ROUTER_FEEDBACK_STORE_URL": url}).feedback.store_url == url
