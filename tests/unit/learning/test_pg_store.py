@@ -117,3 +117,29 @@ def test_the_store_url_is_read_from_the_environment() -> None:
 
     url = "postgresql://router@db:5432/feedback"
     assert load_config(None, {"SKILL_ROUTER_FEEDBACK_STORE_URL": url}).feedback.store_url == url
+
+
+def test_an_engine_on_the_database_counts_another_stores_rows(database: str,
+                                                               tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from router.config import Config
+    from router.encoders.hashing import HashEmbedder
+    from router.engine import Engine
+    from router.learning.rows import ACTIVATE, Row
+    from tests.support.feedback_contract import NOW
+    from tests.support.skills import skill_record
+    from tests.support.snapshots import snapshot_of
+
+    config = Config()
+    config = replace(config, feedback=replace(config.feedback, store_url=database))
+    served = Engine(snapshot_of([skill_record("pdf-tools", "Extracts text from PDF files.")]),
+                    config, HashEmbedder(), index_dir=tmp_path)
+    elsewhere = PgStore(database)  # another replica's store
+    for session in ("a", "b"):
+        elsewhere.append(Row(kind=ACTIVATE, ts=NOW, session=session, skill="pdf-tools"))
+    counted = {s.skill: s.activated for s in served.review.stats().skills}
+    assert counted == {"pdf-tools": 2}
+    assert not (tmp_path / "feedback").exists()  # nothing in the index folder
+    elsewhere.close()
+    served.close()
