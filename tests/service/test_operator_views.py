@@ -20,12 +20,12 @@ from router.engine import Engine
 from router.routing.model import InlineSkill, RouteQuery
 from router.service.metrics import ServiceMetrics, start_metrics_http
 from router.v1 import router_pb2 as pb
+from tests.service.test_catalog_views import HEADER, as_
 from tests.support.catalogs import PRINCIPALS, three_catalogs
 from tests.support.indexes import open_engine
 from tests.support.servers import Served, make_stub, serving, start_server
 from tests.support.skills import write_skill
 
-HEADER = "x-test-principal"
 WHO = {**PRINCIPALS,
        "payops": Principal("payops", frozenset({OPS, ADMIN}), ("payments",)),
        "nodeploy": Principal("nodeploy", frozenset({OPS, ADMIN}), ("*",), ("deploy",))}
@@ -55,10 +55,6 @@ def engine(base: Path) -> Iterator[Engine]:
 def served(engine: Engine) -> Iterator[Served]:
     with serving(engine, caller_of=_reader) as served:
         yield served
-
-
-def as_(who: str, method: Callable[..., Any], request: Any) -> Any:
-    return method(request, metadata=((HEADER, who),), timeout=10)
 
 
 def code_of(who: str, method: Callable[..., Any], request: Any) -> grpc.StatusCode:
@@ -155,19 +151,22 @@ def test_a_catalog_purge_leaves_the_other_catalogs(served: Served) -> None:
     assert [e.skill for e in left.examples] == ["payments/deploy"]
 
 
-def _sha(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
+def _principals(path: Path, **who: tuple[str, str, str]) -> Path:
+    """A principals file at ``path``: name -> (token, roles, catalogs) as YAML flow text."""
+    lines = ["principals:"]
+    for name, (token, roles, catalogs) in who.items():
+        digest = hashlib.sha256(token.encode()).hexdigest()
+        lines += [f"  - name: {name}", f'    token_sha256: "{digest}"', f"    roles: {roles}",
+                  f"    catalogs: {catalogs}"]
+    path.write_text("\n".join(lines) + "\n")
+    return path
 
 
 def test_a_door_acting_for_an_admin_serves_at_most_its_own_view(
         engine: Engine, tmp_path: Path) -> None:
-    principals = tmp_path / "principals.yaml"
-    principals.write_text(
-        "principals:\n"
-        f'  - name: door\n    token_sha256: "{_sha("tok-door")}"\n'
-        "    roles: [route, ops, delegate]\n    catalogs: [payments, default]\n"
-        f'  - name: keeper\n    token_sha256: "{_sha("tok-keeper")}"\n'
-        '    roles: [route, ops, admin]\n    catalogs: "*"\n')
+    principals = _principals(tmp_path / "principals.yaml",
+                             door=("tok-door", "[route, ops, delegate]", "[payments, default]"),
+                             keeper=("tok-keeper", "[route, ops, admin]", '"*"'))
     running = start_server(engine, principals_file=str(principals))
     try:
         with grpc.insecure_channel(f"127.0.0.1:{running.port}") as channel:
@@ -197,15 +196,10 @@ def _scrape(port: int, token: str) -> dict[tuple[str, frozenset[tuple[str, str]]
 
 def test_metrics_name_the_catalog_and_only_an_every_catalog_scrape_sees_skills(
         engine: Engine, tmp_path: Path) -> None:
-    principals = tmp_path / "principals.yaml"
-    principals.write_text(
-        "principals:\n"
-        f'  - name: watcher\n    token_sha256: "{_sha("tok-all")}"\n'
-        '    roles: [route, ops]\n    catalogs: "*"\n'
-        f'  - name: payops\n    token_sha256: "{_sha("tok-pay")}"\n'
-        "    roles: [route, ops]\n    catalogs: [payments]\n"
-        f'  - name: orgs\n    token_sha256: "{_sha("tok-org")}"\n'
-        "    roles: [route]\n    catalogs: [org]\n")
+    principals = _principals(tmp_path / "principals.yaml",
+                             watcher=("tok-all", "[route, ops]", '"*"'),
+                             payops=("tok-pay", "[route, ops]", "[payments]"),
+                             orgs=("tok-org", "[route]", "[org]"))
     metrics = ServiceMetrics(engine)
     running = start_server(engine, principals_file=str(principals), observer=metrics.observe)
     http, port = start_metrics_http(metrics, 0, "127.0.0.1", running.gate.accepts_ops_token,
