@@ -56,6 +56,8 @@ def _register_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--hide-paths", action="store_true", default=None,
                    help="send no absolute path of this disk to callers: locations relative to "
                         "their skills root, the index by its version (server.expose_paths: false)")
+    p.add_argument("--audit-log", metavar="PATH", help="write one JSON line per call to PATH "
+                   "(0600, rotated by size), - for stderr (default: server.audit_log, none)")
     add_server_auth_args(p)
     p.set_defaults(handler=cmd_serve)
 
@@ -127,7 +129,7 @@ def _server_config(args: argparse.Namespace, config: Config) -> ServerConfig:
     """The configured server section with the command-line flags applied."""
     flags = {"host": args.host, "port": args.port, "metrics_port": args.metrics_port,
              "log_format": args.log_format, "index_poll_seconds": args.poll_seconds,
-             "expose_paths": False if args.hide_paths else None,
+             "expose_paths": False if args.hide_paths else None, "audit_log": args.audit_log,
              **server_auth_flags(args)}
     return dataclasses.replace(config.server,
                                **{k: v for k, v in flags.items() if v is not None})

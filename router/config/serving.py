@@ -36,6 +36,7 @@ class ServerConfig:
     max_connection_age_seconds: float = 0.0  # a connection's longest life, then GOAWAY
     max_connection_age_grace_seconds: float = 60.0  # calls in flight at that GOAWAY may finish
     max_connections: int = 1000  # open at once, at most half the file limit; new ones closed
+    audit_log: str = ""  # one JSON line per call (router.door.audit); "-" = stderr, "" = none
 
     def __post_init__(self) -> None:
         limits = {"max_connection_idle_seconds": self.max_connection_idle_seconds,

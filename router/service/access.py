@@ -44,6 +44,7 @@ from router.access.table import Entry, PrincipalTable
 from router.config import ServerConfig
 from router.errors import PermissionDenied
 from router.service.auth import OPEN_PREFIXES, REFUSED, presented_token
+from router.service.interceptors import CALL_FACTS
 from router.v1 import router_pb2 as pb
 
 log = logging.getLogger(__name__)
@@ -59,6 +60,7 @@ class Caller:
 
     principal: Principal
     operator: bool = False
+    delegate: str | None = None  # the name of the delegate serving it (delegation), else None
 
 
 OPEN = Caller(ANONYMOUS)
@@ -104,7 +106,7 @@ def resolve(table: PrincipalTable, metadata: Sequence[tuple[str, Any]] | None,
         operator = target.from_file and served.may(OPS)
     if bound is not None:
         served = within(served, _named(table, caller.principal, bound, WITHIN_KEY).principal)
-    return Caller(served, operator)
+    return Caller(served, operator, caller.principal.name if named is not None else None)
 
 
 def _header(metadata: Sequence[tuple[str, Any]] | None, key: str) -> str | None:
@@ -149,6 +151,7 @@ class Gate:
         try:
             caller = resolve(self._live.table, context.invocation_metadata(),
                              subject_of(context.auth_context()))
+            _note(caller)
             if caller is not None and method is not None:
                 require(caller.principal, roles_for(method), method, say_held=True)
         except PermissionDenied as exc:
@@ -175,6 +178,15 @@ class Gate:
     def caller(self, context: grpc.ServicerContext) -> Caller:
         current = _CURRENT.get()
         return current if current is not None else self.admit(context, None)
+
+
+def _note(caller: Caller | None) -> None:
+    """Record who the call is from in its ``CALL_FACTS`` (the audit log reads them)."""
+    facts = CALL_FACTS.get()
+    if facts is not None and caller is not None:
+        facts.principal = caller.delegate or caller.principal.name
+        facts.acting_for = caller.principal.name if caller.delegate is not None else None
+        facts.served = caller.principal
 
 
 Behaviour = Callable[[Any, grpc.ServicerContext], Any]

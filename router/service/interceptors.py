@@ -7,15 +7,20 @@ has already passed when it reaches the server is answered DEADLINE_EXCEEDED with
 A unary request whose bytes do not parse (e.g. a string field holding invalid UTF-8, which
 proto3 forbids) is answered INVALID_ARGUMENT with the parser's reason, and logged and counted
 like any other call, instead of failing inside gRPC before any handler runs.
+While a call runs, ``CALL_FACTS`` holds what the access gate learns of it (its caller, the
+principal served for it, whether its rate refused it) and its trace id; the observer reads them
+in ``CallRecord.facts`` (the audit log, the rate-limit counter).
 """
 
 from __future__ import annotations
 
+import contextvars
 import logging
+import re
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
@@ -25,6 +30,23 @@ from router.skills.limits import REQUEST_ID_CHARS
 log = logging.getLogger(__name__)
 
 REQUEST_ID_KEY = "x-request-id"
+TRACEPARENT_KEY = "traceparent"
+_TRACEPARENT = re.compile(r"[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}")
+
+
+@dataclass
+class CallFacts:
+    """What is learnt of a call as it runs (filled by the access gate and tracing)."""
+
+    principal: str | None = None  # the authenticated caller's name; None: not authenticated
+    acting_for: str | None = None  # the principal a delegate is served as; None: itself
+    served: Any = None  # the Principal the call is served as (router.access.model)
+    limited: bool = False  # refused by its principal's rate
+    trace_id: str = ""  # 32 lowercase hex digits: the caller's traceparent, else its own
+
+
+CALL_FACTS: contextvars.ContextVar[CallFacts | None] = contextvars.ContextVar(
+    "call_facts", default=None)
 
 
 @dataclass(frozen=True)
@@ -37,10 +59,28 @@ class CallRecord:
     request_id: str
     request: Any
     response: Any
+    facts: CallFacts = field(default_factory=CallFacts)
 
 
 # Called once per finished call, e.g. to feed metrics. Must not raise (errors are logged).
 CallObserver = Callable[[CallRecord], None]
+
+
+def observing(*observers: CallObserver | None) -> CallObserver | None:
+    """One observer calling each of ``observers`` in turn (None: there is none)."""
+    present = [o for o in observers if o is not None]
+    if len(present) < 2:
+        return present[0] if present else None
+
+    def observe(record: CallRecord) -> None:
+        for each in present:
+            try:
+                each(record)
+            except Exception:  # one failing observer does not keep the call from the others
+                log.exception("call observer failed for %s", record.method)
+
+    return observe
+
 
 # Infrastructure services polled often by load balancers and tooling: logged at DEBUG only.
 _QUIET_PREFIXES = ("/grpc.health.", "/grpc.reflection.")
@@ -59,6 +99,16 @@ def request_id_of(context: grpc.ServicerContext) -> str:
     for key, value in context.invocation_metadata() or ():
         if key == REQUEST_ID_KEY and isinstance(value, str) and value.strip():
             return value.strip()[:REQUEST_ID_CHARS]
+    return uuid.uuid4().hex
+
+
+def trace_id_of(context: grpc.ServicerContext) -> str:
+    """The trace id of the caller's W3C ``traceparent``, else a fresh one."""
+    for key, value in context.invocation_metadata() or ():
+        if key == TRACEPARENT_KEY and isinstance(value, str):
+            found = _TRACEPARENT.fullmatch(value.strip())
+            if found and found.group(1) != "0" * 32:
+                return found.group(1)
     return uuid.uuid4().hex
 
 
@@ -140,6 +190,8 @@ class LoggingInterceptor(grpc.ServerInterceptor):  # type: ignore[type-arg]
         def timed(request: Any, context: grpc.ServicerContext) -> Any:
             start = time.perf_counter()
             request_id, response, failed = request_id_of(context), None, True
+            facts = CallFacts(trace_id=trace_id_of(context))
+            noted = CALL_FACTS.set(facts)
             try:
                 _begin(context, request_id)
                 _refuse_unparsable(request, context)
@@ -147,9 +199,10 @@ class LoggingInterceptor(grpc.ServerInterceptor):  # type: ignore[type-arg]
                 failed = False
                 return response
             finally:
+                CALL_FACTS.reset(noted)
                 self._finish(CallRecord(method, _status(context, failed),
                                         time.perf_counter() - start, request_id, request,
-                                        None if failed else response))
+                                        None if failed else response, facts))
 
         return timed
 

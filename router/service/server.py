@@ -23,14 +23,16 @@ from grpc_reflection.v1alpha import reflection
 
 from router.config import ServerConfig
 from router.door.api import SERVICE_NAME
+from router.door.audit import AuditLog, open_audit
 from router.door.path_policy import PathPolicy
 from router.door.poller import IndexPoller
 from router.engine import Engine
 from router.index import dense
 from router.service.access import AccessInterceptor, Gate
+from router.service.audit import audit_observer
 from router.service.auth import warn_if_open
 from router.service.connections import connection_options
-from router.service.interceptors import CallObserver, LoggingInterceptor
+from router.service.interceptors import CallObserver, LoggingInterceptor, observing
 from router.service.metrics import ServiceMetrics, start_metrics_http
 from router.service.servicer import CallerReader, add_to_server
 from router.service.tls import server_credentials, start_health_listener, tls_enabled
@@ -50,6 +52,7 @@ class RouterServer:
     address: str
     health: Any  # grpc_health.v1.health.HealthServicer
     gate: Gate  # its principals: reload() on SIGHUP
+    audit: AuditLog | None = None  # server.audit_log, closed by stop()
 
     def begin_shutdown(self) -> None:
         """Report NOT_SERVING on every health service; new calls are still accepted."""
@@ -59,6 +62,8 @@ class RouterServer:
         """Report NOT_SERVING, refuse new calls, and wait up to ``grace`` s for in-flight ones."""
         self.begin_shutdown()
         self.server.stop(grace).wait()
+        if self.audit is not None:
+            self.audit.close()
 
 
 def rpc_pool(config: ServerConfig, search_threads: int) -> futures.ThreadPoolExecutor:
@@ -81,6 +86,9 @@ def build_server(engine: Engine, config: ServerConfig, address: str | None = Non
     target = address or f"{config.host}:{config.port}"
     credentials = server_credentials(config)
     gate = Gate(config)
+    audit = open_audit(config.audit_log)
+    if audit is not None:
+        observer = observing(observer, audit_observer(engine, audit))
     server = grpc.server(
         rpc_pool(config, engine.config.index.search_threads),
         interceptors=[LoggingInterceptor(observer), AccessInterceptor(gate)],
@@ -100,7 +108,7 @@ def build_server(engine: Engine, config: ServerConfig, address: str | None = Non
     port = _bind(server, target, credentials)
     host = target.rsplit(":", 1)[0] if ":" in target else target
     return RouterServer(server=server, port=port, address=f"{host}:{port}",
-                        health=health_servicer, gate=gate)
+                        health=health_servicer, gate=gate, audit=audit)
 
 
 def _bind(server: grpc.Server, target: str,
