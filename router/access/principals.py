@@ -9,11 +9,17 @@ principals:
     catalogs: [payments, org]        # what it may see, in precedence order; "*" = every catalog
     deny: ["internal-*"]             # optional skill-name globs hidden from it
     client_cert_subject: "CN=payments-gateway"   # optional: a client certificate names it
+    rate: {per_second: 5, burst: 10}  # optional: its calls' allowance (router.access.rates)
+    subject: payments-gateway-client # optional: a JWT whose oidc.principal_claim is this
+oidc:                                # optional: JWT callers (router.access.oidc)
+  issuer: https://idp.example.com
+  audience: skill-router
 ```
 
 Every problem is named with its line (``FILE:LINE: ...``, from yaml's node marks) and the whole
 list is one ``InvalidRequest``: a bad file is a start-up error. A principal without
-``token_sha256`` and ``client_cert_subject`` is reachable only by delegation.
+``token_sha256``, ``client_cert_subject`` and ``subject`` is reachable only by delegation;
+``subject`` needs the ``oidc`` section.
 The file parses into a ``router.access.table.PrincipalTable``; a door's accepted tokens join it
 in ``router.access.callers.load_table``.
 """
@@ -27,13 +33,18 @@ from typing import Any
 import yaml
 
 from router.access.model import EVERY_CATALOG, ROLES, Principal
+from router.access.oidc import JwtCheck, OidcSettings, parse_oidc
+from router.access.rates import parse_rate
 from router.access.table import Entry, PrincipalTable
+from router.common.jwks import shared_key_set, warn_if_plain
 from router.errors import InvalidRequest
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,127}")
 CATALOG = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
 DIGEST = re.compile(r"[0-9a-fA-F]{64}")
-FIELDS = ("name", "token_sha256", "roles", "catalogs", "deny", "client_cert_subject")
+FIELDS = ("name", "token_sha256", "roles", "catalogs", "deny", "client_cert_subject",
+          "subject", "rate")
+TOP = ("principals", "oidc")
 
 
 def _line(node: yaml.Node) -> int:
@@ -64,8 +75,7 @@ class _Parser:
 
     def entry(self, node: yaml.Node) -> tuple[Entry, yaml.Node] | None:
         if not isinstance(node, yaml.MappingNode):
-            self.problem(node, "each principal must be a mapping (name, token_sha256, roles, "
-                               "catalogs, deny, client_cert_subject)")
+            self.problem(node, f"each principal must be a mapping ({', '.join(FIELDS)})")
             return None
         fields: dict[str, yaml.Node] = {}
         for key_node, value in node.value:
@@ -86,10 +96,13 @@ class _Parser:
             self.problem(fields["deny"], "deny globs must not be empty")
         subject = self.scalar(fields["client_cert_subject"], "client_cert_subject") \
             if "client_cert_subject" in fields else ""
+        claim = self.scalar(fields["subject"], "subject") if "subject" in fields else ""
+        rate = parse_rate(fields["rate"], self.problem) if "rate" in fields else None
         if len(self.problems) > before or name is None or roles is None or catalogs is None:
             return None
         principal = Principal(name, frozenset(roles), tuple(catalogs), tuple(deny or ()))
-        return Entry(principal, digest, (subject or "").strip()), fields.get("name", node)
+        return Entry(principal, digest, (subject or "").strip(),
+                     claim=(claim or "").strip(), rate=rate), fields.get("name", node)
 
     def _name(self, fields: dict[str, yaml.Node], node: yaml.Node) -> str | None:
         if "name" not in fields:
@@ -160,25 +173,31 @@ def parse_principals(text: str, source: str = "<principals>") -> PrincipalTable:
     top: Any = None
     if isinstance(root, yaml.MappingNode):
         top = {str(k.value): v for k, v in root.value}
-    if top is None or "principals" not in top or set(top) != {"principals"}:
-        parser.problem(root, "the file must be a mapping with one key, principals: a list")
+    if top is None or "principals" not in top or not set(top) <= set(TOP):
+        parser.problem(root, "the file must be a mapping with one key, principals: a list "
+                             "(and optionally oidc: JWT callers)")
     elif not isinstance(top["principals"], yaml.SequenceNode) or not top["principals"].value:
         parser.problem(top["principals"], "principals must be a non-empty list")
     else:
-        return _table(parser, top["principals"].value)
+        oidc = parse_oidc(top["oidc"], parser.problem) if "oidc" in top else None
+        return _table(parser, top["principals"].value, oidc)
     raise InvalidRequest("\n".join(parser.problems))
 
 
-def _table(parser: _Parser, nodes: list[yaml.Node]) -> PrincipalTable:
+def _table(parser: _Parser, nodes: list[yaml.Node],
+           oidc: OidcSettings | None) -> PrincipalTable:
     entries: list[Entry] = []
-    seen: dict[str, dict[Any, str]] = {"name": {}, "token": {}, "subject": {}}
+    seen: dict[str, dict[Any, str]] = {"name": {}, "token": {}, "subject": {}, "JWT subject": {}}
     for node in nodes:
         parsed = parser.entry(node)
         if parsed is None:
             continue
         entry, where = parsed
+        if entry.claim and oidc is None:
+            parser.problem(where, f"principal {entry.principal.name!r} has a subject (a JWT "
+                                  "claim) but the file has no oidc section")
         for kind, key in (("name", entry.principal.name), ("token", entry.digest),
-                          ("subject", entry.subject)):
+                          ("subject", entry.subject), ("JWT subject", entry.claim)):
             if not key:
                 continue
             other = seen[kind].get(key)
@@ -189,7 +208,12 @@ def _table(parser: _Parser, nodes: list[yaml.Node]) -> PrincipalTable:
         entries.append(entry)
     if parser.problems:
         raise InvalidRequest("\n".join(parser.problems))
-    return PrincipalTable(entries, parser.source)
+    if oidc is None:
+        return PrincipalTable(entries, parser.source)
+    warn_if_plain(oidc.jwks_url or oidc.issuer, "oidc.jwks_url" if oidc.jwks_url else
+                  "oidc.issuer")
+    keys = shared_key_set(oidc.jwks_url, oidc.issuer)
+    return PrincipalTable(entries, parser.source, JwtCheck(oidc, keys))
 
 
 def load_principals(path: str) -> PrincipalTable:
