@@ -74,8 +74,8 @@ class Engine:
                                    source=create_source(DEFAULT_SOURCE))
         self.index_dir = Path(index_dir) if index_dir is not None else None
         # Learning from traffic (router.learning), and what operators see of it (the same store)
-        store = (open_store(self.index_dir, config.feedback) if self.index_dir is not None
-                 else None)
+        store = (open_store(self.index_dir, config.feedback)
+                 if self.index_dir is not None or config.feedback.store_url else None)
         self.recorder = Recorder(store)
         self.review = Review(store, self.recorder.enabled)
         # Rebuilds and reloads, one at a time (router.reindex.reindexer).

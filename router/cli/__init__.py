@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "router.cli.quality",  # explain, eval
     "router.cli.ops",  # reindex, config
     "router.cli.learning",  # stats, examples
+    "router.cli.feedback",  # feedback migrate
     "router.mcp.cli",  # mcp
     "router.cli.console",  # ops (the web console)
 )

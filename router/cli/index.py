@@ -8,6 +8,7 @@ import sys
 import time
 from typing import Any
 
+from router.cli.store_flag import add_feedback_store_arg, with_feedback_store
 from router.common.textsafe import printable
 from router.config import FINE_TUNE_MODES, load_config, replace, worker_count
 from router.errors import InvalidRequest
@@ -53,6 +54,7 @@ def register(sub: Any) -> None:
                    help="processes that share the reading, digesting and BM25 work of a large "
                         "catalog: 0 = one per usable CPU, 1 = none besides this one (default: "
                         "index.build_workers, 0); a shard takes it too. Same index either way")
+    add_feedback_store_arg(p)
     p.set_defaults(handler=cmd_index)
 
 
@@ -63,7 +65,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     from router.reindex.recipe import Recipe, Sources
     from router.skills.scan_plan import allow_partial
 
-    config = load_config(getattr(args, "config", None))
+    config = with_feedback_store(load_config(getattr(args, "config", None)), args)
     if args.fine_tune_encoder is not None:
         config = replace(config, index=replace(config.index,
                                                fine_tune_encoder=args.fine_tune_encoder))

@@ -17,6 +17,7 @@ import time
 from dataclasses import asdict
 
 from router.cli.guard import EXIT_USAGE
+from router.cli.store_flag import add_feedback_store_arg, with_feedback_store
 from router.common.textsafe import printable
 from router.config import Config, load_config
 from router.errors import InvalidRequest
@@ -54,6 +55,7 @@ def _index_arg(p: argparse.ArgumentParser) -> None:
     from router.cli.learning_remote import add_target_args
 
     p.add_argument("--index", help="index folder (default: index.index_dir)")
+    add_feedback_store_arg(p)
     add_target_args(p)
 
 
@@ -68,7 +70,7 @@ def _remote(args: argparse.Namespace) -> bool:
 
 
 def _setup(args: argparse.Namespace) -> tuple[Config, str]:
-    config = load_config(getattr(args, "config", None))
+    config = with_feedback_store(load_config(getattr(args, "config", None)), args)
     return config, str(args.index or config.index.index_dir)
 
 

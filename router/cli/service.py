@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from router.cli.store_flag import add_feedback_store_arg, with_feedback_store
 from router.config import Config, ServerConfig, load_config
 from router.routing.model import CatalogFormat, RouteQuery
 from router.service.auth_args import add_server_auth_args, server_auth_flags
@@ -59,6 +60,7 @@ def _register_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--audit-log", metavar="PATH", help="write one JSON line per call to PATH "
                    "(0600, rotated by size), - for stderr (default: server.audit_log, none)")
     add_server_auth_args(p)
+    add_feedback_store_arg(p)
     p.set_defaults(handler=cmd_serve)
 
 
@@ -76,7 +78,7 @@ def _register_route(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def _config(args: argparse.Namespace) -> Config:
-    return load_config(getattr(args, "config", None))
+    return with_feedback_store(load_config(getattr(args, "config", None)), args)
 
 
 def _index_dir(args: argparse.Namespace, config: Config) -> str:

@@ -62,6 +62,8 @@ class FeedbackConfig:
     max_per_session: int = 5  # examples one session may contribute (its newest)
     max_per_principal: int = 100  # requests one caller may teach one skill, per label (its first)
     store_url: str = ""  # "" = the files under the index; postgresql://user@host:port/db
+    spool_dir: str = ""  # rows kept while the database is down; "" = ~/.local/state/skill-router
+    spool_max_rows: int = 100_000  # the spool's bound; rows past it are dropped (counted)
 
 
 @dataclass(frozen=True, kw_only=True)  # a door section's own fields follow: no positions

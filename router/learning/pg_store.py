@@ -3,17 +3,20 @@ shared by every replica that names the database.
 
 Rows live in ``feedback_rows`` (a column per ``Row`` field; JSON for the name lists and the
 counters); who owns a session or a route id in ``feedback_owners``, whose primary key makes the
-first claimant win atomically on every replica. Every write commits before it returns, so
-``find_route`` and ``session_routes`` read the database and are never stale. Compaction runs
+first claimant win atomically on every replica. An Activate's or a Feedback's row commits before
+its call answers; a Route's is sent within a fifth of a second, off the answer's path; while the
+database cannot be reached every row goes to the local spool and is replayed when it answers
+again (``router.learning.pg_writer``). Compaction runs
 under ``router.learning.stats.compact_rows`` while holding an advisory lock (one compactor at a
 time). The schema is migrated on open (``router.learning.pg_migrations``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -22,13 +25,16 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool, PoolTimeout
 
+from router.access.ownership import Owners
 from router.config import FeedbackConfig
 from router.errors import InvalidRequest
 from router.learning.pg_migrations import migrate
+from router.learning.pg_writer import PgWriter
 from router.learning.routes import WINDOW, ShownRoute
 from router.learning.rows import PURGE, ROUTE, Row
+from router.learning.spool import Spool, default_spool_dir
 from router.learning.stats import ROUTE_KEEP_SECONDS, compact_rows
-from router.learning.store import FeedbackStore
+from router.learning.store import Backlog, FeedbackStore
 
 COMPACT_LOCK = 0x736B7263  # pg_try_advisory_lock key of compaction ("skrc")
 COLUMNS = ("rid", "kind", "ts", "session", "skill", "query", "route_id", "outcome", "shown",
@@ -36,7 +42,8 @@ COLUMNS = ("rid", "kind", "ts", "session", "skill", "query", "route_id", "outcom
 SELECT = f"SELECT {', '.join(COLUMNS)} FROM feedback_rows"
 INSERT = (f"INSERT INTO feedback_rows ({', '.join(COLUMNS)}) VALUES "
           f"({', '.join(['%s'] * len(COLUMNS))}) ON CONFLICT (rid) DO NOTHING")
-CONNECT_TIMEOUT = 2  # seconds: a database down answers quickly
+OWNER = ("INSERT INTO feedback_owners VALUES ('route', %s, %s) ON CONFLICT DO NOTHING")
+CONNECT_TIMEOUT = 1  # seconds: a call finds a database gone within this, then skips it
 
 
 def safe_location(url: str) -> str:
@@ -77,8 +84,39 @@ class PgStore(FeedbackStore):
         self._url, self._max = url, max_connections
         self._lock = threading.Lock()
         self._pool: ConnectionPool | None = None
+        self._owners = Owners()  # who claimed a session while the database was down
+        self._writer = PgWriter(self._insert, Spool(spool_folder(self.policy, self._location),
+                                                    self.policy.spool_max_rows),
+                                probe=self.migrate)
+        self.applied: list[int] = []  # the migrations this opening applied
+        try:
+            self.applied = self.migrate()
+        except OSError as exc:  # serve anyway: migrated once the database answers
+            self._writer.mark_down(exc)
+
+    def schema_version(self) -> int:
+        """The schema version the database is at."""
+        found = self._execute("SELECT coalesce(max(version), 0) FROM schema_migrations")
+        return int(found[0][0]) if found else 0
+
+    def copy_rows(self, rows: Sequence[Row]) -> int:
+        """Insert ``rows`` (another store's), skipping those the database has; how many were
+        new."""
+        added = 0
+        for start in range(0, len(rows), 1000):
+            batch = rows[start:start + 1000]
+            with self._connection() as conn, conn.transaction(), conn.cursor() as cursor:
+                cursor.executemany(INSERT, [_values(row) for row in batch])
+                added += max(cursor.rowcount, 0)
+                cursor.executemany(OWNER, [(r.route_id, r.principal) for r in batch
+                                           if r.kind == ROUTE and r.route_id and r.principal])
+        return added
+
+    def migrate(self) -> list[int]:
+        """Apply the pending schema migrations; the versions applied (OSError when the
+        database cannot be used)."""
         with self._connection() as conn:
-            migrate(conn)
+            return migrate(conn)
 
     @contextmanager
     def _connection(self) -> Iterator[psycopg.Connection]:
@@ -101,6 +139,8 @@ class PgStore(FeedbackStore):
             with pool.connection() as conn:
                 yield conn
         except (psycopg.Error, PoolTimeout, OSError) as exc:  # either's message may quote it
+            if isinstance(exc, psycopg.OperationalError | PoolTimeout | OSError):
+                self._close_quietly()  # the connections are gone: opened afresh next time
             raise OSError(f"feedback store {self._location} cannot be used: "
                           f"{type(exc).__name__}") from None
 
@@ -117,21 +157,44 @@ class PgStore(FeedbackStore):
         return self._location
 
     def _execute(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        with self._connection() as conn:
-            cursor = conn.execute(sql, params)  # type: ignore[arg-type]
-            return cursor.fetchall() if cursor.description else []
+        """One statement's rows; OSError at once while the database is marked down."""
+        self._writer.check_up()
+        try:
+            with self._connection() as conn:
+                cursor = conn.execute(sql, params)  # type: ignore[arg-type]
+                return cursor.fetchall() if cursor.description else []
+        except OSError as exc:
+            self._writer.mark_down(exc)
+            raise
+
+    def _insert(self, rows: Sequence[Row]) -> None:
+        """``rows`` and the owners of their route ids, in one transaction (a row the database
+        has already is skipped: a replay never counts one twice)."""
+        with self._connection() as conn, conn.transaction(), conn.cursor() as cursor:
+            cursor.executemany(INSERT, [_values(row) for row in rows])
+            owners = [(r.route_id, r.principal) for r in rows
+                      if r.kind == ROUTE and r.route_id and r.principal]
+            if owners:
+                cursor.executemany(OWNER, owners)
 
     def append(self, row: Row, *, durable: bool = True) -> None:
-        self._execute(INSERT, _values(row))
-        if row.kind == ROUTE and row.route_id and row.principal:
-            self._execute("INSERT INTO feedback_owners VALUES ('route', %s, %s) "
-                          "ON CONFLICT DO NOTHING", (row.route_id, row.principal))
+        self._writer.append(row, durable=durable)
+
+    def backlog(self) -> Backlog:
+        spool = self._writer.spool
+        return Backlog(spooled=spool.rows, dropped=spool.dropped, unreachable=self._writer.down)
+
+    def flush(self) -> None:
+        self._writer.flush()
 
     def read_rows(self) -> list[Row]:
+        self.flush()  # this process's Routes too
         return [_row(r) for r in self._execute(SELECT)]
 
     def compact(self, now: float | None = None) -> bool:
         now = time.time() if now is None else now
+        self.flush()
+        self._writer.check_up()
         with self._connection() as conn:
             got = conn.execute("SELECT pg_try_advisory_lock(%s)", (COMPACT_LOCK,)).fetchone()
             if not got or not got[0]:
@@ -149,28 +212,50 @@ class PgStore(FeedbackStore):
         return True
 
     def purge(self, skill: str, before: float, now: float) -> bool:
-        self.append(Row(kind=PURGE, ts=now, skill=skill, before=before))
+        self._writer.check_up()  # a purge is never spooled: the operator learns it failed
+        self._insert([Row(kind=PURGE, ts=now, skill=skill, before=before)])
         return self.compact(now)
 
     def find_route(self, route_id: str) -> ShownRoute | None:
         if not route_id:
             return None
-        found = self._execute(SELECT + " WHERE kind = 'route' AND route_id = %s AND ts >= %s "
-                              "ORDER BY ts DESC LIMIT 1",
-                              (route_id, time.time() - ROUTE_KEEP_SECONDS))
+        since = time.time() - ROUTE_KEEP_SECONDS
+        local = self._writer.local_route(route_id)
+        if local is not None:
+            return ShownRoute.from_row(local) if local.ts >= since else None
+        try:
+            found = self._execute(SELECT + " WHERE kind = 'route' AND route_id = %s AND ts >= %s"
+                                  " ORDER BY ts DESC LIMIT 1", (route_id, since))
+        except OSError:
+            return None  # the database is down: only this process's Routes are known
         return ShownRoute.from_row(_row(found[0])) if found else None
 
     def session_routes(self, session: str) -> list[ShownRoute]:
-        found = self._execute(SELECT + " WHERE kind = 'route' AND session = %s "
-                              "ORDER BY ts DESC LIMIT %s", (session, WINDOW))
-        return [ShownRoute.from_row(_row(r)) for r in reversed(found)]
+        try:
+            found = [_row(r) for r in self._execute(
+                SELECT + " WHERE kind = 'route' AND session = %s ORDER BY ts DESC LIMIT %s",
+                (session, WINDOW))]
+        except OSError:
+            found = []
+        mine = self._writer.local_session(session)  # those not yet sent, and when it is down
+        merged = {row.rid: row for row in found + mine}
+        newest = sorted(merged.values(), key=lambda r: r.ts)[-WINDOW:]
+        return [ShownRoute.from_row(row) for row in newest]
 
     def claim_session(self, session_id: str, principal: str) -> str:
         if not session_id:
             return principal
-        routed = self._execute("SELECT principal FROM feedback_rows WHERE kind = 'route' "
-                               "AND session = %s ORDER BY ts DESC LIMIT 1", (session_id,))
-        claimant = str(routed[0][0]) if routed else principal
+        try:
+            return self._claim(session_id, principal)
+        except OSError:  # decided here until the database answers again (docs: Running a fleet)
+            return self._owners.claim(session_id, principal)
+
+    def _claim(self, session_id: str, principal: str) -> str:
+        routed = [(float(ts), str(who)) for ts, who in self._execute(
+            "SELECT ts, principal FROM feedback_rows WHERE kind = 'route' AND session = %s "
+            "ORDER BY ts DESC LIMIT 1", (session_id,))]
+        routed += [(r.ts, r.principal) for r in self._writer.local_session(session_id)]
+        claimant = max(routed)[1] if routed else principal
         won = self._execute("INSERT INTO feedback_owners VALUES ('session', %s, %s) "
                             "ON CONFLICT DO NOTHING RETURNING principal",
                             (session_id, claimant))
@@ -182,6 +267,7 @@ class PgStore(FeedbackStore):
         return str(owner[0][0]) if owner else claimant
 
     def close(self) -> None:
+        self._writer.close()  # what is waiting sent, or spooled
         self._close_quietly()  # a later call opens the pool again
 
     def _close_quietly(self) -> None:
@@ -189,3 +275,11 @@ class PgStore(FeedbackStore):
             pool, self._pool = self._pool, None
         if pool is not None:
             pool.close()
+
+
+def spool_folder(policy: FeedbackConfig, location: str) -> str:
+    """This store's spool: a folder per database under ``feedback.spool_dir`` (its default:
+    ``router.learning.spool.default_spool_dir``), so one replica's spool of two databases never
+    mixes their rows."""
+    root = policy.spool_dir or str(default_spool_dir())
+    return f"{root}/{hashlib.sha256(location.encode()).hexdigest()[:16]}"

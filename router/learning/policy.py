@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from router.config import FeedbackConfig
 from router.errors import InvalidRequest
 from router.examples.model import Example, ExampleSource, query_key
+from router.learning.joins import complete
 from router.learning.rows import ACTIVATE, DAY_SECONDS, PURGE, ROUTE, Row
 
 ORIGIN = "traffic"
@@ -42,7 +43,8 @@ POSITIVE, NEGATIVE = "positive", "negative"
 
 def check_policy(policy: FeedbackConfig) -> FeedbackConfig:
     """``policy`` if its bounds are usable; InvalidRequest saying which one is not."""
-    for key in ("max_rows_per_skill", "min_sessions", "max_per_session", "max_per_principal"):
+    for key in ("max_rows_per_skill", "min_sessions", "max_per_session", "max_per_principal",
+                "spool_max_rows"):
         if getattr(policy, key) < 1:
             raise InvalidRequest(f"config feedback.{key} must be 1 or more; "
                                  f"got {getattr(policy, key)}")
@@ -182,7 +184,7 @@ def select_examples(rows: Iterable[Row], policy: FeedbackConfig, now: float,
                     known: Collection[str] | None = None) -> list[Example]:
     """The learned examples that count, sorted by request; ``known`` (optional) drops
     skills no longer in the catalog."""
-    labels = _session_labels(visible(rows, policy, now), policy)
+    labels = _session_labels(visible(complete(rows), policy, now), policy)
     if known is not None:
         labels = [(row, label) for row, label in labels if row.skill in known]
     labels = _per_principal(labels, policy)

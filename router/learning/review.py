@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from router.config import FeedbackConfig
 from router.errors import InvalidRequest, NotFound
 from router.examples.model import query_key
+from router.learning.joins import complete
 from router.learning.policy import select_examples, visible
 from router.learning.rows import ACTIVATE, DAY_SECONDS, PURGE, ROUTE, Row
 from router.learning.stats import SkillStats, never_activated, skill_stats
@@ -94,7 +95,7 @@ def _matching(rows: Iterable[Row], policy: FeedbackConfig, now: float, skill: st
               older_than_days: float | None) -> list[Row]:
     """The visible example rows of ``skill`` (every skill when empty), older than
     ``older_than_days`` when given, by skill then age."""
-    found = [r for r in visible(rows, policy, now) if r.is_example]
+    found = [r for r in visible(complete(rows), policy, now) if r.is_example]
     if skill:
         found = [r for r in found if r.skill == skill]
     if older_than_days is not None:

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from router.config import FeedbackConfig
+from router.learning.joins import complete
 from router.learning.policy import kept_rows, purged
 from router.learning.rows import (
     ACTIVATE,
@@ -99,7 +100,7 @@ def compact_rows(rows: Iterable[Row], policy: FeedbackConfig, now: float) -> lis
     the last hour (to complete records); purge rows within retention. Nothing else: activation
     and outcome rows that are not examples live on as counters only."""
     cutoff = now - policy.retention_days * DAY_SECONDS
-    current = [row for row in unique(rows)
+    current = [row for row in complete(unique(rows))
                if row.ts >= cutoff or (row.kind == COUNT and row.ts >= cutoff - DAY_SECONDS)]
     purges = [row for row in current if row.kind == PURGE]
     examples = [replace(row, counted=True) for row in current

@@ -14,12 +14,23 @@ from __future__ import annotations
 import logging
 import threading
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 
 from router.config import FeedbackConfig
 from router.learning.routes import ShownRoute
 from router.learning.rows import Row
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Backlog:
+    """What a store holds back from its shared storage (the metrics' ``feedback_spooled_rows``,
+    ``feedback_dropped_rows`` and ``feedback_store_unreachable``)."""
+
+    spooled: int = 0  # rows in the local spool, waiting for the database
+    dropped: int = 0  # rows dropped since start, the spool being full
+    unreachable: bool = False
 
 
 class FeedbackStore(ABC):
@@ -35,11 +46,20 @@ class FeedbackStore(ABC):
     def location(self) -> str:
         """Where the rows are kept, for messages (never a credential)."""
 
+    def backlog(self) -> Backlog:
+        """Rows waiting for the shared storage (none for a store that writes it directly)."""
+        return Backlog()
+
     @abstractmethod
     def append(self, row: Row, *, durable: bool = True) -> None:
-        """Store ``row``: readable by every replica once this returns, and kept if this
-        process is then killed; with ``durable`` also on stable storage (else within a
-        fraction of a second). OSError when it cannot be stored."""
+        """Store ``row``: readable by this process once this returns; with ``durable`` also
+        by every replica and on stable storage, kept if this process is then killed (else
+        within a fraction of a second: ``flush``). OSError when it cannot be stored."""
+
+    def flush(self) -> None:
+        """Make every row appended so far readable by every replica now (a store whose rows
+        are shared as they are appended has nothing to do)."""
+        return None
 
     @abstractmethod
     def read_rows(self) -> list[Row]:

@@ -14,6 +14,7 @@ import logging
 import sys
 from typing import TYPE_CHECKING
 
+from router.cli.store_flag import add_feedback_store_arg, with_feedback_store
 from router.config import Config, McpConfig, load_config
 from router.door.flags import (
     add_accept_args,
@@ -53,6 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="with --index: send no absolute path of this disk to callers "
                         "(server.expose_paths: false; with --target the server decides)")
     _add_door_auth_args(p)
+    add_feedback_store_arg(p)  # with --index
     p.set_defaults(handler=cmd_mcp)
 
 
@@ -118,7 +120,7 @@ def _authentication(access: HttpAccess) -> str:
 def cmd_mcp(args: argparse.Namespace) -> int:
     from router.mcp.server import SkillDoor
 
-    config = load_config(getattr(args, "config", None))
+    config = with_feedback_store(load_config(getattr(args, "config", None)), args)
     access = None
     if args.transport == "http":  # who may call it, settled before anything loads
         from router.mcp.auth import http_access

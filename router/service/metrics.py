@@ -6,6 +6,8 @@ metrics. Exported (all prefixed ``skill_router_``):
 
 - ``calls_total{method,code}``: every finished call by short method name and status code
 - ``call_duration_seconds{method}``: latency histogram of SkillRouter calls (Route, Activate, ...)
+- ``rate_limited_total{principal}``: calls refused by a principal's ``rate``
+  (``router.service.rates``); sent only to a scrape of every catalog, as the per-skill series
 - ``routes_total`` and ``routes_empty_total``: successful Routes, and those that retrieved no
   skill (their ratio is the empty-catalog rate)
 - ``routed_skills_total{reason}``: skills placed in catalogs, by reason
@@ -57,6 +59,7 @@ _OUTCOME_COUNTERS: dict[int, str] = {pb.FEEDBACK_OUTCOME_SUCCESS: "succeeded",
                      pb.FEEDBACK_OUTCOME_NOT_USED: "not_used"}
 PER_SKILL = frozenset({f"{PREFIX}_skill_routed", f"{PREFIX}_skill_activated",
                        f"{PREFIX}_skill_shown",
+                       f"{PREFIX}_rate_limited",  # names every principal: for a whole view
                        *(f"{PREFIX}_skill_{name}" for name in _OUTCOME_COUNTERS.values())})
 
 
@@ -104,6 +107,17 @@ class EngineCollector(Collector):
                                 "Wall time of the last reindex", value=stats.last_duration_seconds)
         yield CounterMetricFamily(f"{PREFIX}_index_load_failures", "New index versions found "
                                   "on disk and refused", value=stats.load_failures)
+        store = self._engine.recorder.store
+        if store is not None:
+            backlog = store.backlog()
+            yield GaugeMetricFamily(f"{PREFIX}_feedback_spooled_rows", "Feedback rows kept in "
+                                    "the local spool until the database takes them",
+                                    value=backlog.spooled)
+            yield CounterMetricFamily(f"{PREFIX}_feedback_dropped_rows", "Feedback rows "
+                                      "dropped, the spool being full", value=backlog.dropped)
+            yield GaugeMetricFamily(f"{PREFIX}_feedback_store_unreachable", "1 while the "
+                                    "feedback database cannot be reached",
+                                    value=float(backlog.unreachable))
 
 
 class ServiceMetrics:
@@ -116,6 +130,8 @@ class ServiceMetrics:
                              ["method", "code"], registry=reg)
         self.latency = Histogram(f"{PREFIX}_call_duration_seconds", "SkillRouter call latency",
                                  ["method"], buckets=LATENCY_BUCKETS, registry=reg)
+        self.rate_limited = Counter(f"{PREFIX}_rate_limited", "Calls refused by the rate of "
+                                    "this principal", ["principal"], registry=reg)
         self.routes = Counter(f"{PREFIX}_routes", "Successful Route calls", registry=reg)
         self.routes_empty = Counter(f"{PREFIX}_routes_empty", "Routes that retrieved no skill",
                                     registry=reg)
@@ -138,6 +154,8 @@ class ServiceMetrics:
     def observe(self, record: CallRecord) -> None:
         method = short_method(record.method)
         self.calls.labels(method=method, code=record.code.name).inc()
+        if record.facts.limited:
+            self.rate_limited.labels(principal=record.facts.limited).inc()
         if not record.method.startswith(SERVICE_PREFIX):
             return
         self.latency.labels(method=method).observe(record.seconds)

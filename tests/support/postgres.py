@@ -5,6 +5,7 @@ Skips only when neither is possible."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -42,6 +43,60 @@ def _wait_ready(port: int, sockets: Path) -> None:
         raise RuntimeError(f"PostgreSQL did not become ready: {done.stdout}{done.stderr}")
 
 
+class Cluster:
+    """A throwaway PostgreSQL 15 cluster on a free loopback port: ``start``, ``stop`` (and
+    ``start`` again, on the same port and data), ``remove``."""
+
+    def __init__(self) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix="skill-router-pg-"))
+        self.data, self.sockets = self.root / "data", self.root / "sockets"
+        self.sockets.mkdir()
+        shutil.chown(self.root, "postgres")
+        shutil.chown(self.sockets, "postgres")
+        self.port = free_port()
+        init = _as_postgres(str(BIN / "initdb"), "-D", str(self.data), "-U", "postgres",
+                            "--auth=trust", "-E", "UTF8")
+        if init.returncode != 0:
+            self.remove()
+            raise RuntimeError(f"initdb failed: {init.stderr}")
+
+    @property
+    def dsn(self) -> str:
+        """The server's DSN, no database named."""
+        return f"postgresql://postgres@127.0.0.1:{self.port}/"
+
+    def start(self) -> None:
+        start = _as_postgres(str(BIN / "pg_ctl"), "-D", str(self.data), "-l",
+                             str(self.root / "log"), "-o",
+                             f"-p {self.port} -k {self.sockets} -c listen_addresses=127.0.0.1",
+                             "-w", "start")
+        if start.returncode != 0:
+            raise RuntimeError(f"pg_ctl start failed: {start.stderr}"
+                               f"{(self.root / 'log').read_text(errors='replace')}")
+        _wait_ready(self.port, self.sockets)
+
+    def stop(self) -> None:
+        _as_postgres(str(BIN / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
+
+    def remove(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def cluster() -> Iterator[Cluster]:
+    """A started ``Cluster`` (skipped where none can run), stopped and removed after."""
+    why = _unavailable()
+    if why:
+        pytest.skip(why)
+    server = Cluster()
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+        server.remove()
+
+
 @pytest.fixture(scope="session")
 def postgres_dsn() -> Iterator[str]:
     """A DSN of a server where the tests may create databases (no database named)."""
@@ -49,29 +104,5 @@ def postgres_dsn() -> Iterator[str]:
     if given:
         yield given
         return
-    why = _unavailable()
-    if why:
-        pytest.skip(why)
-    root = Path(tempfile.mkdtemp(prefix="skill-router-pg-"))
-    data, sockets = root / "data", root / "sockets"
-    sockets.mkdir()
-    shutil.chown(root, "postgres")
-    shutil.chown(sockets, "postgres")
-    port = free_port()
-    init = _as_postgres(str(BIN / "initdb"), "-D", str(data), "-U", "postgres",
-                        "--auth=trust", "-E", "UTF8")
-    if init.returncode != 0:
-        shutil.rmtree(root, ignore_errors=True)
-        raise RuntimeError(f"initdb failed: {init.stderr}")
-    start = _as_postgres(str(BIN / "pg_ctl"), "-D", str(data), "-l", str(root / "log"),
-                         "-o", f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1",
-                         "-w", "start")
-    try:
-        if start.returncode != 0:
-            raise RuntimeError(f"pg_ctl start failed: {start.stderr}"
-                               f"{(root / 'log').read_text(errors='replace')}")
-        _wait_ready(port, sockets)
-        yield f"postgresql://postgres@127.0.0.1:{port}/"
-    finally:
-        _as_postgres(str(BIN / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop")
-        shutil.rmtree(root, ignore_errors=True)
+    with cluster() as server:
+        yield server.dsn
