@@ -5,7 +5,8 @@ through the Engine and know nothing of files. Every file is read through the ski
 handed in (``router.skills.source``; the disk unless another is given), never opened here: a
 skill's instructions from its ``SKILL.md`` at activation time, its bundled files on request.
 A callable (``manifest.json``) skill's content is generated from its indexed record, so the
-schema the model sees is the one its arguments are validated against.
+schema the model sees is the one its arguments are validated against; an MCP server's tool's
+too, once its recorded ``tool.json`` passes the digest check (``router.skills.mcp_source``).
 
 Rules, in order: an unknown name is ``NotFound`` (with close names suggested); a disabled skill is
 ``PermissionDenied``; a user's explicit ``/name`` needs a user-invocable skill, and activation by
@@ -162,6 +163,10 @@ class Activator:
     def _body(self, skill: Skill, include_frontmatter: bool) -> str:
         if skill.kind is SkillKind.MANIFEST:
             return manifest_body(skill.name, skill.description, skill.parameters)
+        if skill.kind is SkillKind.MCP_TOOL:  # its recorded tool.json, checked, then rendered
+            self.source.read_skill_file(skill, recorded=self._recorded(skill.key))
+            server = f"\n\nThe tool is served by the MCP server `{skill.catalog}`."
+            return manifest_body(skill.api_name, skill.description, skill.parameters) + server
         try:
             data = self.source.read_skill_file(skill, recorded=self._recorded(skill.key))
             return skill_text(data, skill.location, body_only=not include_frontmatter)

@@ -21,6 +21,7 @@ from router.skills.discovery import load_skill_dir
 from router.skills.files import skill_text
 from router.skills.limits import MANIFEST_FILE, SKILL_MD_FILES
 from router.skills.lint import lint_skill
+from router.skills.mcp_tools import parse_specs as parse_servers
 from router.skills.model import Diagnostic, Level, Scope, Skill, SkillKind
 from router.skills.source import SkillSource, create_source
 from router.skills.walk import ScanLimits, find_skill_dirs
@@ -47,6 +48,10 @@ def add_discovery_args(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--catalog", metavar="NAME=DIR", action="append",
                        help="a named catalog, indexed whole; repeatable, in precedence order "
                             "(the other flags' skills form the catalog 'default', after these)")
+    group.add_argument("--mcp-server", metavar="NAME=COMMAND", action="append",
+                       help="index the tools of an MCP server (COMMAND: a command line run "
+                            "over stdio, or an http(s):// URL) as callable skills of catalog "
+                            "NAME; repeatable; replaces the config's list")
     group.add_argument("--trust-project", action="store_const", const=True, default=None,
                        help="load project-level skills (they are skipped unless trusted)")
     group.add_argument("--no-gitignore", dest="honour_gitignore", action="store_const",
@@ -68,6 +73,9 @@ def discovery_config_from_args(args: argparse.Namespace,
         changes["bundled_roots"] = tuple(os.path.abspath(p) for p in args.bundled)
     if getattr(args, "catalog", None):
         changes["catalogs"] = parse_specs(args.catalog)
+    if getattr(args, "mcp_server", None):
+        parse_servers(args.mcp_server)  # a malformed one stops here, before anything is built
+        changes["mcp_servers"] = tuple(args.mcp_server)
     if getattr(args, "trust_project", None) is not None:
         changes["trust_project"] = bool(args.trust_project)
     if getattr(args, "honour_gitignore", None) is not None:

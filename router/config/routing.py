@@ -52,6 +52,11 @@ class DiscoveryConfig:
     follow_external_links: bool = False  # follow symlinks that leave a scope (see skills.links)
     honour_gitignore: bool = True
     catalogs: tuple[str, ...] = ()  # "NAME=DIR" each, in order (router.skills.catalogs)
+    # MCP servers whose tools are indexed, "NAME=COMMAND" or "NAME=http(s)://URL" each; NAME is
+    # the tools' catalog (router.skills.mcp_source). A server gets mcp_timeout_seconds to
+    # start and list its tools, else it is a diagnostic.
+    mcp_servers: tuple[str, ...] = ()
+    mcp_timeout_seconds: float = 30.0
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,7 @@ class Level(StrEnum):
 class SkillKind(StrEnum):
     SKILL_MD = "skill_md"  # a folder with SKILL.md (agentskills.io)
     MANIFEST = "manifest"  # a folder with manifest.json (callable skill, JSON-Schema parameters)
+    MCP_TOOL = "mcp_tool"  # a tool an MCP server lists (router.skills.mcp_source): no folder
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,8 @@ class Skill:
     parameters: Mapping[str, Any] | None = None  # JSON Schema, manifest skills only
     content_hash: str = ""  # sha256 hex of the raw file bytes
     catalog: str = DEFAULT_CATALOG  # the named catalog it was found in
+    tool_name: str = ""  # an MCP tool's name as the model APIs see it ("" = the skill's name)
+    annotations: Mapping[str, Any] = field(default_factory=dict)  # an MCP tool's annotations
 
     @property
     def key(self) -> str:
@@ -89,12 +92,21 @@ class Skill:
         return skill_key(self.catalog, self.name)
 
     @property
+    def api_name(self) -> str:
+        """The tool name the model APIs see for a callable skill (router.skills.mcp_tools)."""
+        return self.tool_name or self.name
+
+    @property
     def routable(self) -> bool:
         """May this skill appear in a model-facing catalog?"""
         return self.enabled and not self.deprecated and self.model_invocable
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON shape used by ``skill-router list --format json`` and the index records."""
+        """The JSON shape used by ``skill-router list --format json`` and the index records
+        (an MCP tool's ``tool_name`` and ``annotations`` only when it has them)."""
+        tool: dict[str, Any] = {"tool_name": self.tool_name} if self.tool_name else {}
+        if self.annotations:
+            tool["annotations"] = dict(self.annotations)
         return {
             "name": self.name,
             "description": self.description,
@@ -115,6 +127,7 @@ class Skill:
             "parameters": dict(self.parameters) if self.parameters is not None else None,
             "content_hash": self.content_hash,
             "catalog": self.catalog,
+            **tool,
         }
 
     @classmethod
@@ -140,6 +153,8 @@ class Skill:
             parameters=dict(params) if params is not None else None,
             content_hash=str(data.get("content_hash", "")),
             catalog=str(data.get("catalog", DEFAULT_CATALOG)),
+            tool_name=str(data.get("tool_name", "")),
+            annotations=dict(data.get("annotations") or {}),
         )
 
 
