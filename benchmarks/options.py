@@ -17,7 +17,7 @@ class BenchOptions:
     seed: int = 7
     build_size: int = 1_000  # skills embedded for real to measure the build rate
     embed_limit: int | None = None  # skills past this get derived vectors (see skill_vectors)
-    query_backend: str = "onnx"  # index.query_backend of the Routes measured
+    query_backend: str = "onnx-int8"  # index.query_backend of the Routes measured
 
     @property
     def requests(self) -> int:

@@ -90,6 +90,9 @@ class IndexConfig:
     index_dir: str = "index_data"
     batch_size: int = 64
     keep_versions: int = 3  # versions kept on disk after a build (the current one always)
+    # The local mirror of an index in object storage (--index s3://...): one folder per bucket
+    # and prefix under it; empty: $XDG_CACHE_HOME/skill-router/index (router.index.remote).
+    cache_dir: str = ""
     reindex_wait_seconds: float = 120.0  # a Reindex waits this long for a running one
     # Query encoder at serve time: "onnx" (same model and vectors via onnxruntime, exported
     # once into <index_dir>/.onnx/; no torch import), "onnx-int8" (an int8 copy of that export:

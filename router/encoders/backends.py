@@ -27,7 +27,7 @@ ONNX_INT8 = Backend("onnx-int8", "onnxruntime", exported=True, int8=True, full_p
 
 BACKENDS: dict[str, Backend] = {b.name: b for b in (TORCH, ONNX, ONNX_INT8)}
 BUILD = TORCH.name  # a build embeds with sentence-transformers (router.index.plan)
-SERVE = ONNX.name  # the query backend when none is configured (IndexConfig.query_backend)
+SERVE = ONNX_INT8.name  # the query backend when none is configured (IndexConfig.query_backend)
 
 
 class UnknownBackend(ValueError):

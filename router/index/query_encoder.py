@@ -20,11 +20,12 @@ from router.index.versions.recovery import startup_model
 log = logging.getLogger(__name__)
 
 
-def query_embedder(model: str, index_dir: str | Path, *, backend: str = backends.SERVE,
+def query_embedder(model: str, index_dir: str | Path, *, backend: str = backends.ONNX.name,
                    batch_size: int = 64, threads: int = 1, int8_cpu: str = "auto") -> Embedder:
     """The embedder a server uses for queries against the index in ``index_dir`` with the
-    ``backend`` named (``router.encoders.backends``; an ONNX export is cached in
-    ``<index_dir>/.onnx``). A fine-tuned model is loaded from the
+    ``backend`` named (``router.encoders.backends``; the float32 ONNX export when none is, a
+    server names ``index.query_backend``; an export is cached in ``<index_dir>/.onnx``).
+    A fine-tuned model is loaded from the
     ``encoder/`` of a version that holds it, verified against its manifest's checksums first
     (IndexCorrupt when no version holds an intact copy)."""
     source = locate(index_dir, model) if is_tuned(model) else None
@@ -56,7 +57,7 @@ def _configured(model: str, index_dir: str | Path, config: IndexConfig) -> Embed
 
 
 def prepare_query_embedder(model: str, index_dir: str | Path, *,
-                           backend: str = backends.SERVE, int8_cpu: str = "auto") -> None:
+                           backend: str = backends.ONNX.name, int8_cpu: str = "auto") -> None:
     """Export the query encoder now (at index time; an int8 copy is quantized and checked
     here), so a server's first request is fast. A backend with nothing to export
     (sentence-transformers) is left to load in the server."""

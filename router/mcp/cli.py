@@ -38,8 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("mcp", help="serve the MCP tools search_skills, activate_skill and "
                                    "read_skill_resource (stdio or streamable HTTP)")
     source = p.add_mutually_exclusive_group()
-    source.add_argument("--index", metavar="DIR", help="serve this index in-process "
-                        "(default: index.index_dir from the configuration)")
+    source.add_argument("--index", metavar="DIR", help="serve this index in-process, a "
+                        "folder or s3://BUCKET/PREFIX (default: index.index_dir)")
     # with --target: the deadline, TLS and the bearer token for the gRPC service
     add_target_args(p, default=None, into=source,
                     target_help="proxy to a running skill-router gRPC service instead",
@@ -97,9 +97,12 @@ def open_backend(args: argparse.Namespace, config: Config) -> Backend:
         return GrpcBackend(SkillRouterClient(args.target, timeout=args.timeout,
                                              **dataclasses.asdict(auth)))
     from router.engine import Engine
+    from router.index.remote.mirror import served_index
     from router.mcp.backend import EngineBackend
 
-    engine = Engine.open(args.index or config.index.index_dir, config)
+    index_dir, remote = served_index(args.index or config.index.index_dir, config)
+    engine = Engine.open(index_dir, config)
+    engine.remote = remote  # an s3:// index: new versions fetched as `serve` does
     engine.warm_up()
     if config.server.index_poll_seconds > 0:  # pick up new index versions, as `serve` does
         from router.door.poller import IndexPoller

@@ -34,3 +34,14 @@ def test_config_print_applies_file_then_env(tmp_path: Path, capsys: pytest.Captu
     assert shown["routing"]["top_k"] == 7 and shown["server"]["port"] == 7000
     assert main(["--config", str(path), "config", "--print", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["server"]["metrics_port"] == 9464
+
+
+def test_the_int8_query_encoder_is_the_default(capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SKILL_ROUTER_INDEX_QUERY_BACKEND", raising=False)
+    assert main(["config", "--print"]) == 0
+    assert yaml.safe_load(capsys.readouterr().out)["index"]["query_backend"] == "onnx-int8"
+    for other in ("onnx", "torch"):  # still selectable
+        monkeypatch.setenv("SKILL_ROUTER_INDEX_QUERY_BACKEND", other)
+        assert main(["config", "--print"]) == 0
+        assert yaml.safe_load(capsys.readouterr().out)["index"]["query_backend"] == other
