@@ -21,8 +21,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from router.access.model import ADMIN, EVERY_CATALOG, OPS, ROUTE, Principal
-from router.access.rates import Rate
 from router.access.oidc import JwtCheck, JwtRefused, looks_like_jwt
+from router.access.rates import Rate
 from router.errors import InvalidRequest
 
 log = logging.getLogger(__name__)

@@ -1,7 +1,7 @@
 """The door over streamable HTTP at ``/mcp``: the SDK's Starlette app with our Host/Origin
-settings and session idle expiry, behind ``SessionQuota`` (open sessions per caller) and
-``BearerGate`` when tokens are accepted, served by uvicorn with the header deadline and the
-connection cap of ``router.common.httpd``."""
+settings and session idle expiry, behind ``SessionQuota`` (open sessions per caller),
+``RateGate`` (its principals' rates) and ``BearerGate`` when tokens are accepted, served by
+uvicorn with the header deadline and the connection cap of ``router.common.httpd``."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from starlette.types import ASGIApp
 from router.common.httpd import door_config
 from router.mcp.auth import BearerGate, HttpAccess
 from router.mcp.quota import SessionCounts, SessionQuota
+from router.mcp.rates import RateGate
 from router.mcp.server import SkillDoor
 
 PATH = "/mcp"
@@ -25,7 +26,7 @@ def http_app(door: SkillDoor, access: HttpAccess, host: str) -> ASGIApp:
     app = SessionQuota(app, SessionCounts(access.sessions_per_caller,
                                           access.session_idle_seconds))
     if access.principals is not None:
-        return BearerGate(app, access.principals.accepts)
+        return BearerGate(RateGate(app, access.principals), access.principals.accepts)
     return BearerGate(app, access.tokens) if access.tokens else app
 
 

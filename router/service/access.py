@@ -17,6 +17,8 @@ on SIGHUP); a source that no longer reads or parses keeps the table in use and l
   principal of the file: ``PERMISSION_DENIED``;
 - roles: a SkillRouter method outside the caller's roles is ``PERMISSION_DENIED``
   (``requires role ...``; ``router.access.roles.require``).
+- rates: a SkillRouter call of a principal over its ``rate`` is ``RESOURCE_EXHAUSTED`` with
+  ``retry-after-ms`` (``router.service.rates``).
 The servicer reads the resolved principal of the call it runs (``principal_of``).
 """
 
@@ -39,12 +41,14 @@ from router.access.delegation import (
     within,
 )
 from router.access.model import ANONYMOUS, OPS, Principal
+from router.access.rates import RateLimiter
 from router.access.roles import require, roles_for
 from router.access.table import Entry, PrincipalTable
 from router.config import ServerConfig
 from router.errors import PermissionDenied
 from router.service.auth import OPEN_PREFIXES, REFUSED, presented_token
 from router.service.interceptors import CALL_FACTS
+from router.service.rates import check_rate
 from router.v1 import router_pb2 as pb
 
 log = logging.getLogger(__name__)
@@ -129,6 +133,7 @@ class Gate:
 
     def __init__(self, config: ServerConfig, env: Mapping[str, str] | None = None) -> None:
         self._live = LiveTable(lambda: build_table(config, env))
+        self.limiter = RateLimiter()  # the principals' rates, in this process
         if config.principals_file and self._live.table.has_tokens:
             log.warning("the tokens of server.auth_token_file / server.auth_token_env act as "
                         "principals with the roles route, ops and admin on every catalog, "
@@ -224,7 +229,11 @@ class AccessInterceptor(grpc.ServerInterceptor):  # type: ignore[type-arg]
         gate = self._gate
 
         def admitted(request: Any, context: grpc.ServicerContext) -> Any:
-            token = _CURRENT.set(gate.admit(context, method))
+            caller = gate.admit(context, method)
+            if method is not None:
+                check_rate(gate.limiter, gate.table, context, caller.principal.name,
+                           caller.delegate)
+            token = _CURRENT.set(caller)
             try:
                 return behaviour(request, context)
             finally:

@@ -41,7 +41,7 @@ class CallFacts:
     principal: str | None = None  # the authenticated caller's name; None: not authenticated
     acting_for: str | None = None  # the principal a delegate is served as; None: itself
     served: Any = None  # the Principal the call is served as (router.access.model)
-    limited: bool = False  # refused by its principal's rate
+    limited: str = ""  # the principal whose rate refused it; "" = none
     trace_id: str = ""  # 32 lowercase hex digits: the caller's traceparent, else its own
 
 
