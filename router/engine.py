@@ -26,6 +26,7 @@ from router.index import dense
 from router.index.build import ReindexResult, ReindexStats
 from router.index.fine_tune.stored import is_tuned
 from router.index.query_encoder import serving_embedder, switch_query_embedder
+from router.index.remote.skill_files import VersionFilesSource
 from router.index.serving import load_serving_index
 from router.index.store import IndexSnapshot
 from router.index.versions.layout import IndexInfo
@@ -44,7 +45,11 @@ from router.skills.model import PROJECT_CATALOG, Diagnostic, Skill, skill_key
 from router.skills.source import DEFAULT_SOURCE, create_source
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from router.activation.arguments import ValidationResult
+    from router.index.remote.mirror import RemoteIndex
+    from router.skills.digests import SkillDigests
 
 log = logging.getLogger(__name__)
 
@@ -71,8 +76,10 @@ class Engine:
                                      config.routing)
         self.activator = Activator(self._lookup, lambda: [s.name for s in self.skills()],
                                    SessionStore(), digests=lambda: self._snapshot.digests,
-                                   source=create_source(DEFAULT_SOURCE))
+                                   source=VersionFilesSource(self._carried,
+                                                             create_source(DEFAULT_SOURCE)))
         self.index_dir = Path(index_dir) if index_dir is not None else None
+        self.remote: RemoteIndex | None = None  # the bucket index_dir mirrors, if any
         # Learning from traffic (router.learning), and what operators see of it (the same store)
         store = (open_store(self.index_dir, config.feedback)
                  if self.index_dir is not None or config.feedback.store_url else None)
@@ -162,7 +169,12 @@ class Engine:
     def reindex(self, full: bool = False) -> ReindexResult:
         """Build a new version when a skill changed (or ``full``) and swap it in; routes in
         flight finish on their snapshot. See ``Reindexer.run``."""
-        return self._reindexer.run(full)
+        if self.remote is not None:  # every replica swaps to what one publishes
+            self.remote.check_rebuild(self._snapshot.skills)
+        result = self._reindexer.run(full)
+        if self.remote is not None and result.swapped:
+            self.remote.publish_rebuilt(result.index_version)
+        return result
 
     def validate(self, query: RouteQuery) -> RouteQuery:
         """Check a request; return it with defaults filled. Raises InvalidRequest; changes
@@ -249,6 +261,10 @@ class Engine:
     def validate_arguments(self, name: str, arguments_json: str,
                            caller: Principal = ANONYMOUS) -> ValidationResult:
         return self.activator.validate_arguments(name, arguments_json, self.visible(caller))
+
+    def _carried(self) -> tuple[str, Mapping[str, SkillDigests] | None]:
+        snapshot = self._snapshot  # the served version's folder (and the files it carries)
+        return snapshot.info.path, snapshot.digests
 
     def _lookup(self, name: str) -> Skill | None:
         snapshot = self._snapshot

@@ -6,13 +6,16 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from router.cli.store_flag import add_feedback_store_arg, with_feedback_store
 from router.common.textsafe import printable
 from router.config import FINE_TUNE_MODES, load_config, replace, worker_count
 from router.errors import InvalidRequest
 from router.skills.model import Diagnostic
+
+if TYPE_CHECKING:
+    from router.index.remote.mirror import RemoteIndex
 
 
 def register(sub: Any) -> None:
@@ -21,8 +24,9 @@ def register(sub: Any) -> None:
 
     p = sub.add_parser("index", help="discover skills and build a new index version")
     add_discovery_args(p)
-    p.add_argument("--out", metavar="DIR",
-                   help="index folder to write (default: index.index_dir, 'index_data')")
+    p.add_argument("--out", metavar="DIR|s3://BUCKET/PREFIX",
+                   help="index folder to write, or object storage to publish the version to "
+                        "(default: index.index_dir, 'index_data')")
     p.add_argument("--model", help="embedding model name or path (default: index.model; "
                                    "'hash' is a fast test embedder)")
     mode = p.add_mutually_exclusive_group()
@@ -73,6 +77,8 @@ def cmd_index(args: argparse.Namespace) -> int:
         config = replace(config, index=replace(
             config.index, build_workers=worker_count(args.build_workers, "--build-workers")))
     out = args.out or config.index.index_dir
+    remote = _remote(out, config, args)  # s3://: built in its local mirror, then published
+    out = str(remote.root) if remote is not None else out
     spec = ShardSpec.parse(args.shard) if args.shard else None
     started = time.perf_counter()
     discovery = allow_partial(discovery_config_from_args(args, config.discovery),
@@ -94,9 +100,28 @@ def cmd_index(args: argparse.Namespace) -> int:
     info = outcome.info
     if info is None:  # only a build given the served skills may skip writing
         raise InvalidRequest("nothing was built")
+    if remote is not None:
+        remote.publish(info.version)
     _report(f"index {info.version}: {info.skill_count} skills, {len(outcome.diagnostics)} "
-            "diagnostics", info.skill_count, started, info.path, outcome.diagnostics)
+            "diagnostics", info.skill_count, started, remote.url if remote else info.path,
+            outcome.diagnostics)
     return 0
+
+
+def _remote(out: str, config: Any, args: argparse.Namespace) -> RemoteIndex | None:
+    """The mirror of an ``s3://`` output, brought up to the bucket's version (so unchanged
+    embeddings are reused); None for a folder. Shards need one folder every worker shares."""
+    from router.index.remote.location import is_remote
+    from router.index.remote.mirror import RemoteIndex
+
+    if not is_remote(out):
+        return None
+    if args.shard or args.merge:
+        raise InvalidRequest("--shard and --merge need a folder every worker shares; build "
+                             "into a folder, then serve it or build again with --out s3://...")
+    remote = RemoteIndex(out, config.index.cache_dir, keep=config.index.keep_versions)
+    remote.sync()
+    return remote
 
 
 def _report(what: str, skills: int, started: float, path: object,

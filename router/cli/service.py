@@ -37,7 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def _add_index_arg(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--index", metavar="DIR",
-                        help="index folder (default: index.index_dir from the configuration)")
+                        help="index folder, or s3://BUCKET/PREFIX for serve (default: "
+                             "index.index_dir from the configuration)")
 
 
 def _register_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -100,7 +101,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     use_format(server_config.log_format)
     if args.verbose == 0:
         logging.getLogger().setLevel(logging.INFO)  # a server's log is its access log
-    index_dir = _index_dir(args, config)
+    from router.index.remote.mirror import served_index
+
+    index_dir, remote = served_index(_index_dir(args, config), config)  # s3://: its mirror
     # Start-up time is time to the first answered Route: the query model loads from here on,
     # overlapping the imports below and the index load.
     with loading_in_background(serving_embedder(index_dir, config.index)) as embedder:
@@ -108,6 +111,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         from router.service.server import Endpoints, serve
 
         engine = Engine.open(index_dir, config, embedder)
+    engine.remote = remote  # the poller fetches new versions, a Reindex publishes there
     engine.warm_up()  # the first real turn is then as fast as any other
     info = engine.info()
 

@@ -3,6 +3,8 @@
 A version that fails to load (corrupt, partial, built for another model or format) is refused
 with one log line naming it and the reason; the server keeps serving its last good snapshot
 and does not retry that version, but loads the next one that appears.
+An engine serving an ``s3://`` index (``engine.remote``) first brings its local mirror up to
+the bucket's ``CURRENT`` (``router.index.remote.mirror``: fetched and verified first).
 """
 
 from __future__ import annotations
@@ -50,6 +52,8 @@ class IndexPoller:
         if index_dir is None:
             return False
         try:
+            if self._engine.remote is not None:  # fetched and verified before CURRENT moves
+                self._engine.remote.sync()
             version = current_version(index_dir)
             if version in (self._refused, self._engine.info().version):
                 return False
