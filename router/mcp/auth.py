@@ -8,7 +8,9 @@
   door has no open path (probes use a TCP check). These are the door's *accepted* tokens; the
   token it *presents* to a ``--target`` service is ``--token-file`` / ``SKILL_ROUTER_TOKEN``.
   ``--principals FILE`` (``mcp.principals_file``) accepts the tokens of a principals file too
-  and serves each caller as its principal (``router.mcp.principals``).
+  and serves each caller as its principal (``router.mcp.principals``). With an ``oidc``
+  section there, JWTs of its provider are accepted too (checked off the event loop), and the
+  401's challenge names the door's protected resource metadata (``router.mcp.resource``).
 - **The bind rule.** Beyond loopback with no accepted tokens the door refuses to start, unless
   ``--allow-unauthenticated`` (``mcp.allow_unauthenticated``) says a proxy in front
   authenticates (a warning is logged).
@@ -25,16 +27,19 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+import anyio.to_thread
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from router.access.callers import LiveTable
+from router.access.oidc import looks_like_jwt
 from router.bearer import accepts, bearer_token, check_bind, read_tokens
 from router.common.httpd import DoorLimits
 from router.config import McpConfig
 from router.errors import InvalidRequest
 from router.mcp.principals import door_principals
+from router.mcp.resource import DOOR_PATH, check_resource_url
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +62,7 @@ class HttpAccess:
     sessions_per_caller: int = 100
     session_idle_seconds: float = 1800.0
     principals: LiveTable | None = None  # with a principals file: who each caller is
+    resource_url: str = ""  # the door's /mcp URL its OAuth metadata names ("" = per request)
 
 
 def http_access(host: str, config: McpConfig) -> HttpAccess:
@@ -76,7 +82,9 @@ def http_access(host: str, config: McpConfig) -> HttpAccess:
                              "mcp.session_idle_seconds > 0")
     return HttpAccess(tokens, transport_security(host, config.allowed_hosts),
                       DoorLimits(config.header_timeout_seconds, config.max_connections),
-                      config.max_sessions_per_caller, config.session_idle_seconds, principals)
+                      config.max_sessions_per_caller, config.session_idle_seconds, principals,
+                      check_resource_url(config.resource_url, DOOR_PATH)
+                      if config.resource_url else "")
 
 
 def _host_patterns(host: str) -> list[str]:
@@ -107,10 +115,11 @@ class BearerGate:
     everything else pass through."""
 
     def __init__(self, app: ASGIApp,
-                 tokens: Sequence[bytes] | Callable[[bytes | None], bool]) -> None:
+                 tokens: Sequence[bytes] | Callable[[bytes | None], bool],
+                 challenge: Callable[[Scope], str] | None = None) -> None:
         if not tokens:
             raise ValueError("BearerGate needs at least one token")
-        self.app = app
+        self.app, self._challenge = app, challenge
         self._accepts = tokens if callable(tokens) else \
             (lambda presented, known=tuple(tokens): accepts(known, presented))
 
@@ -120,17 +129,23 @@ class BearerGate:
             return
         header = Headers(scope=scope).get("authorization")
         presented = bearer_token(header)
-        if self._accepts(presented):
+        if presented is not None and looks_like_jwt(presented):  # may fetch the keys
+            accepted = await anyio.to_thread.run_sync(self._accepts, presented)
+        else:
+            accepted = self._accepts(presented)
+        if accepted:
             await self.app(scope, receive, send)
             return
         log.debug("refused %s %s: %s token", scope.get("method"), scope.get("path"),
                   "no" if presented is None else "unknown")
-        await _refuse(send, missing=presented is None)
+        extra = self._challenge(scope) if self._challenge is not None else ""
+        await _refuse(send, missing=presented is None, extra=extra)
 
 
-async def _refuse(send: Send, *, missing: bool) -> None:
-    """401 as RFC 6750 says: no error code when no credentials came, invalid_token else."""
-    challenge = f'Bearer realm="{REALM}"'
+async def _refuse(send: Send, *, missing: bool, extra: str = "") -> None:
+    """401 as RFC 6750 says: no error code when no credentials came, invalid_token else;
+    ``extra``: more parameters of the challenge (RFC 9728's resource_metadata)."""
+    challenge = f'Bearer realm="{REALM}"' + (f", {extra}" if extra else "")
     if not missing:
         challenge += ', error="invalid_token"'
     body = json.dumps({"error": "invalid_token" if not missing else "unauthorized",

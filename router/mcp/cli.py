@@ -75,6 +75,10 @@ def _add_door_auth_args(parser: argparse.ArgumentParser) -> None:
                        help="a Host header to accept besides loopback and --host: NAME (any "
                             "port) or NAME:PORT; repeat for more (mcp.allowed_hosts), e.g. the "
                             "name a load balancer forwards")
+    group.add_argument("--resource-url", metavar="URL",
+                       help="the door's /mcp URL as hosts reach it, named by its OAuth "
+                            "protected resource metadata when the principals file has an oidc "
+                            "section (mcp.resource_url; default: the URL each request came to)")
 
 
 def mcp_config(args: argparse.Namespace, config: Config) -> McpConfig:
@@ -83,7 +87,8 @@ def mcp_config(args: argparse.Namespace, config: Config) -> McpConfig:
              "accept_token_env": args.accept_token_env,
              "principals_file": args.principals,
              "allow_unauthenticated": args.allow_unauthenticated,
-             "allowed_hosts": tuple(args.allowed_host) if args.allowed_host else None}
+             "allowed_hosts": tuple(args.allowed_host) if args.allowed_host else None,
+             "resource_url": getattr(args, "resource_url", None)}
     return dataclasses.replace(config.mcp, **{k: v for k, v in flags.items() if v is not None})
 
 

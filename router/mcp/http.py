@@ -13,9 +13,10 @@ from router.common.httpd import door_config
 from router.mcp.auth import BearerGate, HttpAccess
 from router.mcp.quota import SessionCounts, SessionQuota
 from router.mcp.rates import RateGate
+from router.mcp.resource import DOOR_PATH, ProtectedResource, ResourceServer
 from router.mcp.server import SkillDoor
 
-PATH = "/mcp"
+PATH = DOOR_PATH
 
 
 def http_app(door: SkillDoor, access: HttpAccess, host: str) -> ASGIApp:
@@ -25,8 +26,11 @@ def http_app(door: SkillDoor, access: HttpAccess, host: str) -> ASGIApp:
                                             session_idle_timeout=access.session_idle_seconds)
     app = SessionQuota(app, SessionCounts(access.sessions_per_caller,
                                           access.session_idle_seconds))
-    if access.principals is not None:
-        return BearerGate(RateGate(app, access.principals), access.principals.accepts)
+    if access.principals is not None:  # with an oidc section: an OAuth resource server
+        resource = ResourceServer(access.principals, PATH, access.resource_url)
+        gate = BearerGate(RateGate(app, access.principals), access.principals.accepts,
+                          resource.challenge)
+        return ProtectedResource(gate, resource, access.security)
     return BearerGate(app, access.tokens) if access.tokens else app
 
 
