@@ -6,12 +6,14 @@ encode of the query + one exact FAISS search, the naive in-process loop), the ba
 each in-process Route's message by the serving encoder (so the router's own overhead shows:
 in-process p50 / bare encode p50), Route for callers seeing 1% and 50% of the index
 (``benchmarks.views``) and with 0, 50 and 200 project skills, first turn and cached
-(``benchmarks.project``), and flat vs HNSW search. Once per run: encoder latency and
-batch rates (torch vs ONNX, 1 vs 2 threads, single queries vs micro-batches), the index build
-rate against the raw batch-encode rate, an incremental reindex of one changed skill, and cold
-start (process start to first answered Route; int8 ONNX, ONNX and torch). Skill vectors for
-catalog indexes are computed once with the ONNX encoder (identical to torch) and cached under
-``<out>/.cache``; the build-rate figures always embed for real.
+(``benchmarks.project``), and flat vs HNSW search (``benchmarks.search``); at the smallest
+size, what recording a Route costs per feedback store (``benchmarks.stores``). Once per run:
+encoder latency and batch rates (torch vs ONNX, 1 vs 2 threads, single queries vs
+micro-batches), the index build rate against the raw batch-encode rate, an incremental reindex
+of one changed skill, and cold start (process start to first answered Route; int8 ONNX, ONNX
+and torch). Skill vectors for catalog indexes are computed once with the ONNX encoder
+(identical to torch) and cached under ``<out>/.cache``; the build-rate figures always embed
+for real.
 """
 
 from __future__ import annotations
@@ -31,9 +33,11 @@ from benchmarks import catalog as bench_catalog
 from benchmarks import measure as bench_measure
 from benchmarks import project as bench_project
 from benchmarks import reindex as bench_reindex
+from benchmarks import stores as bench_stores
 from benchmarks import views as bench_views
 from benchmarks.encoders import CachedEmbedder, encoder_figures, skill_vectors
 from benchmarks.options import BenchOptions
+from benchmarks.search import search_figures
 from router.config import Config
 from router.encoders.base import Embedder
 from router.encoders.factory import make_embedder
@@ -168,58 +172,15 @@ def _size_figures(state: _Run, size: int, onnx_dir: Path) -> dict[str, Any]:
         3 * options.requests))
     figures["project"] = bench_project.project_figures(engine, state.requests.take(
         5 * max(options.requests // 4, 10)))
+    if size == min(options.sizes):  # a store's cost is the same at every size
+        figures["stores"] = bench_stores.store_figures(root, config, state.requests.take(
+            3 * options.requests))
     real = min(size, int(state.results["vectors"]["embedded"]))
-    figures["search"] = _search_figures(engine.snapshot.vectors, flat, state.queries, real)
+    figures["search"] = search_figures(engine.snapshot.vectors, flat, state.queries, real)
     if size == 10_000 or (size == max(options.sizes) and 10_000 not in options.sizes):
         runs = 1 if options.quick else COLD_START_RUNS
         figures["cold_start"] = _cold_starts(root, state.requests.take(3 * runs), runs)
     return figures
-
-
-def _search_figures(vectors: np.ndarray, flat: Any, queries: np.ndarray,
-                    real: int) -> dict[str, Any]:
-    """Exact float32 flat vs the fp16 scan vs the 4-bit product codes vs HNSW for real request
-    embeddings: single-query latency at the routing depth (the two scans with the exact
-    rescoring a Route gives their shortlists), index bytes, and recall of exact search (over
-    the ``real`` embedded rows only): HNSW's at 10, the scans' at the routing depth."""
-    import faiss
-
-    out: dict[str, Any] = {}
-    started = time.perf_counter()
-    hnsw = dense.build(vectors, dense.HNSW)
-    out["hnsw_build_s"] = round(time.perf_counter() - started, 2)
-    fp16 = dense.build(vectors, dense.FLAT16)
-    started = time.perf_counter()
-    pq4 = dense.build(vectors, dense.FLAT_PQ)  # the fp16 scan where its build check fails
-    out["pq4_build_s"] = round(time.perf_counter() - started, 2)
-    scans = (("flat", flat, None), ("flat_fp16", fp16, vectors), ("flat_pq4", pq4, vectors),
-             ("hnsw", hnsw, None))
-    for name, index, rescore in scans:
-        times = []
-        for q in queries:
-            t = time.perf_counter()
-            dense.search(index, q, 50, rescore=rescore)
-            times.append(time.perf_counter() - t)
-        out[name] = {**bench_measure.summary(times), "kind": dense.kind_of(index),
-                     "bytes": len(faiss.serialize_index(index))}
-    if real < len(vectors):
-        flat = dense.build(vectors[:real], dense.FLAT)
-        fp16 = dense.build(vectors[:real], dense.FLAT16)
-        pq4 = dense.build(vectors[:real], dense.FLAT_PQ)
-        hnsw = dense.build(vectors[:real], dense.HNSW)
-    out["hnsw"]["recall_at_10"] = _recall(hnsw, flat, queries, 10)
-    out["flat_fp16"]["recall_at_50"] = _recall(fp16, flat, queries, 50)
-    out["flat_pq4"]["recall_at_50"] = _recall(pq4, flat, queries, 50, vectors[:real])
-    for name in ("hnsw", "flat_fp16", "flat_pq4"):
-        out[name]["recall_rows"] = real
-    return out
-
-
-def _recall(index: Any, exact: Any, queries: np.ndarray, k: int,
-            rescore: np.ndarray | None = None) -> float:
-    found = [len(set(dense.search(index, q, k, rescore=rescore)[0].tolist()) &
-                 set(dense.search(exact, q, k)[0].tolist())) / k for q in queries]
-    return round(float(np.mean(found)), 4)
 
 
 def _cold_starts(root: Path, messages: list[str], runs: int) -> dict[str, Any]:
@@ -247,6 +208,7 @@ def rows(results: dict[str, Any]) -> Iterator[tuple[str, str]]:
                                                     f"p99 {t['p99_ms']:.1f} ms")
         yield from bench_views.view_rows(size, f)
         yield from bench_project.project_rows(size, f)
+        yield from bench_stores.store_rows(size, f)
         ratio = f["route_grpc"]["p50_ms"] / max(f["floor_torch_exact"]["p50_ms"], 1e-9)
         yield (f"{size:>7} grpc p50 / floor p50", f"{ratio:.2f}")
         credit = floor_credit(results.get("encoder", {}))

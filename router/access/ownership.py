@@ -67,6 +67,14 @@ class Owners:
         self._owners: OrderedDict[str, str] = OrderedDict()
         self._lock = threading.Lock()
 
+    def owner(self, session_id: str) -> str | None:
+        """Who owns ``session_id`` here, if known (nothing is claimed)."""
+        with self._lock:
+            found = self._owners.get(session_id)
+            if found is not None:
+                self._owners.move_to_end(session_id)
+            return found
+
     def claim(self, session_id: str, principal: str) -> str:
         """The owner of ``session_id`` after ``principal`` claims it: the principal that owned
         it already, else ``principal`` (who owns it from now on). An empty id is nobody's, and

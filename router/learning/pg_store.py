@@ -85,6 +85,7 @@ class PgStore(FeedbackStore):
         self._lock = threading.Lock()
         self._pool: ConnectionPool | None = None
         self._owners = Owners()  # who claimed a session while the database was down
+        self._settled = Owners()  # owners the database decided: they never change
         self._writer = PgWriter(self._insert, Spool(spool_folder(self.policy, self._location),
                                                     self.policy.spool_max_rows),
                                 probe=self.migrate)
@@ -245,10 +246,14 @@ class PgStore(FeedbackStore):
     def claim_session(self, session_id: str, principal: str) -> str:
         if not session_id:
             return principal
+        known = self._settled.owner(session_id)
+        if known is not None:  # decided in the database once, for good: no round trip a turn
+            return known
         try:
-            return self._claim(session_id, principal)
+            owner = self._claim(session_id, principal)
         except OSError:  # decided here until the database answers again (docs: Running a fleet)
             return self._owners.claim(session_id, principal)
+        return self._settled.claim(session_id, owner)
 
     def _claim(self, session_id: str, principal: str) -> str:
         routed = [(float(ts), str(who)) for ts, who in self._execute(
