@@ -202,6 +202,16 @@ class JwtCheck:
             raise JwtRefused(f"it is not valid: {exc}") from None
 
 
+def seconds_left(token: bytes, now: float) -> float:
+    """Seconds until a token's ``exp`` (plus the leeway) at wall-clock ``now``; read without
+    verifying, for a token ``JwtCheck`` accepted; 0 without a number."""
+    try:
+        exp: Any = jwt.decode(token, options={"verify_signature": False}).get("exp")
+        return max(0.0, float(exp) + LEEWAY - now)
+    except (jwt.PyJWTError, TypeError, ValueError):
+        return 0.0
+
+
 def _when(token: bytes, claim: str) -> str:
     try:
         value: Any = jwt.decode(token, options={"verify_signature": False}).get(claim)

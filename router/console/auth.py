@@ -7,7 +7,9 @@
   caller without a valid one. A session is bound to the sha256 of the token it signed in with:
   every request checks that this token is still accepted, as the same principal's, so a
   session ends with its token (a principals file reloaded without it, or giving it to another
-  principal). It is HttpOnly, SameSite=Strict, Path=/, and ``Secure`` when the
+  principal). A login with a JWT of the principals file's provider (``oidc``) lasts until the
+  token expires at the latest, and while the file still names that principal by the token's
+  subject. It is HttpOnly, SameSite=Strict, Path=/, and ``Secure`` when the
   console is reached over TLS (a proxy of ``ops.trusted_proxies`` saying so with
   ``X-Forwarded-Proto``). Tokens are compared in constant time (``router.bearer.accepts``). A
   client address (the connection's peer, or what a trusted proxy forwards:
@@ -36,17 +38,20 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from router.access.callers import LiveTable
+from router.access.oidc import seconds_left
 from router.access.table import Entry
 from router.bearer import accepts, bearer_token, is_loopback
 from router.console.sessions import LoginThrottle, SessionTable
 from router.errors import InvalidRequest
 
 COOKIE = "skill_router_ops"
+JWT_SESSION = b"jwt\0"  # a session signed in with a JWT holds this and the principal's subject
 OPEN_SESSION = "anonymous"  # the one session of a console without tokens
 GIVE = "--principals FILE, --accept-token-file FILE or --accept-token-env VAR " \
        "(ops.principals_file, ops.accept_token_file, ops.accept_token_env); inside serve: " \
@@ -93,6 +98,9 @@ class ConsoleAccess:
             still = False
             for token in self.tokens:  # every one compared, as router.bearer.accepts does
                 still |= hmac.compare_digest(hashlib.sha256(token).digest(), digest)
+        elif digest.startswith(JWT_SESSION):
+            still = entry is not None and bool(entry.claim) and hmac.compare_digest(
+                JWT_SESSION + entry.claim.encode("utf-8"), digest)
         else:
             still = entry is not None and hmac.compare_digest(entry.digest, digest)
         if not still or not digest:
@@ -128,8 +136,12 @@ class ConsoleAccess:
         if not token or not self._accepts(token):
             return None
         entry = self._entry(token)
-        return self.sessions.open(entry.principal.name if entry is not None else "",
-                                  hashlib.sha256(token).digest())
+        digest = hashlib.sha256(token).digest()
+        if entry is not None and entry.claim and not hmac.compare_digest(entry.digest, digest):
+            return self.sessions.open(entry.principal.name,  # a JWT: until it expires
+                                      JWT_SESSION + entry.claim.encode("utf-8"),
+                                      seconds_left(token, time.time()))
+        return self.sessions.open(entry.principal.name if entry is not None else "", digest)
 
     def logout(self, session: str) -> None:
         self.sessions.close(session)

@@ -34,12 +34,13 @@ class SessionTable:
         self._owners: dict[str, tuple[str, bytes]] = {}
         self._lock = threading.Lock()
 
-    def open(self, owner: str = "", digest: bytes = b"") -> str:
+    def open(self, owner: str = "", digest: bytes = b"", ttl: float | None = None) -> str:
         """A new session's id, for ``owner`` (a principal's name) signed in with the token
-        whose sha256 is ``digest``."""
+        whose sha256 is ``digest``, living ``ttl`` seconds (default and at most the table's)."""
         session = secrets.token_hex(32)
         with self._lock:
-            self._expiry[session] = self.clock() + self.ttl
+            self._expiry[session] = self.clock() + min(self.ttl, ttl if ttl is not None
+                                                       else self.ttl)
             self._owners[session] = (owner, digest)
             while len(self._expiry) > self.max_sessions:
                 self._owners.pop(self._expiry.popitem(last=False)[0], None)
