@@ -36,7 +36,9 @@ from router.v1 import router_pb2_grpc as pb_grpc
 
 MAX_REPLY_BYTES = 256 * 1024 * 1024  # the largest reply the client accepts (ListSkills with files)
 _FORMATS = {"xml": pb.CATALOG_FORMAT_XML, "json": pb.CATALOG_FORMAT_JSON,
-            "markdown": pb.CATALOG_FORMAT_MARKDOWN}
+            "markdown": pb.CATALOG_FORMAT_MARKDOWN,
+            "anthropic": pb.CATALOG_FORMAT_ANTHROPIC_TOOL_REFERENCES,
+            "openai": pb.CATALOG_FORMAT_OPENAI_TOOL_SEARCH_OUTPUT}
 _OUTCOMES = {"success": pb.FEEDBACK_OUTCOME_SUCCESS, "failure": pb.FEEDBACK_OUTCOME_FAILURE,
              "wrong_skill": pb.FEEDBACK_OUTCOME_WRONG_SKILL,
              "not_used": pb.FEEDBACK_OUTCOME_NOT_USED}
@@ -129,7 +131,8 @@ class SkillRouterClient:
               top_k: int = 0, format: str = "xml", active_skills: Sequence[str] = (),
               max_catalog_chars: int = 0, project_skills: Sequence[pb.InlineSkill] = (),
               ) -> pb.RouteResponse:
-        """The narrowed catalog for one turn. ``format`` is "xml", "json" or "markdown"."""
+        """The narrowed catalog for one turn. ``format`` is "xml", "json", "markdown", or a
+        tool search answer: "anthropic" or "openai" (docs/gateway.md, "Tool search")."""
         response: pb.RouteResponse = self._call(self._stub.Route, route_request(
             message, history, session_id, top_k, format, active_skills, max_catalog_chars,
             project_skills))

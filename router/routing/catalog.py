@@ -1,7 +1,9 @@
 """Render a narrowed catalog as the exact text an agent injects (pure, no I/O).
 
 Formats follow the Agent Skills client guide: an ``<available_skills>`` XML block, JSON, or a
-Markdown list, each followed by the short behavioural instruction for the activation mode.
+Markdown list, each followed by the short behavioural instruction for the activation mode; or
+one of the model APIs' tool search answers (``router.routing.tool_search``: callable skills
+only, no instruction).
 No skills -> the empty string: no block and no instruction.
 
 Skill text is untrusted: XML output drops every character XML 1.0 forbids (C0 controls, NUL,
@@ -19,6 +21,7 @@ from html import escape
 from typing import NamedTuple
 
 from router.common.textsafe import one_line, xml_chars
+from router.routing import tool_search
 from router.routing.model import CatalogFormat
 from router.skills.limits import truncate_description
 
@@ -43,6 +46,8 @@ class Entry(NamedTuple):
     name: str
     description: str
     location: str = ""
+    tool_name: str = ""  # a callable skill's API name (the tool search formats)
+    parameters: str = ""  # a callable skill's JSON Schema as JSON text ("" = not callable)
 
 
 def instruction(activation_mode: str) -> str:
@@ -58,7 +63,10 @@ def _xml(text: str) -> str:
 @lru_cache(maxsize=4096)  # a turn renders its few entries twice (catalog and tool); pure
 def render_entry(entry: Entry, fmt: CatalogFormat) -> str:
     """One entry in ``fmt``; the unit a character budget counts (never cut in half)."""
-    entry = Entry(entry.name, truncate_description(entry.description), entry.location)
+    entry = entry._replace(description=truncate_description(entry.description))
+    if fmt.tools_only:
+        return tool_search.render_tool(entry.tool_name or entry.name, entry.description,
+                                       entry.parameters, fmt)
     if fmt is CatalogFormat.XML:
         location = f"    <location>{_xml(entry.location)}</location>\n" if entry.location else ""
         return (f"  <skill>\n    <name>{_xml(entry.name)}</name>\n"
@@ -83,6 +91,8 @@ def render(entries: Sequence[Entry], fmt: CatalogFormat, activation_mode: str = 
     if not entries:
         return ""
     parts = [render_entry(e, fmt) for e in entries]
+    if fmt.tools_only:  # JSON for an API, no instruction (router.routing.tool_search)
+        return tool_search.render_block(parts, fmt)
     if fmt is CatalogFormat.XML:
         block = "<available_skills>\n" + "".join(parts) + "</available_skills>"
     elif fmt is CatalogFormat.JSON:
@@ -104,7 +114,7 @@ def grown_size(size: int, count: int, added: Sequence[Entry], removed: Sequence[
         return len(render(list(added), fmt, activation_mode))
     delta = sum(len(render_entry(e, fmt)) for e in added) - \
         sum(len(render_entry(e, fmt)) for e in removed)
-    if fmt is CatalogFormat.JSON:
+    if fmt is CatalogFormat.JSON or fmt.tools_only:
         delta += 2 * (len(added) - len(removed))
     return size + delta
 
@@ -112,7 +122,7 @@ def grown_size(size: int, count: int, added: Sequence[Entry], removed: Sequence[
 def activate_tool(entries: Sequence[Entry], fmt: CatalogFormat = CatalogFormat.XML) -> str:
     """An ``activate_skill`` tool definition (JSON) whose description carries the catalog, for
     gateways that place the catalog in a tool description instead of the system prompt."""
-    if not entries:
+    if not entries or fmt.tools_only:  # the tools are the answer: no activate_skill
         return ""
     block = render(entries, fmt, "tool")
     tool = {

@@ -14,6 +14,15 @@ class CatalogFormat(StrEnum):
     XML = "xml"
     JSON = "json"
     MARKDOWN = "markdown"
+    # the model APIs' tool search answers (router.routing.tool_search): callable skills only
+    ANTHROPIC_TOOL_REFERENCES = "anthropic"
+    OPENAI_TOOL_SEARCH_OUTPUT = "openai"
+
+    @property
+    def tools_only(self) -> bool:
+        """Does this format list callable skills only, as tools?"""
+        return self in (CatalogFormat.ANTHROPIC_TOOL_REFERENCES,
+                        CatalogFormat.OPENAI_TOOL_SEARCH_OUTPUT)
 
 
 class Reason(StrEnum):
@@ -73,6 +82,7 @@ class RoutedSkill:
     reason: Reason
     parameters_json: str = ""  # JSON Schema of a callable (manifest.json) skill
     catalog: str = "default"  # the named catalog it comes from (router.skills.catalogs)
+    tool_name: str = ""  # a callable skill's name as the model APIs see it ("" = not callable)
 
 
 @dataclass(frozen=True)

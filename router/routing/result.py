@@ -73,20 +73,24 @@ def narrowed(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig, plan
              project: Sequence[int] = ()) -> RouteResult:
     """The turn's result: the picked skills that fit the catalog budget, rendered; the rest
     marked over budget among the candidates when explaining (``plan.explain``)."""
+    picked = plan.picked
+    if query.format.tools_only:  # instruction-only skills are no tools: not shown, not counted
+        picked = [p for p in picked if snap.skills[p[0]].parameters is not None]
     routed = [RoutedSkill(name=snap.skills[p].name, description=snap.skills[p].description,
                           location=snap.skills[p].location, score=float(score), reason=reason,
                           parameters_json=_parameters_json(snap.skills[p]),
-                          catalog=snap.skills[p].catalog)
-              for p, reason, score in plan.picked]
+                          catalog=snap.skills[p].catalog, tool_name=_tool_name(snap.skills[p]))
+              for p, reason, score in picked]
     loc = config.include_location
-    entries = [catalog.Entry(r.name, r.description, r.location if loc else "") for r in routed]
+    entries = [catalog.Entry(r.name, r.description, r.location if loc else "", r.tool_name,
+                             r.parameters_json) for r in routed]
     shown = catalog.fit_budget(entries, query.format, config.activation_mode,
                                query.max_catalog_chars)
     text = catalog.render(entries[:shown], query.format, config.activation_mode)
     tool = catalog.activate_tool(entries[:shown], query.format)
     candidates: tuple[Candidate, ...] = ()
     if plan.explain:
-        for pos, _reason, score in plan.picked[shown:]:
+        for pos, _reason, score in picked[shown:]:
             old = plan.candidates.get(pos)
             plan.candidates[pos] = Candidate(
                 snap.skills[pos].name, old.dense_score if old else 0.0,
@@ -107,6 +111,11 @@ def _parameters_json(skill: Skill) -> str:
     return json.dumps(skill.parameters, ensure_ascii=False, sort_keys=True)
 
 
+def _tool_name(skill: Skill) -> str:
+    """A callable skill's name as the model APIs see it; "" for an instruction-only one."""
+    return skill.api_name if skill.parameters is not None else ""
+
+
 # The unrouted catalog's size and entry count per (snapshot, format, mode, view): rendering
 # every skill costs milliseconds at 10k skills, so it is done once. Kept here, not on the
 # snapshot, which routing only reads. A lost race recomputes the same value.
@@ -116,7 +125,14 @@ _FULL_CHARS_KEPT = 64
 
 def _entry(skill: Skill, config: RoutingConfig) -> catalog.Entry:
     return catalog.Entry(skill.name, skill.description,
-                         skill.location if config.include_location else "")
+                         skill.location if config.include_location else "", _tool_name(skill),
+                         _parameters_json(skill))
+
+
+def _shown_in(skill: Skill, query: RouteQuery) -> bool:
+    """May ``skill`` be in a catalog of ``query``'s format at all?"""
+    return filter_reason(skill) is None and (
+        not query.format.tools_only or skill.parameters is not None)
 
 
 def full_catalog_chars(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig,
@@ -130,7 +146,7 @@ def full_catalog_chars(snap: IndexSnapshot, query: RouteQuery, config: RoutingCo
     found = _FULL_CHARS.get(key)
     if found is None:
         held = [snap.skills[p] for p in sorted(view.positions.values())]
-        entries = [_entry(s, config) for s in held if filter_reason(s) is None]
+        entries = [_entry(s, config) for s in held if _shown_in(s, query)]
         found = (len(catalog.render(entries, query.format, config.activation_mode)),
                  len(entries))
         if len(_FULL_CHARS) >= _FULL_CHARS_KEPT:
@@ -141,6 +157,6 @@ def full_catalog_chars(snap: IndexSnapshot, query: RouteQuery, config: RoutingCo
     added = [snap.skills[p] for p in project]
     replaced = [view.position(s.name) for s in added]
     removed = [snap.skills[p] for p in replaced if p is not None]
-    return catalog.grown_size(*found, [_entry(s, config) for s in added],
-                              [_entry(s, config) for s in removed if filter_reason(s) is None],
+    return catalog.grown_size(*found, [_entry(s, config) for s in added if _shown_in(s, query)],
+                              [_entry(s, config) for s in removed if _shown_in(s, query)],
                               query.format, config.activation_mode)

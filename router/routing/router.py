@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from router.access.view import View
+from router.common.tracing import CANDIDATES, FUSE, GATE, RENDER, SEARCH, SHOWN, stage
 from router.config import RoutingConfig
 from router.examples.scoring import with_examples
 from router.index import dense
@@ -144,34 +145,42 @@ def _dense_hits(snap: IndexSnapshot, vectors: QueryVectors, fusion: FusionConfig
 
 
 def _retrieve(snap: IndexSnapshot, view: View, vectors: QueryVectors, history: Sequence[str],
-              fusion: FusionConfig, plan: Plan, project: Overlay | None = None) -> list[Fused]:
+              fusion: FusionConfig, plan: Plan, project: Overlay | None = None,
+              marks: tuple[str, str] = ("", "")) -> list[Fused]:
+    """The turn's candidates, fused (``marks``: the index version and principal its stages'
+    spans carry)."""
     if not vectors.views or not view.positions:
         return []
     within = view.rows
-    dense_hits = _dense_hits(snap, vectors, fusion, plan, view)
-    lexical = snap.lexical
-    if plan.use_examples and snap.lexical_examples is not None:
-        lexical = snap.lexical_examples
-    texts = list(vectors.views)
-    weights = [1.0] * len(texts)
-    past = history_text(history, fusion)
-    if past and fusion.history_weight > 0:
-        texts.append(past)
-        weights.append(fusion.history_weight)
-    lexical_hits = [Hits(*lexical.search(text, fusion.depth, within), weight=weight)
-                    for text, weight in zip(texts, weights, strict=True)]
-    if project is not None:
-        dense_hits = project.dense_hits(vectors.matrix, dense_hits)
-        # the view's term statistics: none of a skill the caller cannot see
-        lexical_hits = [project.lexical_hits(lexical.score_texts(text, project.documents,
-                                                                 within), hits)
-                        for text, hits in zip(texts, lexical_hits, strict=True)]
-    baseline = float(vectors.matrix[0] @ snap.centroid)
-    fused = fuse_views(dense_hits, lexical_hits, fusion, dense_baseline=baseline)
-    if within is None and project is None:
-        return fused
-    # examples may lift a skill the view does not hold; a project skill hides its namesake
-    return [f for f in fused if view.position(snap.skills[f.index].name) == f.index]
+    with stage(SEARCH, *marks) as span:
+        dense_hits = _dense_hits(snap, vectors, fusion, plan, view)
+        lexical = snap.lexical
+        if plan.use_examples and snap.lexical_examples is not None:
+            lexical = snap.lexical_examples
+        texts = list(vectors.views)
+        weights = [1.0] * len(texts)
+        past = history_text(history, fusion)
+        if past and fusion.history_weight > 0:
+            texts.append(past)
+            weights.append(fusion.history_weight)
+        lexical_hits = [Hits(*lexical.search(text, fusion.depth, within), weight=weight)
+                        for text, weight in zip(texts, weights, strict=True)]
+        if project is not None:
+            dense_hits = project.dense_hits(vectors.matrix, dense_hits)
+            # the view's term statistics: none of a skill the caller cannot see
+            lexical_hits = [project.lexical_hits(lexical.score_texts(text, project.documents,
+                                                                     within), hits)
+                            for text, hits in zip(texts, lexical_hits, strict=True)]
+        span.set_attribute(CANDIDATES, sum(len(h.ids) for h in (*dense_hits, *lexical_hits)))
+    with stage(FUSE, *marks) as span:
+        baseline = float(vectors.matrix[0] @ snap.centroid)
+        fused = fuse_views(dense_hits, lexical_hits, fusion, dense_baseline=baseline)
+        if within is not None or project is not None:
+            # examples may lift a skill the view does not hold; a project skill hides its
+            # namesake
+            fused = [f for f in fused if view.position(snap.skills[f.index].name) == f.index]
+        span.set_attribute(CANDIDATES, len(fused))
+    return fused
 
 
 def _rank(snap: IndexSnapshot, fused: Sequence[Fused], top_k: int, fusion: FusionConfig,
@@ -223,7 +232,8 @@ def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors, setting
     # No example may make a skill win a turn that names a skill explicitly.
     explicit = any(reason is Reason.EXPLICIT for _, reason, _ in plan.picked)
     plan.use_examples = not explicit
-    fused = _retrieve(snap, view, vectors, query.history, fusion, plan, project=project)
+    marks = (snap.info.version, query.caller.name)  # what the stages' spans carry
+    fused = _retrieve(snap, view, vectors, query.history, fusion, plan, project, marks)
     scores = {f.index: f.fused for f in fused} if query.active_skills else {}
     for name in query.active_skills:
         active = view.position(name)
@@ -231,9 +241,15 @@ def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors, setting
             plan.add(active, Reason.ACTIVE, scores.get(active, 0.0))
     refused = off_topic_turn(snap, vectors.matrix, fused, fusion,
                              (plan.description_best, plan.closest_example))
-    floor = _rank(snap, fused, query.top_k or config.top_k, fusion, plan, bool(refused))
+    if query.format.tools_only:  # the top k of the tools: instruction-only skills are no tools
+        fused = [f for f in fused if snap.skills[f.index].parameters is not None]
+    with stage(GATE, *marks) as span:
+        floor = _rank(snap, fused, query.top_k or config.top_k, fusion, plan, bool(refused))
+        span.set_attribute(CANDIDATES, len(fused))
     extra = range(project.first, len(snap.skills)) if project is not None else ()
-    result = narrowed(snap, query, config, plan, unknown, base, extra)
+    with stage(RENDER, *marks) as span:
+        result = narrowed(snap, query, config, plan, unknown, base, extra)
+        span.set_attribute(SHOWN, len(result.skills))
     if not explain:
         return result
     examples = snap.examples is not None and not explicit

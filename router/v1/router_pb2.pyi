@@ -12,6 +12,8 @@ class CatalogFormat(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     CATALOG_FORMAT_XML: _ClassVar[CatalogFormat]
     CATALOG_FORMAT_JSON: _ClassVar[CatalogFormat]
     CATALOG_FORMAT_MARKDOWN: _ClassVar[CatalogFormat]
+    CATALOG_FORMAT_ANTHROPIC_TOOL_REFERENCES: _ClassVar[CatalogFormat]
+    CATALOG_FORMAT_OPENAI_TOOL_SEARCH_OUTPUT: _ClassVar[CatalogFormat]
 
 class RouteReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -34,6 +36,7 @@ class SkillKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     SKILL_KIND_UNSPECIFIED: _ClassVar[SkillKind]
     SKILL_KIND_SKILL_MD: _ClassVar[SkillKind]
     SKILL_KIND_MANIFEST: _ClassVar[SkillKind]
+    SKILL_KIND_MCP_TOOL: _ClassVar[SkillKind]
 
 class DiagnosticLevel(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -51,6 +54,8 @@ class FeedbackOutcome(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
 CATALOG_FORMAT_XML: CatalogFormat
 CATALOG_FORMAT_JSON: CatalogFormat
 CATALOG_FORMAT_MARKDOWN: CatalogFormat
+CATALOG_FORMAT_ANTHROPIC_TOOL_REFERENCES: CatalogFormat
+CATALOG_FORMAT_OPENAI_TOOL_SEARCH_OUTPUT: CatalogFormat
 ROUTE_REASON_UNSPECIFIED: RouteReason
 ROUTE_REASON_ALWAYS_ON: RouteReason
 ROUTE_REASON_RETRIEVED: RouteReason
@@ -64,6 +69,7 @@ SKILL_SCOPE_BUNDLED: SkillScope
 SKILL_KIND_UNSPECIFIED: SkillKind
 SKILL_KIND_SKILL_MD: SkillKind
 SKILL_KIND_MANIFEST: SkillKind
+SKILL_KIND_MCP_TOOL: SkillKind
 DIAGNOSTIC_LEVEL_UNSPECIFIED: DiagnosticLevel
 DIAGNOSTIC_LEVEL_WARNING: DiagnosticLevel
 DIAGNOSTIC_LEVEL_ERROR: DiagnosticLevel
@@ -104,7 +110,7 @@ class InlineSkill(_message.Message):
     def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., location: _Optional[str] = ...) -> None: ...
 
 class RoutedSkill(_message.Message):
-    __slots__ = ("name", "description", "location", "score", "reason", "parameters_json", "catalog")
+    __slots__ = ("name", "description", "location", "score", "reason", "parameters_json", "catalog", "tool_name")
     NAME_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     LOCATION_FIELD_NUMBER: _ClassVar[int]
@@ -112,6 +118,7 @@ class RoutedSkill(_message.Message):
     REASON_FIELD_NUMBER: _ClassVar[int]
     PARAMETERS_JSON_FIELD_NUMBER: _ClassVar[int]
     CATALOG_FIELD_NUMBER: _ClassVar[int]
+    TOOL_NAME_FIELD_NUMBER: _ClassVar[int]
     name: str
     description: str
     location: str
@@ -119,7 +126,8 @@ class RoutedSkill(_message.Message):
     reason: RouteReason
     parameters_json: str
     catalog: str
-    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., location: _Optional[str] = ..., score: _Optional[float] = ..., reason: _Optional[_Union[RouteReason, str]] = ..., parameters_json: _Optional[str] = ..., catalog: _Optional[str] = ...) -> None: ...
+    tool_name: str
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., location: _Optional[str] = ..., score: _Optional[float] = ..., reason: _Optional[_Union[RouteReason, str]] = ..., parameters_json: _Optional[str] = ..., catalog: _Optional[str] = ..., tool_name: _Optional[str] = ...) -> None: ...
 
 class RouteResponse(_message.Message):
     __slots__ = ("skills", "catalog_text", "index_version", "full_catalog_chars", "catalog_chars", "routed_count", "shown_count", "unknown_explicit", "explicit_content", "activate_tool_json", "route_id", "diagnostics")
@@ -168,7 +176,7 @@ class SkillFile(_message.Message):
     def __init__(self, path: _Optional[str] = ..., size: _Optional[int] = ..., digest: _Optional[str] = ...) -> None: ...
 
 class SkillInfo(_message.Message):
-    __slots__ = ("name", "description", "location", "scope", "kind", "model_invocable", "user_invocable", "enabled", "deprecated", "always_on", "files", "files_recorded", "files_complete", "frontmatter_json", "catalog")
+    __slots__ = ("name", "description", "location", "scope", "kind", "model_invocable", "user_invocable", "enabled", "deprecated", "always_on", "files", "files_recorded", "files_complete", "frontmatter_json", "catalog", "tool_name", "annotations_json", "parameters_json")
     NAME_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     LOCATION_FIELD_NUMBER: _ClassVar[int]
@@ -184,6 +192,9 @@ class SkillInfo(_message.Message):
     FILES_COMPLETE_FIELD_NUMBER: _ClassVar[int]
     FRONTMATTER_JSON_FIELD_NUMBER: _ClassVar[int]
     CATALOG_FIELD_NUMBER: _ClassVar[int]
+    TOOL_NAME_FIELD_NUMBER: _ClassVar[int]
+    ANNOTATIONS_JSON_FIELD_NUMBER: _ClassVar[int]
+    PARAMETERS_JSON_FIELD_NUMBER: _ClassVar[int]
     name: str
     description: str
     location: str
@@ -199,7 +210,10 @@ class SkillInfo(_message.Message):
     files_complete: bool
     frontmatter_json: str
     catalog: str
-    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., location: _Optional[str] = ..., scope: _Optional[_Union[SkillScope, str]] = ..., kind: _Optional[_Union[SkillKind, str]] = ..., model_invocable: _Optional[bool] = ..., user_invocable: _Optional[bool] = ..., enabled: _Optional[bool] = ..., deprecated: _Optional[bool] = ..., always_on: _Optional[bool] = ..., files: _Optional[_Iterable[_Union[SkillFile, _Mapping]]] = ..., files_recorded: _Optional[bool] = ..., files_complete: _Optional[bool] = ..., frontmatter_json: _Optional[str] = ..., catalog: _Optional[str] = ...) -> None: ...
+    tool_name: str
+    annotations_json: str
+    parameters_json: str
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., location: _Optional[str] = ..., scope: _Optional[_Union[SkillScope, str]] = ..., kind: _Optional[_Union[SkillKind, str]] = ..., model_invocable: _Optional[bool] = ..., user_invocable: _Optional[bool] = ..., enabled: _Optional[bool] = ..., deprecated: _Optional[bool] = ..., always_on: _Optional[bool] = ..., files: _Optional[_Iterable[_Union[SkillFile, _Mapping]]] = ..., files_recorded: _Optional[bool] = ..., files_complete: _Optional[bool] = ..., frontmatter_json: _Optional[str] = ..., catalog: _Optional[str] = ..., tool_name: _Optional[str] = ..., annotations_json: _Optional[str] = ..., parameters_json: _Optional[str] = ...) -> None: ...
 
 class Diagnostic(_message.Message):
     __slots__ = ("level", "path", "message")

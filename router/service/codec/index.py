@@ -26,6 +26,7 @@ _SCOPES: dict[Scope, pb.SkillScope] = {
 _KINDS: dict[SkillKind, pb.SkillKind] = {
     SkillKind.SKILL_MD: pb.SKILL_KIND_SKILL_MD,
     SkillKind.MANIFEST: pb.SKILL_KIND_MANIFEST,
+    SkillKind.MCP_TOOL: pb.SKILL_KIND_MCP_TOOL,
 }
 _LEVELS: dict[Level, pb.DiagnosticLevel] = {
     Level.WARNING: pb.DIAGNOSTIC_LEVEL_WARNING,
@@ -41,6 +42,11 @@ def skill_to_proto(skill: Skill) -> pb.SkillInfo:
         model_invocable=skill.model_invocable, user_invocable=skill.user_invocable,
         enabled=skill.enabled, deprecated=skill.deprecated, always_on=skill.always_on,
         catalog=skill.catalog,
+        tool_name=skill.api_name if skill.parameters is not None else "",
+        annotations_json=json.dumps(dict(skill.annotations), ensure_ascii=False)
+        if skill.annotations else "",
+        parameters_json=json.dumps(skill.parameters, ensure_ascii=False, sort_keys=True)
+        if skill.parameters is not None else "",
     )
 
 

@@ -24,6 +24,8 @@ _FORMATS: dict[int, CatalogFormat] = {
     pb.CATALOG_FORMAT_XML: CatalogFormat.XML,
     pb.CATALOG_FORMAT_JSON: CatalogFormat.JSON,
     pb.CATALOG_FORMAT_MARKDOWN: CatalogFormat.MARKDOWN,
+    pb.CATALOG_FORMAT_ANTHROPIC_TOOL_REFERENCES: CatalogFormat.ANTHROPIC_TOOL_REFERENCES,
+    pb.CATALOG_FORMAT_OPENAI_TOOL_SEARCH_OUTPUT: CatalogFormat.OPENAI_TOOL_SEARCH_OUTPUT,
 }
 _REASONS: dict[Reason, pb.RouteReason] = {
     Reason.ALWAYS_ON: pb.ROUTE_REASON_ALWAYS_ON,
@@ -57,7 +59,8 @@ def routed_to_proto(skill: RoutedSkill) -> pb.RoutedSkill:
     return pb.RoutedSkill(name=skill.name, description=truncate_description(skill.description),
                           location=skill.location, score=skill.score,
                           reason=_REASONS.get(skill.reason, pb.ROUTE_REASON_UNSPECIFIED),
-                          parameters_json=skill.parameters_json, catalog=skill.catalog)
+                          parameters_json=skill.parameters_json, catalog=skill.catalog,
+                          tool_name=skill.tool_name)
 
 
 def route_to_proto(result: RouteResult) -> pb.RouteResponse:
