@@ -16,6 +16,7 @@ from router.cli.guard import run_guarded
 COMMAND_MODULES: tuple[str, ...] = (
     "router.cli.skills",  # list, validate, lint
     "router.cli.index",  # index (whole, or sharded and merged)
+    "router.cli.tools",  # tools (callable skills as deferred tool definitions)
     "router.cli.service",  # serve, route, info
     "router.cli.quality",  # explain, eval
     "router.cli.ops",  # reindex, config
