@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from router.errors import IndexCorrupt, IndexUnavailable, InvalidRequest
 from router.index.remote import publish as publishing
 from router.index.remote.location import ObjectLocation, cache_root, is_remote
+from router.index.remote.skill_files import PACK, unpack
 from router.index.versions.layout import (
     MANIFEST,
     VERSIONS,
@@ -125,6 +126,9 @@ class RemoteIndex:
         try:
             with ThreadPoolExecutor(publishing.TRANSFERS, thread_name_prefix="index-fetch") as pool:
                 list(pool.map(lambda n: self._download(prefix + n, tmp, n), names))
+            if (tmp / PACK).is_file():
+                unpack(tmp / PACK, tmp)
+                (tmp / PACK).unlink()
             _verify(tmp, self.url, version)
             final = self.root / VERSIONS / version
             if not final.exists():

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from router.common import integrity
 from router.errors import IndexCorrupt, IndexUnavailable
-from router.index.remote.skill_files import attach
+from router.index.remote.skill_files import FILES, PACK, attach, pack
 from router.index.versions.layout import MANIFEST, VERSIONS, mismatched, read_manifest
 from router.index.versions.retention import STALE_TMP_SECONDS
 
@@ -35,14 +35,22 @@ CURRENT_TRIES = 5
 def publish(root: Path, version: str, bucket: Bucket, *, keep: int,
             stale_seconds: float = STALE_TMP_SECONDS) -> tuple[str, ...]:
     """Upload version ``version`` of local index ``root`` (its skills' files attached first),
-    make it current in ``bucket``, prune there; the versions pruned."""
+    make it current in ``bucket``, prune there; the versions pruned. The skill files travel as
+one tar (``router.index.remote.skill_files.pack``)."""
     folder = root / VERSIONS / version
     carried = attach(folder)
     manifest = read_manifest(folder)
     bad = mismatched(folder, manifest.get("files") or {})
     if bad:
         raise IndexCorrupt(f"{folder}: not publishing a damaged version ({', '.join(bad)})")
-    names = [n for n in integrity.files(folder) if n != MANIFEST]
+    names = [n for n in integrity.files(folder)
+             if n != MANIFEST and not n.startswith(f"{FILES}/")]
+    archive = root / f".tmp-{PACK}-{version}"
+    try:
+        if pack(folder, archive):
+            bucket.upload(archive, f"{VERSIONS}/{version}/{PACK}")
+    finally:
+        archive.unlink(missing_ok=True)
     with ThreadPoolExecutor(TRANSFERS, thread_name_prefix="index-upload") as pool:
         list(pool.map(lambda n: bucket.upload(folder / n, f"{VERSIONS}/{version}/{n}"), names))
     bucket.upload(folder / MANIFEST, f"{VERSIONS}/{version}/{MANIFEST}")

@@ -3,7 +3,8 @@
 ``attach`` copies every file the build recorded (``digests.json``) into the version folder as
 ``files/<sha256 hex>`` (content-addressed, as the MCP Skills extension names them), each one
 checked against its recorded digest on the way, then records their checksums in the manifest:
-from then on the version's files are verified with the rest of it, wherever it is fetched.
+from then on the version's files are verified with the rest of it, wherever it is fetched. In
+object storage they travel as one tar (``pack``, ``unpack``), not one object per file.
 A file changed on disk since the build is left out (with a warning) and is not served.
 
 ``VersionFilesSource`` serves Activate, ReadResource, ListResources and the MCP door from those
@@ -15,12 +16,14 @@ from __future__ import annotations
 
 import logging
 import os
+import re
+import tarfile
 import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from router.errors import NotFound, TooLarge
+from router.errors import IndexCorrupt, NotFound, TooLarge
 from router.index.version_files import COMPACT_FROM, read_records, write_json
 from router.index.versions.layout import MANIFEST, checksums, read_manifest
 from router.skills import digests
@@ -37,6 +40,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 FILES = "files"  # under a version folder: one file per distinct recorded digest
+PACK = "files.tar"  # in object storage: the version's files/ in one object (one PUT, one GET)
+_PACKED = re.compile(r"files/[0-9a-f]{64}")
 
 
 def stored_name(digest: str) -> str:
@@ -84,6 +89,33 @@ def _copy(folder: Path, skill: Skill, entry: FileDigest) -> None:
     tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}")
     tmp.write_bytes(data)
     os.replace(tmp, target)
+
+
+def pack(folder: Path, archive: Path) -> bool:
+    """Write version ``folder``'s ``files/`` into tar ``archive``; False when it has none."""
+    files = sorted((folder / FILES).glob("*")) if (folder / FILES).is_dir() else []
+    if not files:
+        return False
+    with tarfile.open(archive, "w") as tar:
+        for path in files:
+            tar.add(path, arcname=f"{FILES}/{path.name}", recursive=False)
+    return True
+
+
+def unpack(archive: Path, folder: Path) -> None:
+    """Extract a ``pack`` into ``folder``: only regular files named ``files/<sha256 hex>``
+    (anything else is IndexCorrupt); their bytes are checked against the manifest after."""
+    (folder / FILES).mkdir(exist_ok=True)
+    try:
+        with tarfile.open(archive) as tar:
+            for member in tar:
+                if not member.isfile() or not _PACKED.fullmatch(member.name):
+                    raise IndexCorrupt(f"{archive.name}: {member.name!r} is not a skill file")
+                handle = tar.extractfile(member)
+                assert handle is not None  # a regular file
+                (folder / member.name).write_bytes(handle.read())
+    except (OSError, tarfile.TarError) as exc:
+        raise IndexCorrupt(f"{archive.name}: unreadable: {exc}") from exc
 
 
 Served = Callable[[], tuple[str, Mapping[str, SkillDigests] | None]]

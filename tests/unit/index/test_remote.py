@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import io
 import shutil
+import tarfile
 from pathlib import Path
 
 import boto3
@@ -14,7 +16,7 @@ from router.index.remote import publish as publishing
 from router.index.remote.bucket import Bucket
 from router.index.remote.location import ObjectLocation, cache_root, is_remote
 from router.index.remote.mirror import RemoteIndex
-from router.index.remote.skill_files import FILES
+from router.index.remote.skill_files import FILES, PACK
 from router.index.store import load_index
 from router.index.versions.layout import CURRENT, VERSIONS, current_version
 from tests.support.indexes import index_folder
@@ -63,7 +65,8 @@ def test_a_published_version_is_fetched_verified_and_served(tmp_path: Path,
     _, version, _ = built(tmp_path, s3)
     names = keys(s3)
     assert f"index/{CURRENT}" in names and f"index/{VERSIONS}/{version}/manifest.json" in names
-    assert any(n.startswith(f"index/{VERSIONS}/{version}/{FILES}/") for n in names)
+    assert f"index/{VERSIONS}/{version}/{PACK}" in names  # the skill files, in one object
+    assert not any(n.startswith(f"index/{VERSIONS}/{version}/{FILES}/") for n in names)
     reader = RemoteIndex(s3.url(), str(tmp_path / "reader"))
     assert reader.sync() == version
     snapshot = load_index(reader.root)  # every checksum, the skill files' among them
@@ -167,3 +170,20 @@ def test_a_skill_file_changed_since_the_build_is_not_carried(tmp_path: Path,
     shutil.rmtree(skills)
     carried = list((publisher.root / VERSIONS / version / FILES).iterdir())
     assert len(carried) == 1  # skill-0's SKILL.md only
+
+
+def test_a_skill_file_pack_naming_anything_else_is_refused(tmp_path: Path,
+                                                          s3: S3) -> None:  # noqa: F811
+    _, version, _ = built(tmp_path, s3)
+    packed = io.BytesIO()
+    with tarfile.open(fileobj=packed, mode="w") as tar:
+        member = tarfile.TarInfo("../../escaped")
+        member.size = 3
+        tar.addfile(member, io.BytesIO(b"bad"))
+    boto3.client("s3").put_object(Bucket=s3.bucket, Body=packed.getvalue(),
+                                  Key=f"index/{VERSIONS}/{version}/{PACK}")
+    reader = RemoteIndex(s3.url(), str(tmp_path / "cache" / "reader"))
+    with pytest.raises(IndexCorrupt, match="not a skill file"):
+        reader.sync()
+    assert not (reader.root / CURRENT).exists()
+    assert not list(tmp_path.rglob("escaped"))
