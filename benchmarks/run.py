@@ -11,9 +11,9 @@ size, what recording a Route costs per feedback store (``benchmarks.stores``). O
 encoder latency and batch rates (torch vs ONNX, 1 vs 2 threads, single queries vs
 micro-batches), the index build rate against the raw batch-encode rate, an incremental reindex
 of one changed skill, and cold start (process start to first answered Route; int8 ONNX, ONNX
-and torch). Skill vectors for catalog indexes are computed once with the ONNX encoder
-(identical to torch) and cached under ``<out>/.cache``; the build-rate figures always embed
-for real.
+and torch), and what a Route's tracing hooks cost off and on (``benchmarks.tracing``). Skill
+vectors for catalog indexes are computed once with the ONNX encoder (identical to torch) and
+cached under ``<out>/.cache``; the build-rate figures always embed for real.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from benchmarks import measure as bench_measure
 from benchmarks import project as bench_project
 from benchmarks import reindex as bench_reindex
 from benchmarks import stores as bench_stores
+from benchmarks import tracing as bench_tracing
 from benchmarks import views as bench_views
 from benchmarks.encoders import CachedEmbedder, encoder_figures, skill_vectors
 from benchmarks.options import BenchOptions
@@ -95,6 +96,7 @@ def run(options: BenchOptions) -> dict[str, Any]:
         state = _Run(options, work, torch, vectors, pool, queries)
         state.results["vectors"] = made
         state.results["encoder"] = encoder_figures(options, torch, onnx_dir, pool.take(200))
+        state.results["tracing"] = bench_tracing.tracing_figures(options.quick)
         state.results["build"] = _build_figures(state, onnx_dir)
         state.results["sizes"] = {str(n): _size_figures(state, n, onnx_dir)
                                   for n in options.sizes}
@@ -230,6 +232,7 @@ def rows(results: dict[str, Any]) -> Iterator[tuple[str, str]]:
             spread = " ".join(f"{r:.2f}" for r in c.get("runs", []))
             yield (f"{size:>7} cold start ({backend})", f"{c['seconds']:.2f} s median ({spread})")
     yield from _growth_rows(results.get("sizes", {}))
+    yield from bench_tracing.tracing_rows(results.get("tracing", {}))
     if "build" in results:
         yield from bench_reindex.rows(results["build"]["incremental"])
 

@@ -17,6 +17,7 @@ from router.access.model import ANONYMOUS, OPS, Principal
 from router.access.ownership import check_session_fields
 from router.activation.activator import Activation, Activator, Resource, ResourceList
 from router.activation.sessions import SessionStore
+from router.common.tracing import ENCODE, stage
 from router.config import Config
 from router.encoders.base import Embedder
 from router.encoders.cache import QueryCache
@@ -205,7 +206,8 @@ class Engine:
                                                   *sorted(remembered - set(query.active_skills))))
         snapshot, embedder = self._served
         view = self._views.view(snapshot, caller)
-        vectors = self._vectors(query, embedder)
+        with stage(ENCODE, snapshot.info.version, caller.name):
+            vectors = self._vectors(query, embedder)
         project, notes = self._project.lay(snapshot, view, query, caller, embedder)
         result = core.route(snapshot, query, vectors, self._settings, explain=explain,
                             view=view, project=project)

@@ -37,6 +37,7 @@ class ServerConfig:
     max_connection_age_grace_seconds: float = 60.0  # calls in flight at that GOAWAY may finish
     max_connections: int = 1000  # open at once, at most half the file limit; new ones closed
     audit_log: str = ""  # one JSON line per call (router.door.audit); "-" = stderr, "" = none
+    tracing: str = ""  # "otlp": OpenTelemetry spans over OTLP/HTTP (OTEL_* variables); "" = off
 
     def __post_init__(self) -> None:
         limits = {"max_connection_idle_seconds": self.max_connection_idle_seconds,
@@ -46,6 +47,9 @@ class ServerConfig:
         negative = [f"server.{key} is {value!r}" for key, value in limits.items() if value < 0]
         if negative:
             raise InvalidRequest(f"config {', '.join(negative)}: give 0 (no limit) or more")
+        if self.tracing not in ("", "otlp"):
+            raise InvalidRequest(f"config server.tracing is {self.tracing!r}: give otlp (spans "
+                                 "over OTLP/HTTP, the OTEL_* variables say where) or \"\" (off)")
 
 
 @dataclass(frozen=True)

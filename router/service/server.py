@@ -26,6 +26,7 @@ from router.door.api import SERVICE_NAME
 from router.door.audit import AuditLog, open_audit
 from router.door.path_policy import PathPolicy
 from router.door.poller import IndexPoller
+from router.door.tracing import start_tracing, stop_tracing
 from router.engine import Engine
 from router.index import dense
 from router.service.access import AccessInterceptor, Gate
@@ -36,6 +37,7 @@ from router.service.interceptors import CallObserver, LoggingInterceptor, observ
 from router.service.metrics import ServiceMetrics, start_metrics_http
 from router.service.servicer import CallerReader, add_to_server
 from router.service.tls import server_credentials, start_health_listener, tls_enabled
+from router.service.tracing import TracingInterceptor
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +93,9 @@ def build_server(engine: Engine, config: ServerConfig, address: str | None = Non
         observer = observing(observer, audit_observer(engine, audit))
     server = grpc.server(
         rpc_pool(config, engine.config.index.search_threads),
-        interceptors=[LoggingInterceptor(observer), AccessInterceptor(gate)],
+        interceptors=[LoggingInterceptor(observer),
+                      *([TracingInterceptor()] if config.tracing else []),
+                      AccessInterceptor(gate)],
         options=[("grpc.max_receive_message_length", config.max_request_bytes),
                  # A busy port is an error: never share it with another server process.
                  ("grpc.so_reuseport", 0), *connection_options(config)],
@@ -155,6 +159,7 @@ def serve(engine: Engine, config: ServerConfig, address: str | None = None,
     there. ``ready`` (optional) is called with the endpoints once the server is started.
     """
     metrics = ServiceMetrics(engine)
+    provider = start_tracing(config.tracing)
     running = build_server(engine, config, address, observer=metrics.observe)
     stop_requested = threading.Event()
     previous = _install_signal_handlers(stop_requested, running.gate.reload)
@@ -182,6 +187,7 @@ def serve(engine: Engine, config: ServerConfig, address: str | None = None,
         if http is not None:
             http.shutdown()
         engine.close()
+        stop_tracing(provider)  # the last spans flushed
         _restore_signal_handlers(previous)
         log.info("server stopped")
 

@@ -1,0 +1,60 @@
+"""The one tracing hook the turn's stages call: ``stage(name, ...)`` is a child span of the
+current one (an RPC's server span) while tracing is on, and a shared do-nothing context while
+it is off, so a Route pays a global read and a call per stage when nobody traces.
+
+``use(provider)`` turns it on with an OpenTelemetry ``TracerProvider`` (``router.door.tracing``
+builds the OTLP one; tests give one with an in-memory exporter); ``use(None)`` turns it off.
+Spans carry counts, versions and names, never a user's text or a skill's body. Nothing of
+OpenTelemetry is imported here until it is turned on.
+"""
+
+from __future__ import annotations
+
+from types import TracebackType
+from typing import Any
+
+ENCODE, SEARCH, FUSE, GATE, RENDER = (f"skill_router.{name}" for name in
+                                      ("encode", "search", "fuse", "gate", "render"))
+INDEX_VERSION = "skill_router.index_version"
+PRINCIPAL = "skill_router.principal"
+CANDIDATES = "skill_router.candidates"
+SHOWN = "skill_router.shown"
+
+
+class _Off:
+    """What a stage is while tracing is off: a context manager and a span that record nothing."""
+
+    def __enter__(self) -> _Off:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        return None
+
+    def set_attribute(self, key: str, value: Any) -> None:
+        return None
+
+
+OFF = _Off()
+_tracer: Any = None  # an opentelemetry Tracer while tracing is on
+
+
+def use(provider: Any) -> None:
+    """Trace with ``provider`` (an OpenTelemetry TracerProvider) from now on; None: stop."""
+    global _tracer
+    _tracer = provider.get_tracer("skill_router") if provider is not None else None
+
+
+def tracer() -> Any:
+    """The tracer in use, None while tracing is off."""
+    return _tracer
+
+
+def stage(name: str, version: str = "", principal: str = "") -> Any:
+    """A child span ``name`` of the current span with the index version and the principal
+    (a context manager yielding the span); ``OFF`` while tracing is off."""
+    active = _tracer
+    if active is None:
+        return OFF
+    return active.start_as_current_span(name, attributes={INDEX_VERSION: version,
+                                                          PRINCIPAL: principal})
