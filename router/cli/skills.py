@@ -91,7 +91,10 @@ def format_diagnostic(diag: Diagnostic) -> str:
 def _flags(skill: Skill) -> str:
     flags = [("always-on", skill.always_on), ("manual-only", not skill.model_invocable),
              ("no-user", not skill.user_invocable), ("disabled", not skill.enabled),
-             ("deprecated", skill.deprecated), ("params", skill.parameters is not None)]
+             ("deprecated", skill.deprecated), ("params", skill.parameters is not None),
+             ("mcp-tool", skill.kind is SkillKind.MCP_TOOL),  # and its annotations' hints
+             ("read-only", skill.annotations.get("readOnlyHint") is True),
+             ("destructive", skill.annotations.get("destructiveHint") is True)]
     return ",".join(name for name, on in flags if on) or "-"
 
 

@@ -24,6 +24,7 @@ from router.mcp.principals import ACTING
 from router.mcp.sessions import SessionState
 from router.routing.model import RouteQuery
 from router.skills.digests import recorded_for
+from router.skills.model import Skill, SkillKind
 
 T = TypeVar("T")
 
@@ -146,15 +147,21 @@ class EngineBackend:
     def skills(self) -> tuple[SkillFile, ...]:
         return tuple(SkillFile(s.name, s.description, os.path.basename(s.location),
                                s.model_invocable)
-                     for s in self.engine.skills(self._caller()) if s.enabled)
+                     for s in self.engine.skills(self._caller()) if _served_as_skill(s))
 
     def skill_entries(self) -> tuple[SkillEntry, ...]:
         """Every enabled skill of the view with its recorded files (the Skills extension's
         source)."""
         visible = self.engine.visible(self._caller())
         return tuple(entry_of(s, recorded_for(visible.snap.digests, s.key))
-                     for s in visible.skills() if s.enabled)
+                     for s in visible.skills() if _served_as_skill(s))
 
     def close(self) -> None:
         """Sync and close what the Engine writes (its feedback segment)."""
         self.engine.close()
+
+
+def _served_as_skill(skill: Skill) -> bool:
+    """Is ``skill`` a skill:// resource and a Skills extension entry? Not when switched off,
+    nor an MCP server's tool (a tool, served by its own server; no skill folder)."""
+    return skill.enabled and skill.kind is not SkillKind.MCP_TOOL

@@ -85,12 +85,18 @@ class GrpcBackend:
     def skills(self) -> tuple[SkillFile, ...]:
         reply = _call(self.client.target, self._for_caller().list_skills)
         return tuple(SkillFile(s.name, s.description, os.path.basename(s.location),
-                               s.model_invocable) for s in reply.skills if s.enabled)
+                               s.model_invocable) for s in reply.skills if _served_as_skill(s))
 
     def skill_entries(self) -> tuple[SkillEntry, ...]:
         reply = _call(self.client.target,
                       lambda: self._for_caller().list_skills(include_files=True))
-        return tuple(entry_from_proto(s) for s in reply.skills if s.enabled)
+        return tuple(entry_from_proto(s) for s in reply.skills if _served_as_skill(s))
 
     def close(self) -> None:
         self.client.close()
+
+
+def _served_as_skill(info: pb.SkillInfo) -> bool:
+    """As ``router.mcp.backend``: no skill:// entry for a skill switched off, nor for an MCP
+    server's tool."""
+    return info.enabled and info.kind != pb.SKILL_KIND_MCP_TOOL

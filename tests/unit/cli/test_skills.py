@@ -12,6 +12,7 @@ import pytest
 from router.cli import build_parser, main
 from router.cli import skills as cli_skills
 from router.config import DiscoveryConfig
+from router.skills.mcp_tools import tool_skills
 from tests.support.skills import write_skill as write_skill_md
 
 GOOD = ("Extracts text and tables from PDF files and fills forms. Use when the user "
@@ -215,3 +216,14 @@ def test_registered_in_the_main_cli() -> None:
     top = build_parser()
     args = top.parse_args(["list", "--format", "json", "--project", os.getcwd()])
     assert args.handler is cli_skills.cmd_list
+
+
+def test_the_table_shows_an_mcp_tool_s_kind_and_hints() -> None:
+    skills, _ = tool_skills({"git": [
+        {"name": "git_log", "description": "Shows the commit logs.",
+         "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True}},
+        {"name": "git_reset", "description": "Unstages all staged changes.",
+         "inputSchema": {"type": "object"}, "annotations": {"destructiveHint": True}}]})
+    rows = cli_skills.format_table(skills, 120)
+    assert "params,mcp-tool,read-only" in rows[1] and "git-log" in rows[1]
+    assert "params,mcp-tool,destructive" in rows[2]
