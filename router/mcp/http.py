@@ -5,10 +5,13 @@ uvicorn with the header deadline and the connection cap of ``router.common.httpd
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import anyio
 import uvicorn
 from starlette.types import ASGIApp
 
+from router.access.callers import LiveTable
 from router.common.httpd import door_config
 from router.mcp.auth import BearerGate, HttpAccess
 from router.mcp.quota import SessionCounts, SessionQuota
@@ -25,13 +28,26 @@ def http_app(door: SkillDoor, access: HttpAccess, host: str) -> ASGIApp:
                                             transport_security=access.security, host=host,
                                             session_idle_timeout=access.session_idle_seconds)
     app = SessionQuota(app, SessionCounts(access.sessions_per_caller,
-                                          access.session_idle_seconds))
+                                          access.session_idle_seconds),
+                       _principal_name(access.principals))
     if access.principals is not None:  # with an oidc section: an OAuth resource server
         resource = ResourceServer(access.principals, PATH, access.resource_url)
         gate = BearerGate(RateGate(app, access.principals), access.principals.accepts,
                           resource.challenge)
         return ProtectedResource(gate, resource, access.security)
     return BearerGate(app, access.tokens) if access.tokens else app
+
+
+def _principal_name(principals: LiveTable | None) -> Callable[[bytes], str | None] | None:
+    """The name of the principal a token names (what SessionQuota counts by), or None."""
+    if principals is None:
+        return None
+
+    def named(token: bytes) -> str | None:
+        entry = principals.table.by_token(token)
+        return entry.principal.name if entry is not None else None
+
+    return named
 
 
 def serve_http(door: SkillDoor, access: HttpAccess, host: str, port: int) -> None:

@@ -2,9 +2,11 @@
 
 The SDK's session manager ends a session idle for ``mcp.session_idle_seconds`` (no request in
 flight, no open GET stream) and caps the sessions of the whole door (503 past it); one caller
-could still take them all. ``SessionQuota`` counts each caller's open sessions (a caller: its
-bearer token, or its address on a door without tokens) and answers 429 to a request that would
-open one more past ``mcp.max_sessions_per_caller``; other callers are not affected. A session
+could still take them all. ``SessionQuota`` counts each caller's open sessions (a caller: the
+principal its token names on a door with principals, so a host whose JWTs are renewed stays
+one caller; else its bearer token, or its address on a door without tokens) and answers 429
+to a request that would open one more past ``mcp.max_sessions_per_caller``; other callers are
+not affected. A session
 counts from the response that names it (``Mcp-Session-Id``) until a DELETE ends it, the door
 answers 404 for it (the SDK forgot it), or it has been idle as long as the SDK allows.
 """
@@ -78,9 +80,13 @@ class SessionCounts:
             found.last_seen = self.clock()
 
 
-def caller_of(scope: Scope) -> str:
-    """Who is calling: a digest of the bearer token, else the client address."""
+def caller_of(scope: Scope, named: Callable[[bytes], str | None] | None = None) -> str:
+    """Who is calling: the principal ``named`` finds for its bearer token, else a digest of
+    the token, else the client address."""
     token = bearer_token(Headers(scope=scope).get("authorization"))
+    name = named(token) if token is not None and named is not None else None
+    if name is not None:
+        return "principal:" + name
     if token is not None:
         return "token:" + hashlib.sha256(token).hexdigest()
     client = scope.get("client")
@@ -90,8 +96,9 @@ def caller_of(scope: Scope) -> str:
 class SessionQuota:
     """ASGI middleware applying ``SessionCounts`` to the door's HTTP requests."""
 
-    def __init__(self, app: ASGIApp, counts: SessionCounts) -> None:
-        self.app, self.counts = app, counts
+    def __init__(self, app: ASGIApp, counts: SessionCounts,
+                 named: Callable[[bytes], str | None] | None = None) -> None:
+        self.app, self.counts, self._named = app, counts, named
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -117,7 +124,7 @@ class SessionQuota:
             self.counts.end(session_id, gone=gone)
 
     async def _opening(self, scope: Scope, receive: Receive, send: Send) -> None:
-        caller = caller_of(scope)
+        caller = caller_of(scope, self._named)
         if scope.get("method") == "POST" and self.counts.full(caller):
             log.warning("refused a new MCP session: the caller has %d open",
                         self.counts.per_caller)

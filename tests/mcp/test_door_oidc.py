@@ -137,3 +137,13 @@ async def test_a_jwt_caller_is_served_as_its_principal(
     assert not found.is_error, found  # with --target: delegated, the service knows no JWT
     assert found.structured_content["skills"][0]["name"] == "pdf-tools"
     assert "requires role route" in await refusal(door.url, provider.token("watcher-client"))
+
+
+def test_a_callers_renewed_jwts_count_as_one_caller_for_sessions(
+        tree: Tree, tree_engine: Engine, files: Path, provider: Provider) -> None:
+    env = {"SKILL_ROUTER_MCP_MAX_SESSIONS_PER_CALLER": "2"}
+    with running_door(["--index", str(tree.index), "--principals", str(files / "door.yaml")],
+                      env) as door:
+        tokens = [provider.token("team-client", jti=f"renewed-{n}") for n in range(3)]
+        assert [post(door.url, token=t).status_code for t in tokens] == [200, 200, 429]
+        assert post(door.url, token=provider.token("watcher-client")).status_code == 200
