@@ -170,11 +170,12 @@ class Engine:
     def reindex(self, full: bool = False) -> ReindexResult:
         """Build a new version when a skill changed (or ``full``) and swap it in; routes in
         flight finish on their snapshot. See ``Reindexer.run``."""
-        if self.remote is not None:  # every replica swaps to what one publishes
-            self.remote.check_rebuild(self._snapshot.skills)
-        result = self._reindexer.run(full)
-        if self.remote is not None and result.swapped:
-            self.remote.publish_rebuilt(result.index_version)
+        if self.remote is None:
+            return self._reindexer.run(full)
+        with self.remote.rebuilding(self._snapshot.skills):  # the bucket's poll waits
+            result = self._reindexer.run(full)
+            if result.swapped:  # every replica swaps to what one publishes
+                self.remote.publish_rebuilt(result.index_version)
         return result
 
     def validate(self, query: RouteQuery) -> RouteQuery:

@@ -12,13 +12,17 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import boto3
 import grpc
 import pytest
+from botocore.config import Config as BotoConfig
 
 from router.cli import main
 from router.config import Config, IndexConfig
+from router.door.poller import IndexPoller
 from router.encoders.hashing import HashEmbedder
 from router.engine import Engine
+from router.index.remote.bucket import Bucket
 from router.index.remote.mirror import RemoteIndex, served_index
 from router.v1 import router_pb2 as pb
 from tests.support.indexes import index_argv
@@ -111,4 +115,26 @@ def test_a_reindex_on_a_replica_publishes_for_every_replica(tmp_path: Path,
         assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
         assert "none of the skills' folders" in (refused.value.details() or "")
         assert remote.bucket.read_current()[0] == reply.index_version  # type: ignore[index]
+    engine.close()
+
+
+def test_the_poller_swaps_after_the_fetch_and_outlives_the_bucket_going_away(
+        tmp_path: Path, s3: S3) -> None:  # noqa: F811
+    skills = catalog(tmp_path)
+    publish(skills, s3.url())
+    config = Config(index=IndexConfig(cache_dir=str(tmp_path / "replica")))
+    index_dir, remote = served_index(s3.url(), config)
+    assert remote is not None
+    engine = Engine.open(index_dir, config, HashEmbedder())
+    engine.remote = remote
+    poller = IndexPoller(engine, interval=60)  # checked by hand below
+    assert not poller.check()  # nothing new
+    add_skill(skills, "skill-new", "Handles weather forecasts for a city.")
+    publish(skills, s3.url())
+    assert poller.check() and engine.info().skill_count == 4
+    served = engine.info().version
+    remote._bucket = Bucket(remote.location, boto3.client(
+        "s3", endpoint_url="http://127.0.0.1:9", config=BotoConfig(retries={"max_attempts": 1})))
+    assert not poller.check() and not poller.check()  # the bucket is unreachable
+    assert engine.info().version == served and engine.reindex_stats().load_failures == 1
     engine.close()

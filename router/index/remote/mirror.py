@@ -15,9 +15,11 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import threading
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -55,6 +57,7 @@ class RemoteIndex:
         self._bucket_factory = bucket
         self._bucket: Bucket | None = None
         self._refused = ("", "")  # the version that failed its checks, and why
+        self._busy = threading.Lock()  # held by a Reindex building and publishing here
 
     @property
     def url(self) -> str:
@@ -70,7 +73,17 @@ class RemoteIndex:
 
     def sync(self) -> str | None:
         """Make the bucket's current version the cache's current one (fetched and verified
-        first when it is new here); that version, or None when the bucket has none yet."""
+        first when it is new here); that version, or None when the bucket has none yet.
+        While a Reindex here builds and publishes (``rebuilding``) it changes nothing and
+        returns the cache's current version."""
+        if not self._busy.acquire(blocking=False):
+            return self._local_current()
+        try:
+            return self._sync()
+        finally:
+            self._busy.release()
+
+    def _sync(self) -> str | None:
         found = self.bucket.read_current()
         if found is None:
             return None
@@ -150,14 +163,19 @@ class RemoteIndex:
         """Publish cached version ``version`` and make it current in the bucket."""
         return publishing.publish(self.root, version, self.bucket, keep=self.keep)
 
-    def check_rebuild(self, skills: Sequence[Skill]) -> None:
-        """Refuse a Reindex on a server that holds none of the skills' folders (it serves their
-        files from the version): it would publish an empty catalog to every replica."""
+    @contextmanager
+    def rebuilding(self, skills: Sequence[Skill]) -> Iterator[None]:
+        """Around a Reindex here: ``sync`` leaves the cache alone meanwhile, so the version it
+        builds is not pointed away from before it is published. Refused on a server that holds
+        none of the skills' folders (it serves their files from the version): it would
+        publish an empty catalog to every replica."""
         folders = [s.base_dir for s in skills if s.kind is not SkillKind.MCP_TOOL]
         if folders and not any(os.path.isdir(f) for f in folders):
             raise InvalidRequest(f"this server has none of the skills' folders (it serves their "
                                  f"files from {self.url}); run the Reindex where the skills "
                                  f"are, or `skill-router index --out {self.url}`")
+        with self._busy:
+            yield
 
     def publish_rebuilt(self, version: str) -> None:
         """Publish a version a Reindex built in the cache; IndexUnavailable saying so when the

@@ -187,3 +187,17 @@ def test_a_skill_file_pack_naming_anything_else_is_refused(tmp_path: Path,
         reader.sync()
     assert not (reader.root / CURRENT).exists()
     assert not list(tmp_path.rglob("escaped"))
+
+
+def test_a_sync_leaves_a_version_being_rebuilt_here_alone(tmp_path: Path,
+                                                         s3: S3) -> None:  # noqa: F811
+    _, published, skills = built(tmp_path, s3)
+    replica = RemoteIndex(s3.url(), str(tmp_path / "replica"))
+    replica.start()
+    add_skill(skills, "skill-new", "Handles weather forecasts for a city.")
+    index_folder(skills, replica.root)  # a Reindex here: built, not yet published
+    rebuilt = current_version(replica.root)
+    with replica.rebuilding(load_index(replica.root).skills):
+        assert replica.sync() == rebuilt and current_version(replica.root) == rebuilt
+    assert replica.sync() == published  # unpublished after all: the bucket's version again
+    assert current_version(replica.root) == published
