@@ -44,7 +44,8 @@ def add_server_auth_args(parser: argparse.ArgumentParser) -> None:
                        help="deprecated alias of --accept-token-env")
     group.add_argument("--principals", metavar="FILE",
                        help="principals with roles and catalogs, by the sha256 of their "
-                            "tokens; reloaded on SIGHUP (server.principals_file)")
+                            "tokens or, with an oidc section, by their JWTs' subject; reloaded "
+                            "on SIGHUP (server.principals_file)")
     group.add_argument("--health-port", type=int, metavar="N",
                        help="plaintext port serving only grpc.health.v1, for probes when TLS "
                             "is on; 0 = off (server.health_port)")
