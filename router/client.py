@@ -28,6 +28,7 @@ from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from router.access.delegation import PRINCIPAL_KEY, WITHIN_KEY
+from router.common.tracing import TRACEPARENT, TRACEPARENT_KEY
 from router.credentials import CallerAuth
 from router.door.api import SERVICE_NAME, received
 from router.door.channel import BearerToken, open_channel
@@ -122,8 +123,10 @@ class SkillRouterClient:
               timeout: float | None = None) -> Any:
         """``rpc(request)`` within ``timeout`` (default: the client's); a failed status raises
         its ``router.errors`` class."""
+        traceparent = TRACEPARENT.get()  # a door's caller's trace, continued by the service
+        metadata = ((TRACEPARENT_KEY, traceparent),) if traceparent else None
         try:
-            return rpc(request, timeout=timeout or self.timeout)
+            return rpc(request, timeout=timeout or self.timeout, metadata=metadata)
         except grpc.RpcError as exc:
             raise received(exc) from exc
 

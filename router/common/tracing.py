@@ -5,11 +5,14 @@ it is off, so a Route pays a global read and a call per stage when nobody traces
 ``use(provider)`` turns it on with an OpenTelemetry ``TracerProvider`` (``router.door.tracing``
 builds the OTLP one; tests give one with an in-memory exporter); ``use(None)`` turns it off.
 Spans carry counts, versions and names, never a user's text or a skill's body. Nothing of
-OpenTelemetry is imported here until it is turned on.
+OpenTelemetry is imported here until it is turned on. ``TRACEPARENT`` holds the caller's W3C
+``traceparent`` while a door serves it, so its calls to the service continue that trace.
 """
 
 from __future__ import annotations
 
+import contextvars
+import re
 from types import TracebackType
 from typing import Any
 
@@ -19,6 +22,18 @@ INDEX_VERSION = "skill_router.index_version"
 PRINCIPAL = "skill_router.principal"
 CANDIDATES = "skill_router.candidates"
 SHOWN = "skill_router.shown"
+TRACEPARENT_KEY = "traceparent"
+_TRACEPARENT = re.compile(r"[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}")
+
+# The W3C traceparent of the call a door is serving, passed on to the gRPC service it calls
+# (``router.client``); "" when the caller sent none.
+TRACEPARENT: contextvars.ContextVar[str] = contextvars.ContextVar("traceparent", default="")
+
+
+def traceparent_of(value: str | None) -> str:
+    """``value`` when it is a well-formed W3C traceparent, else ""."""
+    value = (value or "").strip()
+    return value if _TRACEPARENT.fullmatch(value) else ""
 
 
 class _Off:
