@@ -10,6 +10,10 @@ from pathlib import Path
 import pytest
 from anthropic.types import ToolReferenceBlock
 from openai.types.responses import FunctionTool
+from openai.types.responses.response_tool_search_output_item_param_param import (
+    ResponseToolSearchOutputItemParamParam,
+)
+from pydantic import TypeAdapter
 
 from router.engine import Engine
 from router.routing import catalog
@@ -65,6 +69,8 @@ def test_openai_output_holds_functions_the_sdk_accepts(engine: Engine) -> None:
     assert log.parameters == LOG_SCHEMA and log.strict is False
     assert log.description == SKILLS[2].description
     assert len(tools) == len(names) and "git-helper" not in names
+    TypeAdapter(ResponseToolSearchOutputItemParamParam).validate_python(
+        {**doc, "call_id": "call_1"})  # the input item, once the gateway adds its call_id
 
 
 def test_the_text_formats_still_show_instruction_only_skills(engine: Engine) -> None:
