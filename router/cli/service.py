@@ -37,8 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def _add_index_arg(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--index", metavar="DIR",
-                        help="index folder, or s3://BUCKET/PREFIX for serve (default: "
-                             "index.index_dir from the configuration)")
+                        help="index folder, or s3://BUCKET/PREFIX (default: index.index_dir "
+                             "from the configuration)")
 
 
 def _register_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -83,7 +83,11 @@ def _config(args: argparse.Namespace) -> Config:
 
 
 def _index_dir(args: argparse.Namespace, config: Config) -> str:
-    return str(args.index or config.index.index_dir)
+    """The index folder to open: ``--index``, else the configured one; an ``s3://`` index is
+    its local mirror, brought up to the bucket's current version (``route``, ``info``)."""
+    from router.index.remote.mirror import served_index
+
+    return served_index(str(args.index or config.index.index_dir), config)[0]
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -103,7 +107,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         logging.getLogger().setLevel(logging.INFO)  # a server's log is its access log
     from router.index.remote.mirror import served_index
 
-    index_dir, remote = served_index(_index_dir(args, config), config)  # s3://: its mirror
+    index_dir, remote = served_index(str(args.index or config.index.index_dir), config)
     # Start-up time is time to the first answered Route: the query model loads from here on,
     # overlapping the imports below and the index load.
     with loading_in_background(serving_embedder(index_dir, config.index)) as embedder:

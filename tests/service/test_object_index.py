@@ -5,6 +5,7 @@ publishes to the bucket for every replica."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import threading
@@ -138,3 +139,16 @@ def test_the_poller_swaps_after_the_fetch_and_outlives_the_bucket_going_away(
     assert not poller.check() and not poller.check()  # the bucket is unreachable
     assert engine.info().version == served and engine.reindex_stats().load_failures == 1
     engine.close()
+
+
+def test_info_and_route_read_a_bucket_index(tmp_path: Path, s3: S3,  # noqa: F811
+                                            capsys: pytest.CaptureFixture[str],
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    publish(catalog(tmp_path), s3.url())
+    capsys.readouterr()
+    monkeypatch.setenv("SKILL_ROUTER_INDEX_CACHE_DIR", str(tmp_path / "reader"))
+    assert main(["info", "--index", s3.url()]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["skill_count"] == 3 and shown["path"].startswith(str(tmp_path / "reader"))
+    assert main(["route", "PDF files and tables", "--index", s3.url(), "--json"]) == 0
+    assert "skill-0" in capsys.readouterr().out
