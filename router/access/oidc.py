@@ -14,12 +14,22 @@ oidc:
 (``router.common.jwks.KeySet``: cached, never fetched per call): the signature with the key of
 its ``kid`` under an allowed algorithm, ``iss``, ``aud``, ``exp`` (all three required) and
 ``nbf``, with ``LEEWAY`` seconds for clocks apart. It answers the value of ``principal_claim``
-or raises ``JwtRefused`` with a reason for the log; the token itself is never in a message.
+or raises ``JwtRefused`` with a reason for the log; the token itself is never in a message. A
+token it accepted is remembered by its sha256 for ``REMEMBER_SECONDS`` at most (never past its
+``exp`` and leeway; ``MAX_REMEMBERED`` tokens, the least recent forgotten first), so the calls
+of one caller, and the doors' several looks at one request, verify its signature once.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import hashlib
+import json
 import re
+import threading
+import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -31,6 +41,8 @@ import yaml
 from router.common.jwks import Jwk, check_url
 
 LEEWAY = 60
+REMEMBER_SECONDS = 60.0
+MAX_REMEMBERED = 4096
 DEFAULT_ALGORITHMS = ("RS256", "ES256")
 SUPPORTED = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512",
              "EdDSA")
@@ -120,6 +132,18 @@ def _algorithms(node: yaml.Node | None,
     return tuple(dict.fromkeys(names))
 
 
+def _header(token: bytes) -> dict[str, Any]:
+    """A token's JOSE header (unverified), or JwtRefused."""
+    segment = token.split(b".", 1)[0]
+    try:
+        header = json.loads(base64.urlsafe_b64decode(segment + b"=" * (-len(segment) % 4)))
+    except (ValueError, binascii.Error):
+        header = None
+    if not isinstance(header, dict):
+        raise JwtRefused("not a readable JWT: its header is not base64url JSON")
+    return header
+
+
 def _peek(token: bytes, claim: str) -> str:
     """A claim of a token that failed, for the log (unverified, quoted, cut short)."""
     try:
@@ -132,17 +156,32 @@ def _peek(token: bytes, claim: str) -> str:
 class JwtCheck:
     """Verifies presented JWTs against the provider's keys (see the module)."""
 
-    def __init__(self, settings: OidcSettings, keys: KeySource) -> None:
-        self.settings, self.keys = settings, keys
+    def __init__(self, settings: OidcSettings, keys: KeySource,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.settings, self.keys, self._clock = settings, keys, clock
         self._prepared: dict[tuple[str, int], tuple[Jwk, jwt.PyJWK]] = {}
+        self._verified: OrderedDict[bytes, tuple[str, float]] = OrderedDict()
+        self._lock = threading.Lock()
 
     def claim_of(self, token: bytes) -> str:
         """The ``principal_claim`` of a valid token; JwtRefused naming why it is not."""
+        digest, now = hashlib.sha256(token).digest(), self._clock()
+        with self._lock:
+            held = self._verified.get(digest)
+            if held is not None and now < held[1]:
+                self._verified.move_to_end(digest)
+                return held[0]
+        value, exp = self._verify(token)
+        with self._lock:
+            self._verified[digest] = (value, min(exp + LEEWAY, now + REMEMBER_SECONDS))
+            self._verified.move_to_end(digest)
+            while len(self._verified) > MAX_REMEMBERED:
+                self._verified.popitem(last=False)
+        return value
+
+    def _verify(self, token: bytes) -> tuple[str, float]:
         settings = self.settings
-        try:
-            header = jwt.get_unverified_header(token)
-        except jwt.PyJWTError as exc:
-            raise JwtRefused(f"not a readable JWT: {exc}") from None
+        header = _header(token)
         alg, kid = header.get("alg"), header.get("kid", "")
         if alg not in settings.algorithms:
             raise JwtRefused(f"its alg {str(alg)[:20]!r} is not one of oidc.algorithms "
@@ -155,7 +194,8 @@ class JwtCheck:
         if not isinstance(value, str) or not value:
             raise JwtRefused(f"it has no string claim {settings.principal_claim!r} "
                              "(oidc.principal_claim) to name its principal")
-        return value
+        exp = claims.get("exp")
+        return value, float(exp) if isinstance(exp, int | float) else 0.0
 
     def _key(self, alg: str, kid: str) -> jwt.PyJWK:
         jwk = self.keys.key(kid)

@@ -17,7 +17,7 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives import serialization
 
-from router.access.oidc import looks_like_jwt
+from router.access.oidc import REMEMBER_SECONDS, JwtCheck, JwtRefused, looks_like_jwt
 from router.access.principals import parse_principals
 from router.access.table import PrincipalTable
 from router.errors import InvalidRequest
@@ -214,3 +214,46 @@ def test_what_looks_like_a_jwt() -> None:
     assert looks_like_jwt(token.encode())
     assert not looks_like_jwt(b"tok-static") and not looks_like_jwt(b"a.b")
     assert not looks_like_jwt(b"a.b.c.d") and not looks_like_jwt(b"a b.c.d")
+
+
+class CountingKeys:
+    """The provider's keys, counting how often the check asks for one."""
+
+    def __init__(self, provider: Provider) -> None:
+        self.jwks = {k.kid: k.jwk() for k in provider.keys}
+        self.asked = 0
+        self.where = provider.jwks_url
+
+    def key(self, kid: str) -> dict[str, object] | None:
+        self.asked += 1
+        return self.jwks.get(kid)
+
+
+def test_an_accepted_token_is_remembered_for_a_minute_at_most(provider: Provider) -> None:
+    settings = parse_principals(principals(provider), "p.yaml").oidc
+    assert settings is not None
+    keys, clock = CountingKeys(provider), [time.time()]
+    check = JwtCheck(settings.settings, keys, clock=lambda: clock[0])
+    token = provider.token("payments-client").encode()
+    for _ in range(20):
+        assert check.claim_of(token) == "payments-client"
+    assert keys.asked == 1  # verified once
+    clock[0] += REMEMBER_SECONDS + 1
+    assert check.claim_of(token) == "payments-client" and keys.asked == 2
+    bad = provider.token("payments-client", aud="another").encode()
+    for _ in range(3):
+        with pytest.raises(JwtRefused):
+            check.claim_of(bad)
+    assert keys.asked == 5  # a refused token is checked every time
+
+
+def test_a_remembered_token_is_forgotten_at_its_expiry(provider: Provider) -> None:
+    settings = parse_principals(principals(provider), "p.yaml").oidc
+    assert settings is not None
+    keys, clock = CountingKeys(provider), [time.time()]
+    check = JwtCheck(settings.settings, keys, clock=lambda: clock[0])
+    token = provider.token("payments-client", exp=int(clock[0]) - 30).encode()  # in leeway
+    assert check.claim_of(token) == "payments-client"
+    clock[0] += 31  # past exp + leeway, before REMEMBER_SECONDS
+    check.claim_of(token)
+    assert keys.asked == 2
