@@ -37,6 +37,12 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (kind, id)
     );
     """,
+    """
+    CREATE TABLE feedback_keys (
+        name text PRIMARY KEY,
+        secret bytea NOT NULL
+    );
+    """,
 )
 
 

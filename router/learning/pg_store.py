@@ -14,6 +14,7 @@ time). The schema is migrated on open (``router.learning.pg_migrations``).
 from __future__ import annotations
 
 import hashlib
+import secrets
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -28,10 +29,11 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from router.access.ownership import Owners
 from router.config import FeedbackConfig
 from router.errors import InvalidRequest
+from router.learning import route_ids
 from router.learning.pg_migrations import migrate
 from router.learning.pg_writer import PgWriter
 from router.learning.routes import WINDOW, ShownRoute
-from router.learning.rows import PURGE, ROUTE, Row
+from router.learning.rows import PURGE, ROUTE, Row, new_id
 from router.learning.spool import Spool, default_spool_dir
 from router.learning.stats import ROUTE_KEEP_SECONDS, compact_rows
 from router.learning.store import Backlog, FeedbackStore
@@ -85,6 +87,7 @@ class PgStore(FeedbackStore):
         self._lock = threading.Lock()
         self._pool: ConnectionPool | None = None
         self._owners = Owners()  # who claimed a session while the database was down
+        self._key: bytes | None = None  # route ids' MAC key (router.learning.route_ids)
         self._settled = Owners()  # owners the database decided: they never change
         self._writer = PgWriter(self._insert, Spool(spool_folder(self.policy, self._location),
                                                     self.policy.spool_max_rows),
@@ -114,10 +117,25 @@ class PgStore(FeedbackStore):
         return added
 
     def migrate(self) -> list[int]:
-        """Apply the pending schema migrations; the versions applied (OSError when the
-        database cannot be used)."""
+        """Apply the pending schema migrations and read the route id key (made by the first
+        replica to open the database); the versions applied (OSError when the database cannot
+        be used)."""
         with self._connection() as conn:
-            return migrate(conn)
+            applied = migrate(conn)
+            conn.execute("INSERT INTO feedback_keys VALUES ('route_id', %s) "
+                         "ON CONFLICT DO NOTHING", (secrets.token_bytes(32),))
+            found = conn.execute("SELECT secret FROM feedback_keys WHERE name = 'route_id'"
+                                 ).fetchone()
+        self._key = bytes(found[0]) if found else None
+        return applied
+
+    def new_route_id(self, principal: str) -> str:
+        key = self._key
+        return route_ids.mint(key, principal) if key is not None else new_id()
+
+    def route_made_for(self, route_id: str, principal: str) -> bool | None:
+        key = self._key
+        return route_ids.made_for(key, route_id, principal) if key is not None else None
 
     @contextmanager
     def _connection(self) -> Iterator[psycopg.Connection]:

@@ -30,16 +30,17 @@ import logging
 import time
 
 from router.access.ownership import (
+    NOT_YOURS,
     Owners,
     check_route_owner,
     check_session_fields,
     check_session_owner,
 )
 from router.config import FeedbackConfig
-from router.errors import InvalidRequest
+from router.errors import InvalidRequest, PermissionDenied
 from router.learning.policy import check_policy
 from router.learning.routes import RouteWindow, ShownRoute, pick
-from router.learning.rows import ACTIVATE, FEEDBACK, OUTCOMES, ROUTE, Row, new_id
+from router.learning.rows import ACTIVATE, FEEDBACK, OUTCOMES, ROUTE, Row
 from router.learning.store import FeedbackStore
 from router.routing.model import Reason, RouteQuery, RouteResult
 from router.routing.router import explicit_names
@@ -90,7 +91,8 @@ class Recorder:
         """Store what this Route showed; its ``route_id`` ("" when disabled)."""
         if not self.enabled:
             return ""
-        route_id = new_id()
+        assert self.store is not None
+        route_id = self.store.new_route_id(query.caller.name)
         indexed = [s for s in result.skills if s.catalog != PROJECT_CATALOG]  # ours to learn
         row = Row(kind=ROUTE, ts=time.time(), session=query.session_id, route_id=route_id,
                   query=explicit_names(query.message)[1],
@@ -124,7 +126,12 @@ class Recorder:
         """Activate's and Feedback's check, before anything is written: the route and the
         session are ``principal``'s (a session nobody owns becomes its); PermissionDenied
         otherwise (InvalidRequest for a session id over its cap)."""
-        check_route_owner(self.route_owner(route_id), principal)
+        made = (self.store.route_made_for(route_id, principal)
+                if self.enabled and route_id and self.store is not None else None)
+        if made is False:  # made for another caller, as the id itself says
+            raise PermissionDenied(NOT_YOURS.format(what="route_id"))
+        if made is None:
+            check_route_owner(self.route_owner(route_id), principal)
         check_session_fields(session_id, ())
         self.claim(session_id, principal)
 

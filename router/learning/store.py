@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from router.config import FeedbackConfig
 from router.learning.routes import ShownRoute
-from router.learning.rows import Row
+from router.learning.rows import Row, new_id
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +45,16 @@ class FeedbackStore(ABC):
     @abstractmethod
     def location(self) -> str:
         """Where the rows are kept, for messages (never a credential)."""
+
+    def new_route_id(self, principal: str) -> str:
+        """A new Route's id (``principal``'s Route)."""
+        return new_id()
+
+    def route_made_for(self, route_id: str, principal: str) -> bool | None:
+        """Whether ``route_id`` was made for ``principal``, as the id itself tells
+        (``router.learning.route_ids``); None when it does not tell (then the stored Route
+        does)."""
+        return None
 
     def backlog(self) -> Backlog:
         """Rows waiting for the shared storage (none for a store that writes it directly)."""

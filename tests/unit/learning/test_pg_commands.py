@@ -15,6 +15,7 @@ import pytest
 from router.cli import main
 from router.config import FeedbackConfig
 from router.learning.file_store import FileStore
+from router.learning.pg_migrations import MIGRATIONS
 from router.learning.pg_store import PgStore
 from router.learning.rows import ACTIVATE, ROUTE, Row
 from tests.support.postgres import postgres_dsn  # noqa: F401  (the fixture)
@@ -42,7 +43,7 @@ def traffic(session: str, principal: str = "alice") -> list[Row]:
 def test_migrate_makes_the_schema_of_an_empty_database(
         database: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["feedback", "migrate", "--to", database]) == 0
-    assert "schema at version 1 (applied 1)" in capsys.readouterr().out
+    assert f"schema at version {len(MIGRATIONS)} (applied 1, 2)" in capsys.readouterr().out
     with psycopg.connect(database) as conn:
         assert conn.execute("SELECT count(*) FROM feedback_rows").fetchone() == (0,)
     assert main(["feedback", "migrate", "--to", database]) == 0

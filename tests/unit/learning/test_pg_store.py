@@ -13,9 +13,11 @@ import psycopg
 import pytest
 
 from router.config import FeedbackConfig
+from router.errors import PermissionDenied
 from router.learning.backends import open_store
 from router.learning.pg_migrations import MIGRATIONS
 from router.learning.pg_store import PgStore, safe_location
+from router.learning.recorder import MAX_ROUTE_ID_CHARS, Recorder
 from router.learning.store import FeedbackStore
 from tests.support.feedback_contract import POLICY, FeedbackStoreContract, route
 from tests.support.postgres import postgres_dsn  # noqa: F401  (the fixture)
@@ -54,7 +56,8 @@ def database(postgres_dsn: str) -> Iterator[str]:  # noqa: F811
 def test_two_replicas_racing_for_a_session_give_it_one_owner(database: str) -> None:
     stores = [PgStore(database), PgStore(database)]
     for attempt in range(20):
-        session, barrier, owners = f"s{attempt}", threading.Barrier(8), []
+        session, barrier = f"s{attempt}", threading.Barrier(8)
+        owners: list[str] = []
 
         def claim(store: PgStore, principal: str, session: str = session,
                   barrier: threading.Barrier = barrier, owners: list[str] = owners) -> None:
@@ -154,3 +157,20 @@ def test_an_engine_on_the_database_counts_another_stores_rows(database: str,
     assert not (tmp_path / "feedback").exists()  # nothing in the index folder
     elsewhere.close()
     served.close()
+
+
+def test_a_route_id_tells_every_replica_its_owner_before_its_row_arrives(database: str) -> None:
+    first, other = PgStore(database), PgStore(database)
+    route_id = first.new_route_id("alice")  # no row written: the id alone
+    assert len(route_id) <= MAX_ROUTE_ID_CHARS
+    assert other.route_made_for(route_id, "alice") is True
+    assert other.route_made_for(route_id, "bob") is False
+    nonce, _, mac = route_id.partition(".")
+    assert other.route_made_for(f"{nonce}.{'0' * len(mac)}", "alice") is False  # forged
+    assert other.route_made_for(nonce, "bob") is None  # no MAC: the stored Route decides
+    recorder = Recorder(other)
+    with pytest.raises(PermissionDenied):
+        recorder.check_owner("", route_id, "bob")
+    recorder.check_owner("", route_id, "alice")
+    for store in (first, other):
+        store.close()
