@@ -93,6 +93,7 @@ class McpConfig(DoorConfig):
     max_sessions_per_caller: int = 100  # open MCP sessions per token (or address); 429 past it
     session_idle_seconds: float = 1800.0  # an MCP session with no request this long ends
     resource_url: str = ""  # the door's /mcp URL for its OAuth metadata; "" = as requested
+    audit_log: str = ""  # one JSON line per call (router.mcp.audit); "-" = stderr, "" = none
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -53,6 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--hide-paths", action="store_true",
                    help="with --index: send no absolute path of this disk to callers "
                         "(server.expose_paths: false; with --target the server decides)")
+    p.add_argument("--audit-log", metavar="PATH", help="write one JSON line per call to PATH "
+                   "(0600, rotated by size), - for stderr (default: mcp.audit_log, none)")
     _add_door_auth_args(p)
     add_feedback_store_arg(p)  # with --index
     p.set_defaults(handler=cmd_mcp)
@@ -119,6 +121,16 @@ def open_backend(args: argparse.Namespace, config: Config) -> Backend:
     return EngineBackend(engine, PathPolicy(expose, engine.index_dir))
 
 
+def audited(backend: Backend, path: str) -> Backend:
+    """``backend`` writing its calls to the audit log at ``path`` ("" = none)."""
+    if not path:
+        return backend
+    from router.door.audit import AuditLog
+    from router.mcp.audit import AuditedBackend
+
+    return AuditedBackend(backend, AuditLog(path))
+
+
 def _authentication(access: HttpAccess) -> str:
     if access.principals is not None:
         return "principals"
@@ -143,7 +155,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     try:
         # Nothing but MCP messages may reach stdout, even while the model loads.
         with contextlib.redirect_stdout(sys.stderr):
-            backend = open_backend(args, config)
+            backend = audited(open_backend(args, config), args.audit_log or config.mcp.audit_log)
     except (RouterError, OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
