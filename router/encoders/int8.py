@@ -154,6 +154,12 @@ def write_record(folder: Path, record: dict[str, Any]) -> None:
     path.write_text(json.dumps(meta, indent=1), encoding="utf-8")
 
 
+def made_for_here(record: dict[str, Any], setting: str) -> bool:
+    """Whether the copy ``record`` describes was made for this kind of CPU (``setting``, as
+    ``index.int8_cpu``): it is then served as made, with no measure and no float32 export."""
+    return bool(record.get("cpu") == cpu_kind(setting, cpu_flags()))
+
+
 def checked_here(exact: Path, copy: Path, record: dict[str, Any], setting: str,
                  encode: Encode) -> dict[str, Any] | None:
     """``record`` when the copy was made for this kind of CPU; otherwise the copy measured
@@ -161,10 +167,10 @@ def checked_here(exact: Path, copy: Path, record: dict[str, Any], setting: str,
     bound here (it is then to be made again). A forced ``setting`` (not ``auto``) makes its
     own copy: measured here, a copy made for another kind would pass on this CPU's kernels,
     and the forced choice would go untested."""
+    if made_for_here(record, setting):
+        return record
     flags = cpu_flags()
     kind = cpu_kind(setting, flags)
-    if record.get("cpu") == kind:
-        return record
     if setting != "auto":
         log.info("the int8 copy at %s was made for a %s CPU; index.int8_cpu %s makes its own",
                  copy, record.get("cpu"), setting)

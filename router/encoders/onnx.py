@@ -234,9 +234,12 @@ class OnnxEmbedder:
             damage = export_integrity.problem(self._folder, meta, CHECKED_FILES)
             if damage is None and not self._quantized:
                 return meta
-            if damage is None:  # made for another kind of CPU: measured again here
-                exact = self._exact()
-                here = int8.checked_here(exact.folder, self._folder, meta[int8.RECORD_KEY],
+            if damage is None:
+                record = meta[int8.RECORD_KEY]
+                if int8.made_for_here(record, self._int8_cpu):
+                    return meta  # the float32 export is read only if this copy falls back
+                # made for another kind of CPU: measured again here, against float32
+                here = int8.checked_here(self._exact().folder, self._folder, record,
                                          self._int8_cpu, _encode_folder)
                 if here is not None:
                     return {**meta, int8.RECORD_KEY: here}

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from router.encoders import export_integrity
+from router.encoders import export_integrity, int8
 from router.encoders import onnx as onnx_embed
 from router.encoders.factory import OnnxRun, make_embedder
 from router.encoders.hashing import HashEmbedder
@@ -133,3 +133,32 @@ def test_an_export_without_the_current_format_is_exported_again(tmp_path: Path,
     (folder / onnx_embed.META_FILE).write_text(json.dumps({**meta, "format": 1}))
     embedder._intact_meta()
     assert exports == [folder]
+
+
+def _fake_copy(embedder: onnx_embed.OnnxEmbedder, model: str, cpu: str) -> Path:
+    """An int8 copy's folder as ``int8.make_copy`` leaves it, made for a ``cpu`` CPU."""
+    folder = _fake_export(embedder.folder, model)
+    meta = json.loads((folder / onnx_embed.META_FILE).read_text())
+    meta[onnx_embed.QUANTIZED_KEY] = onnx_embed.QUANTIZED
+    meta[int8.RECORD_KEY] = {"cpu": cpu, "weights": "QInt8", "min_cosine": 0.99,
+                             "meets": True}
+    (folder / onnx_embed.META_FILE).write_text(json.dumps(meta))
+    return folder
+
+
+@pytest.mark.parametrize("setting", ["auto", "vnni", "no-vnni"])
+def test_a_copy_made_for_this_cpu_loads_without_the_float32_export(
+        tmp_path: Path, exports: list[Path], monkeypatch: pytest.MonkeyPatch,
+        setting: str) -> None:
+    copy = onnx_embed.OnnxEmbedder("m", tmp_path, quantized=True, int8_cpu=setting)
+    _fake_copy(copy, "m", int8.cpu_kind(setting, int8.cpu_flags()))
+    exact = onnx_embed.OnnxEmbedder("m", tmp_path).folder
+    _fake_export(exact, "m")
+    (exact / onnx_embed.MODEL_FILE).write_bytes(b"damaged")  # never read: not even hashed
+
+    def measured(*_: object) -> None:
+        raise AssertionError("a copy made for this kind of CPU is not measured again")
+
+    monkeypatch.setattr(int8, "checked_here", measured)
+    assert copy._intact_meta()[int8.RECORD_KEY]["weights"] == "QInt8"
+    assert exports == []  # the float32 export was neither checked nor made again
