@@ -6,10 +6,12 @@ from __future__ import annotations
 import io
 import shutil
 import tarfile
+import threading
 from pathlib import Path
 
 import boto3
 import pytest
+from botocore.exceptions import ClientError
 
 from router.errors import IndexCorrupt, IndexUnavailable, InvalidRequest
 from router.index.remote import publish as publishing
@@ -201,3 +203,66 @@ def test_a_sync_leaves_a_version_being_rebuilt_here_alone(tmp_path: Path,
         assert replica.sync() == rebuilt and current_version(replica.root) == rebuilt
     assert replica.sync() == published  # unpublished after all: the bucket's version again
     assert current_version(replica.root) == published
+
+
+def test_two_publishers_at_once_leave_two_whole_versions(tmp_path: Path,
+                                                        s3: S3) -> None:  # noqa: F811
+    skills = write_catalog(tmp_path / "skills", 3)
+    publishers = [RemoteIndex(s3.url(), str(tmp_path / name)) for name in ("a", "b")]
+    versions = []
+    for publisher in publishers:
+        index_folder(skills, publisher.root)
+        versions.append(current_version(publisher.root))
+    errors: list[BaseException] = []
+
+    def run(publisher: RemoteIndex, version: str) -> None:
+        try:
+            publisher.publish(version)
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=pair)
+               for pair in zip(publishers, versions, strict=True)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert publishers[0].bucket.read_current()[0] in versions  # type: ignore[index]
+    for version in versions:  # each one whole: it fetches and verifies
+        assert RemoteIndex(s3.url(), str(tmp_path / f"r-{version}")).fetch(version).is_dir()
+
+
+class NoConditions:
+    """A store that refuses conditional writes (``NotImplemented``), as some S3 clones do."""
+
+    def __init__(self) -> None:
+        self.puts: list[dict[str, object]] = []
+
+    def put_object(self, **args: object) -> None:
+        if "IfMatch" in args or "IfNoneMatch" in args:
+            raise ClientError({"Error": {"Code": "NotImplemented", "Message": "no"}},
+                              "PutObject")
+        self.puts.append(args)
+
+
+def test_a_store_without_conditional_writes_gets_a_plain_one() -> None:
+    client = NoConditions()
+    bucket = Bucket(ObjectLocation("some-bucket", "p"), client)
+    assert bucket.write_current("v1", None) and bucket.write_current("v2", '"etag"')
+    assert [p["Body"] for p in client.puts] == [b"v1\n", b"v2\n"]
+    assert all(p["Key"] == "p/CURRENT" for p in client.puts)
+
+
+def test_a_missing_bucket_or_credentials_is_a_clear_error(
+        tmp_path: Path, s3: S3, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    with pytest.raises(IndexUnavailable, match="NoSuchBucket"):
+        RemoteIndex("s3://no-such-bucket-here/x", str(tmp_path / "r")).start()
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    monkeypatch.setattr(boto3, "DEFAULT_SESSION", None)  # it keeps the credentials it found
+    with pytest.raises(IndexUnavailable, match="no AWS credentials"):
+        RemoteIndex(s3.url(), str(tmp_path / "r")).start()
