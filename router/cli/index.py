@@ -65,6 +65,7 @@ def register(sub: Any) -> None:
 def cmd_index(args: argparse.Namespace) -> int:
     from router.cli.skills import discovery_config_from_args
     from router.common.checkpoints import checkpoint
+    from router.index.remote import partials
     from router.index.shards import ShardSpec
     from router.reindex.recipe import Recipe, Sources
     from router.skills.scan_plan import allow_partial
@@ -89,11 +90,15 @@ def cmd_index(args: argparse.Namespace) -> int:
     checkpoint("starting")
     if spec is not None:
         shard = recipe.shard(spec)
+        if remote is not None:  # the merge reads it from the bucket (router.index.remote.partials)
+            partials.push_partials(remote)
         _report(f"shard {spec.index}/{spec.count}: {shard.skills} of {shard.total} skills "
                 f"({shard.reused} embeddings reused)", shard.skills, started, shard.path,
                 shard.diagnostics)
         return 0
     sources = Sources(files=tuple(args.examples))
+    if remote is not None and args.merge:
+        partials.pull_partials(remote)
     # the recipe reads traffic, makes the gate's query encoder, builds, then exports it
     outcome = (recipe.merge(sources, export=True) if args.merge
                else recipe.build(sources, export=True))
@@ -102,6 +107,8 @@ def cmd_index(args: argparse.Namespace) -> int:
         raise InvalidRequest("nothing was built")
     if remote is not None:
         remote.publish(info.version)
+        if args.merge:
+            partials.drop_merged(remote)
     _report(f"index {info.version}: {info.skill_count} skills, {len(outcome.diagnostics)} "
             "diagnostics", info.skill_count, started, remote.url if remote else info.path,
             outcome.diagnostics)
@@ -110,15 +117,12 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def _remote(out: str, config: Any, args: argparse.Namespace) -> RemoteIndex | None:
     """The mirror of an ``s3://`` output, brought up to the bucket's version (so unchanged
-    embeddings are reused); None for a folder. Shards need one folder every worker shares."""
+    embeddings are reused); None for a folder. Shards send their partials through the bucket."""
     from router.index.remote.location import is_remote
     from router.index.remote.mirror import RemoteIndex
 
     if not is_remote(out):
         return None
-    if args.shard or args.merge:
-        raise InvalidRequest("--shard and --merge need a folder every worker shares; build "
-                             "into a folder, then serve it or build again with --out s3://...")
     remote = RemoteIndex(out, config.index.cache_dir, keep=config.index.keep_versions)
     remote.sync()
     return remote
