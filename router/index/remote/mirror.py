@@ -6,8 +6,8 @@ local folder.
 ``.tmp-*`` folder, every file checked against its manifest's checksums, then renamed into
 ``versions/`` and only then pointed at, so a server swaps only to a version it has verified.
 A version already in the cache is never fetched again (a restart loads it from the disk), and
-the cache keeps ``index.keep_versions`` versions. ``publish`` sends a version built in the cache
-to the bucket (``router.index.remote.publish``).
+the cache keeps ``index.keep_versions`` versions (at least two: the one served until the swap).
+``publish`` sends a version built in the cache to the bucket (``router.index.remote.publish``).
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ class RemoteIndex:
                 raise
         if self._local_current() != version:
             point_current(self.root, version)
-            prune(self.root, self.keep)
+            prune(self.root, max(2, self.keep))  # the one served until the swap stays
         return version
 
     def start(self) -> Path:
