@@ -43,13 +43,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                               "accepted, pages need the ops role, Reindex and purge admin, and "
                               "each caller is served as its principal; reloaded on SIGHUP "
                               "(ops.principals_file)")
+    p.add_argument("--audit-log", metavar="PATH", help="write one JSON line per request to "
+                   "PATH (0600, rotated by size), - for stderr (default: ops.audit_log, none)")
     p.set_defaults(handler=cmd_ops)
 
 
 def ops_config(args: argparse.Namespace, config: Config) -> OpsConfig:
     """The configured ``ops`` section with the command-line flags applied."""
     flags = {"accept_token_file": args.accept_token_file,
-             "accept_token_env": args.accept_token_env, "principals_file": args.principals}
+             "accept_token_env": args.accept_token_env, "principals_file": args.principals,
+             "audit_log": args.audit_log}
     return dataclasses.replace(config.ops, **{k: v for k, v in flags.items() if v is not None})
 
 

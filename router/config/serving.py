@@ -109,3 +109,4 @@ class OpsConfig(DoorConfig):
     # Proxies (addresses or networks) whose X-Forwarded-For / -Proto the console believes; none
     # by default: the client address is the connection's peer (router.console.forwarded).
     trusted_proxies: tuple[str, ...] = ()
+    audit_log: str = ""  # one JSON line per request (router.console.audit); "-" = stderr

@@ -20,9 +20,11 @@ from router.client import SkillRouterClient
 from router.common.httpd import DoorLimits, door_config
 from router.config import OpsConfig
 from router.console.app import Console, console_app
+from router.console.audit import ConsoleAudit
 from router.console.auth import console_access
 from router.console.forwarded import proxy_settings
 from router.credentials import CallerAuth
+from router.door.audit import open_audit
 
 log = logging.getLogger(__name__)
 
@@ -83,11 +85,14 @@ class ConsoleServer:
                                         token=auth.token, tls=auth.tls)
         self.console = Console(self.client, access, target=target,
                                reindex_timeout=router.reindex_timeout)
+        self.audit = open_audit(ops.audit_log)  # ops.audit_log: one line per request
         self._socket = _bind(host, port)
         self.host = host
         self.port: int = self._socket.getsockname()[1]
-        self._server = uvicorn.Server(door_config(console_app(self.console, host), limits,
-                                                  lifespan="off", **proxies))
+        app = console_app(self.console, host)
+        if self.audit is not None:
+            app = ConsoleAudit(app, access, self.audit)
+        self._server = uvicorn.Server(door_config(app, limits, lifespan="off", **proxies))
         self._thread: threading.Thread | None = None
 
     @property
@@ -138,3 +143,5 @@ class ConsoleServer:
     def close(self) -> None:
         self._socket.close()
         self.client.close()
+        if self.audit is not None:
+            self.audit.close()
