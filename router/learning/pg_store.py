@@ -36,7 +36,7 @@ from router.learning.routes import WINDOW, ShownRoute
 from router.learning.rows import PURGE, ROUTE, Row, new_id
 from router.learning.spool import Spool, default_spool_dir
 from router.learning.stats import ROUTE_KEEP_SECONDS, compact_rows
-from router.learning.store import Backlog, FeedbackStore
+from router.learning.store import Backlog, FeedbackStore, StoreUnavailable
 
 COMPACT_LOCK = 0x736B7263  # pg_try_advisory_lock key of compaction ("skrc")
 COLUMNS = ("rid", "kind", "ts", "session", "skill", "query", "route_id", "outcome", "shown",
@@ -160,8 +160,8 @@ class PgStore(FeedbackStore):
         except (psycopg.Error, PoolTimeout, OSError) as exc:  # either's message may quote it
             if isinstance(exc, psycopg.OperationalError | PoolTimeout | OSError):
                 self._close_quietly()  # the connections are gone: opened afresh next time
-            raise OSError(f"feedback store {self._location} cannot be used: "
-                          f"{type(exc).__name__}") from None
+            raise StoreUnavailable(f"feedback store {self._location} cannot be used: "
+                                   f"{type(exc).__name__}") from None
 
     @classmethod
     def open(cls, url: str, index_dir: object, policy: FeedbackConfig) -> PgStore:

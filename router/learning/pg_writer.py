@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from router.learning.rows import ROUTE, Row
 from router.learning.segments import SYNC_INTERVAL_S
 from router.learning.spool import Spool
+from router.learning.store import StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +37,7 @@ RECENT_ROUTES = 10_000  # this process's last Routes, found without the database
 Insert = Callable[[Sequence[Row]], None]  # one statement; OSError when the database fails
 
 
-class Unreachable(OSError):
+class Unreachable(StoreUnavailable):
     """The database is marked down: the call did not try it."""
 
 

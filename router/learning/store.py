@@ -17,10 +17,16 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 from router.config import FeedbackConfig
+from router.errors import Unavailable
 from router.learning.routes import ShownRoute
 from router.learning.rows import Row, new_id
 
 log = logging.getLogger(__name__)
+
+
+class StoreUnavailable(Unavailable, OSError):
+    """The shared storage cannot be reached: an OSError to the recorder (which then keeps the
+    row elsewhere or logs it), UNAVAILABLE to an operator's call."""
 
 
 @dataclass(frozen=True)

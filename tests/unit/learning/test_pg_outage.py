@@ -11,6 +11,7 @@ import psycopg
 import pytest
 
 from router.config import FeedbackConfig
+from router.errors import Unavailable
 from router.learning.pg_store import PgStore
 from router.learning.rows import ACTIVATE, ROUTE, Row
 from tests.support.postgres import Cluster, cluster
@@ -84,7 +85,7 @@ def test_a_replica_starts_with_the_database_down_and_migrates_when_it_returns(
     policy = FeedbackConfig(min_sessions=1, spool_dir=str(tmp_path / "spool"))
     store = PgStore(url, policy)  # starts: the schema is made once the server answers
     store.append(Row(kind=ACTIVATE, ts=time.time(), skill="pdf", session="s", principal="a"))
-    with pytest.raises(OSError, match="unreachable"):
+    with pytest.raises(Unavailable, match="unreachable"):  # an operator's read: UNAVAILABLE
         store.read_rows()
     server.start()
     assert [kind for kind, _ in eventually_stored(url, 1)] == [ACTIVATE]
