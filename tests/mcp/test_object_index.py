@@ -40,6 +40,8 @@ async def test_the_door_serves_a_bucket_index_with_no_skills_folder(
         read = await host.call_tool("read_skill_resource", {"name": "skill-1",
                                                             "path": "guide.md"})
         guide = await host.read_resource("skill://skill-1/guide.md")
+        own = await host.read_resource("skill://skill-1/SKILL.md")
     assert text(done).startswith('<skill_content name="skill-1">') and "Steps." in text(done)
     assert not read.is_error and "# Guide" in text(read)
     assert getattr(guide.contents[0], "text", "") == "# Guide\n"
+    assert "# skill-1" in getattr(own.contents[0], "text", "")

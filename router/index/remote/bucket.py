@@ -123,6 +123,8 @@ class Bucket:
 
     def delete(self, relatives: Iterable[str]) -> None:
         keys = [{"Key": self.location.key(r)} for r in relatives]
+        if not keys:
+            return
         with self._calling("delete old versions"):
             for start in range(0, len(keys), 1000):
                 self._client.delete_objects(Bucket=self.location.bucket,

@@ -155,9 +155,7 @@ class VersionFilesSource(SkillSource):
         carried = self._carried(skill)
         if carried is None:
             return self.fallback.fetch(skill, path, max_bytes)
-        rel = str(PurePosixPath(path))
-        if rel == self.skill_file_name(skill):
-            raise NotFound(f"no resource {rel!r} in this skill")
+        rel = str(PurePosixPath(path))  # the skill file too, as the disk serves it
         return SkillFile(path, _read(carried, skill, rel, max_bytes), media_type(rel))
 
     def fetch_skill_file(self, skill: Skill) -> bytes:
