@@ -33,6 +33,7 @@ from benchmarks import catalog as bench_catalog
 from benchmarks import measure as bench_measure
 from benchmarks import project as bench_project
 from benchmarks import reindex as bench_reindex
+from benchmarks import sentences as bench_sentences
 from benchmarks import stores as bench_stores
 from benchmarks import tracing as bench_tracing
 from benchmarks import views as bench_views
@@ -172,6 +173,7 @@ def _size_figures(state: _Run, size: int, onnx_dir: Path) -> dict[str, Any]:
             close()
     figures["views"] = bench_views.view_figures(engine, state.requests.take(
         3 * options.requests))
+    figures["sentences"] = bench_sentences.sentence_figures(engine, options.requests)
     figures["project"] = bench_project.project_figures(engine, state.requests.take(
         5 * max(options.requests // 4, 10)))
     if size == min(options.sizes):  # a store's cost is the same at every size
@@ -210,6 +212,7 @@ def rows(results: dict[str, Any]) -> Iterator[tuple[str, str]]:
                                                     f"p99 {t['p99_ms']:.1f} ms")
         yield from bench_views.view_rows(size, f)
         yield from bench_project.project_rows(size, f)
+        yield from bench_sentences.sentence_rows(size, f)
         yield from bench_stores.store_rows(size, f)
         ratio = f["route_grpc"]["p50_ms"] / max(f["floor_torch_exact"]["p50_ms"], 1e-9)
         yield (f"{size:>7} grpc p50 / floor p50", f"{ratio:.2f}")

@@ -84,3 +84,25 @@ def test_the_floor_is_credited_with_torchs_best_encode_alone() -> None:
     encoder["torch_alone"] = {"torch_1t": {"p50_ms": 12.0}, "torch_2t": {"p50_ms": 300.0}}
     assert floor_credit(encoder) == 0.0
     assert floor_credit({}) == 0.0
+
+
+def test_the_dev_sets_requests_are_timed_by_sentence_count(tmp_path: Path) -> None:
+    from benchmarks import sentences as bench_sentences
+    from tests.support.indexes import index_folder, open_engine
+
+    queries = tmp_path / "queries.jsonl"
+    one = [f"Convert invoice number {i} into a PDF file" for i in range(6)]
+    many = [f"Open the report for week {i}. Then chart the totals by region." for i in range(6)]
+    lines = [json.dumps({"query": q}) for q in (*one, *many, one[0])]  # a repeat is left out
+    queries.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert bench_sentences.dev_requests(queries) == {"one_sentence": one,
+                                                     "multi_sentence": many}
+    assert bench_sentences.dev_requests(tmp_path / "absent.jsonl") == {}
+    engine = open_engine(index_folder(REPO / "examples" / "skills", tmp_path / "index"))
+    figures = bench_sentences.sentence_figures(engine, 5, queries)
+    assert figures["requests"] == 5
+    assert figures["one_sentence"]["texts_per_turn"] == 1.0
+    assert figures["multi_sentence"]["texts_per_turn"] == 2.0  # its two sentences
+    assert figures["multi_sentence"]["route"]["n"] == 5 - 3  # after the warm-up calls
+    printed = dict(bench_sentences.sentence_rows("10000", {"sentences": figures}))
+    assert "bare encode" in printed["  10000 dev multi-sentence Route"]
