@@ -1,8 +1,8 @@
 """Count (not time) an in-process Route against its bare encode, under valgrind's callgrind.
 
-    valgrind --tool=callgrind --instr-atstart=no --cache-sim=yes [--LL=2097152,16,64] \\
-        --callgrind-out-file=/tmp/counts/callgrind.out.%p \\
-        env PYTHONPATH=. .venv/bin/python scripts/route_counts.py INDEX_DIR [N]
+    PYTHONPATH=. valgrind --tool=callgrind --instr-atstart=no --cache-sim=yes \\
+        [--LL=2097152,16,64] --callgrind-out-file=/tmp/counts/callgrind.out.%p \\
+        .venv/bin/python scripts/route_counts.py INDEX_DIR [N]
     grep -H -E '^(desc: Trigger|totals)' /tmp/counts/callgrind.out.*.*
 
 Three phases of N calls each (default 20), one-sentence benchmark requests, each phase its
