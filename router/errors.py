@@ -33,6 +33,13 @@ class TooLarge(RouterError):
     """A request or resource exceeds a configured cap (maps to RESOURCE_EXHAUSTED)."""
 
 
+class RateLimited(TooLarge):
+    """The caller's principal is over its rate (RESOURCE_EXHAUSTED with the trailing metadata
+    ``retry-after-ms``, which ``retry_after_ms`` holds: when a call may succeed again)."""
+
+    retry_after_ms: int = 0
+
+
 class PermissionDenied(RouterError):
     """The skill exists but may not be used this way (maps to PERMISSION_DENIED)."""
 

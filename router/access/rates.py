@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import yaml
 
 RATE_FIELDS = ("per_second", "burst")
+RETRY_AFTER_KEY = "retry-after-ms"  # the trailing metadata of a refusal: ms until a token
 MAX_BUCKETS = 10_000  # distinct (principal, rate) pairs kept; the oldest dropped past it
 
 Problem = Callable[[yaml.Node, str], None]

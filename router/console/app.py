@@ -30,7 +30,7 @@ from router.console import learning_views, views
 from router.console.auth import COOKIE, ConsoleAccess, same_origin
 from router.console.http_parts import HostCheck, environment, read_form
 from router.door.api import described
-from router.errors import InvalidRequest, NotFound, RouterError, TooLarge
+from router.errors import InvalidRequest, NotFound, RateLimited, RouterError, TooLarge
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +40,8 @@ HEADERS = {"Content-Security-Policy": "default-src 'none'; style-src 'self' 'uns
            "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
            "X-Frame-Options": "DENY", "Cache-Control": "no-store"}
 # The router's refusal -> the console's HTTP status (others: 502, the router failed)
-STATUS: dict[type[RouterError], int] = {InvalidRequest: 400, NotFound: 404, TooLarge: 413}
+STATUS: dict[type[RouterError], int] = {InvalidRequest: 400, NotFound: 404, TooLarge: 413,
+                                        RateLimited: 429}
 Handler = Callable[[Request, str], Awaitable[Response]]
 
 
@@ -145,9 +146,12 @@ class Console:
             except RouterError as exc:
                 if exc.code is None:  # not the router's answer
                     raise
-                return self.render("error.html", STATUS.get(type(exc), 502), session,
-                                   title=f"The router answered {exc.code.name}",
-                                   message=exc.details)
+                answer = self.render("error.html", STATUS.get(type(exc), 502), session,
+                                     title=f"The router answered {exc.code.name}",
+                                     message=exc.details)
+                if isinstance(exc, RateLimited):  # the operator's rate, at the service
+                    answer.headers["Retry-After"] = str(-(-exc.retry_after_ms // 1000))
+                return answer
 
         return endpoint
 

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import grpc
 
+from router.access.rates import RETRY_AFTER_KEY
 from router.errors import (
     DeadlineExceeded,
     Internal,
     InvalidRequest,
     NotFound,
     PermissionDenied,
+    RateLimited,
     RouterError,
     ServiceError,
     StaleFile,
@@ -60,10 +62,20 @@ def error_for(code: grpc.StatusCode, details: str) -> RouterError:
 
 
 def received(exc: grpc.RpcError) -> RouterError:
-    """The error for an ``RpcError`` a call raised (UNKNOWN when it carries no status)."""
-    if isinstance(exc, grpc.Call):
-        return error_for(exc.code(), exc.details() or "")
-    return error_for(grpc.StatusCode.UNKNOWN, str(exc))
+    """The error for an ``RpcError`` a call raised (UNKNOWN when it carries no status); a
+    RESOURCE_EXHAUSTED with ``retry-after-ms`` is ``RateLimited``, holding it."""
+    if not isinstance(exc, grpc.Call):
+        return error_for(grpc.StatusCode.UNKNOWN, str(exc))
+    error = error_for(exc.code(), exc.details() or "")
+    if exc.code() is grpc.StatusCode.RESOURCE_EXHAUSTED:
+        wait = next((str(v) for k, v in exc.trailing_metadata() or () if k == RETRY_AFTER_KEY),
+                    "")
+        if wait.isdigit():
+            limited = RateLimited(str(error))
+            limited.code, limited.details = error.code, error.details
+            limited.retry_after_ms = int(wait)
+            return limited
+    return error
 
 
 def described(exc: RouterError) -> str:

@@ -11,11 +11,11 @@ from collections.abc import Iterator
 
 import grpc
 
-from router.access.rates import RateLimiter, retry_after_ms
+from router.access.rates import RETRY_AFTER_KEY, RateLimiter, retry_after_ms
 from router.access.table import PrincipalTable
 from router.service.interceptors import CALL_FACTS
 
-RETRY_AFTER_KEY = "retry-after-ms"
+__all__ = ["RETRY_AFTER_KEY", "check_rate"]
 
 
 def _names(principal: str, delegate: str | None) -> Iterator[str]:

@@ -16,7 +16,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import generate_latest
 
 from router.access.rates import RateLimiter
+from router.client import SkillRouterClient
 from router.engine import Engine
+from router.errors import RateLimited
 from router.service.metrics import ServiceMetrics
 from router.service.server import RouterServer
 from router.v1 import router_pb2 as pb
@@ -105,5 +107,11 @@ def test_twenty_calls_at_once_most_refused_with_retry_after(
         clock.now += 0.5  # one token back
         assert _route(stub, "tok-limited") is grpc.StatusCode.OK
         assert _route(stub, "tok-limited") == "500"
+        # the Python client raises RateLimited, holding when to try again
+        with SkillRouterClient(f"127.0.0.1:{running.port}", token="tok-limited",
+                               retries=0) as client, pytest.raises(RateLimited) as refused:
+            client.route("merge two PDF files")
+        assert refused.value.retry_after_ms == 500
+        assert refused.value.code is grpc.StatusCode.RESOURCE_EXHAUSTED
     text = generate_latest(metrics.registry).decode()
-    assert 'skill_router_rate_limited_total{principal="limited"} 19.0' in text
+    assert 'skill_router_rate_limited_total{principal="limited"} 20.0' in text
