@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import yaml
 
-K8S = Path(__file__).resolve().parents[2] / "deploy" / "k8s"
+from tests.support.deploy import (
+    DEPLOY,
+    K8S,
+    STORE_SECRET,
+    assert_clones_the_catalog,
+    env_of,
+    manifests,
+    pods,
+    served_index,
+    store_url_source,
+)
 
 
 def documents() -> dict[str, dict[str, Any]]:
@@ -28,7 +37,7 @@ def test_manifests_hold_the_expected_objects() -> None:
     assert hpa["metrics"][0]["resource"]["name"] == "cpu"
 
 
-def test_probes_use_grpc_health_and_pods_read_the_shared_index() -> None:
+def test_probes_use_grpc_health_and_pods_read_the_same_bucket() -> None:
     docs = documents()
     container = docs["Deployment/skill-router"]["spec"]["template"]["spec"]["containers"][0]
     for probe in ("readinessProbe", "livenessProbe", "startupProbe"):
@@ -36,12 +45,8 @@ def test_probes_use_grpc_health_and_pods_read_the_shared_index() -> None:
     assert container["resources"]["requests"] and container["resources"]["limits"]
     job = docs["CronJob/skill-router-index"]["spec"]["jobTemplate"]["spec"]["template"]["spec"]
     out = job["containers"][0]["args"]
-    assert out[0] == "index" and out[out.index("--out") + 1] == "/data/index"
-    args = container["args"]
-    assert args[args.index("--index") + 1] == "/data/index"
-    claims = {v["persistentVolumeClaim"]["claimName"] for v in job["volumes"]}
-    pod = docs["Deployment/skill-router"]["spec"]["template"]["spec"]
-    assert claims == {v["persistentVolumeClaim"]["claimName"] for v in pod["volumes"]}
+    assert out[0] == "index" and out[out.index("--out") + 1] == served_index()
+    assert served_index().startswith("s3://")
 
 
 def test_servers_read_their_tokens_from_the_secret() -> None:
@@ -52,6 +57,60 @@ def test_servers_read_their_tokens_from_the_secret() -> None:
     variable = env["SKILL_ROUTER_SERVER_AUTH_TOKEN_ENV"]["value"]
     source = env[variable]["valueFrom"]["secretKeyRef"]
     assert source == {"name": "skill-router-auth", "key": "tokens"}
+
+
+def test_no_volume_is_read_write_many_and_no_pod_mounts_a_claim() -> None:
+    for path in sorted(DEPLOY.rglob("*.yaml")):
+        assert "ReadWriteMany" not in path.read_text(), path
+    assert not [path for path, doc in manifests() if doc.get("kind") == "PersistentVolumeClaim"]
+    found = pods()
+    assert {"Deployment/skill-router", "CronJob/skill-router-index",
+            "Job/skill-router-index-merge", "Job/skill-router-index-gpu"} <= set(found)
+    for name, pod in found.items():
+        claims = [v for v in pod.get("volumes", []) if "persistentVolumeClaim" in v]
+        assert claims == [], name
+
+
+def test_servers_share_only_the_bucket_and_the_database() -> None:
+    pod = pods()["Deployment/skill-router"]
+    container = pod["containers"][0]
+    assert "--root" not in container["args"]  # the skills' files come inside the version
+    assert store_url_source(pod) == STORE_SECRET
+    env = env_of(container)
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    mounts = {m["mountPath"]: m["name"] for m in container["volumeMounts"]}
+    for variable in ("SKILL_ROUTER_INDEX_CACHE_DIR", "SKILL_ROUTER_FEEDBACK_SPOOL_DIR"):
+        assert "emptyDir" in volumes[mounts[env[variable]["value"]]], variable
+    assert set(volumes) == set(mounts.values())  # nothing else: no skills volume
+    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):  # else the role's credentials
+        ref = env[key]["valueFrom"]["secretKeyRef"]
+        assert ref["name"] == STORE_SECRET["name"] and ref["optional"] is True
+    assert env["AWS_REGION"]["value"]
+    assert pod["serviceAccountName"] == "skill-router"
+
+
+def test_builds_clone_the_catalog_publish_to_the_bucket_and_learn_from_the_database() -> None:
+    found = pods()
+    cron = found["CronJob/skill-router-index"]
+    assert_clones_the_catalog(cron)
+    assert store_url_source(cron) == STORE_SECRET
+    assert served_index() in cron["containers"][0]["args"]
+    skills = yaml.safe_load((K8S / "skills-source.yaml").read_text())
+    assert skills["kind"] == "ConfigMap" and {"repo", "ref"} <= set(skills["data"])
+    base = yaml.safe_load((K8S / "kustomization.yaml").read_text())["resources"]
+    assert {"skills-source.yaml", "serviceaccount.yaml", "cronjob.yaml"} <= set(base)
+
+
+def test_the_secret_holds_a_postgresql_dsn_and_a_job_migrates_it_ahead_of_a_rollout() -> None:
+    docs = documents()
+    dsn = docs["Secret/skill-router-auth"]["stringData"]["feedback-store-url"]
+    assert dsn.startswith("postgresql://")
+    migrate = pods()["Job/skill-router-feedback-migrate"]
+    assert migrate["containers"][0]["args"][:2] == ["feedback", "migrate"]
+    assert "--to" not in migrate["containers"][0]["args"]  # no password in a command line
+    assert store_url_source(migrate) == STORE_SECRET
+    base = yaml.safe_load((K8S / "kustomization.yaml").read_text())["resources"]
+    assert "feedback-migrate-job.yaml" not in base and "secret.yaml" not in base
 
 
 def test_the_tls_overlay_moves_probes_to_the_plaintext_health_port() -> None:
@@ -66,7 +125,7 @@ def test_the_tls_overlay_moves_probes_to_the_plaintext_health_port() -> None:
     assert {"SKILL_ROUTER_SERVER_TLS_CERT_FILE", "SKILL_ROUTER_SERVER_TLS_KEY_FILE"} <= set(env)
 
 
-def test_sharded_build_jobs_split_by_completion_index_and_merge_on_the_same_volume() -> None:
+def test_sharded_build_jobs_split_by_completion_index_and_merge_through_the_bucket() -> None:
     docs: dict[str, dict[str, Any]] = {}
     for path in sorted((K8S / "sharded").glob("*.yaml")):
         doc = yaml.safe_load(path.read_text())
@@ -83,9 +142,10 @@ def test_sharded_build_jobs_split_by_completion_index_and_merge_on_the_same_volu
     assert merge_args[0] == "index" and "--merge" in merge_args
     out = merge_args[merge_args.index("--out") + 1]
     assert f"--out {out}" in command
-    claims = [{v["persistentVolumeClaim"]["claimName"] for v in pod["volumes"]}
-              for pod in (shard_pod, merge_pod)]
-    assert claims[0] == claims[1] == {"skill-router-index", "skill-router-skills"}
+    assert out == served_index()  # the partials travel through the bucket the servers read
+    assert_clones_the_catalog(shard_pod)
+    assert_clones_the_catalog(merge_pod)
+    assert store_url_source(merge_pod) == STORE_SECRET  # the merge learns from the traffic
 
 
 def test_the_mcp_door_proxies_to_the_grpc_service() -> None:
@@ -133,15 +193,16 @@ def test_gpu_build_jobs_ask_for_one_gpu_and_cuda_like_their_cpu_twins() -> None:
             assert container["resources"][side]["nvidia.com/gpu"] == 1
         assert "--device cuda" in " ".join(container["args"])
         assert container["image"].endswith(":cuda")
-        claims = {v["persistentVolumeClaim"]["claimName"] for v in pod["volumes"]}
-        assert claims == {"skill-router-index", "skill-router-skills"}
-    whole = docs["skill-router-index-gpu"]["spec"]["template"]["spec"]["containers"][0]["args"]
-    assert whole[0] == "index" and whole[whole.index("--out") + 1] == "/data/index"
+        assert_clones_the_catalog(pod)
+    whole_pod = docs["skill-router-index-gpu"]["spec"]["template"]["spec"]
+    whole = whole_pod["containers"][0]["args"]
+    assert whole[0] == "index" and whole[whole.index("--out") + 1] == served_index()
+    assert store_url_source(whole_pod) == STORE_SECRET
     shards = docs["skill-router-index-shards-gpu"]["spec"]
     assert shards["completionMode"] == "Indexed"
     command = " ".join(shards["template"]["spec"]["containers"][0]["args"])
     assert f'--shard "${{JOB_COMPLETION_INDEX}}/{shards["completions"]}"' in command
-    assert "--out /data/index" in command  # where the CPU merge Job reads the partials
+    assert f"--out {served_index()}" in command  # where the CPU merge Job fetches the partials
 
 
 def test_the_dockerfile_picks_the_torch_build_by_argument() -> None:
