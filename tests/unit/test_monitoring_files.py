@@ -34,7 +34,8 @@ from tests.support.monitoring import (
 
 ALERTS = {"SkillRouterHighErrorRate", "SkillRouterRouteLatencyHigh", "SkillRouterEmptyRoutesHigh",
           "SkillRouterReindexFailing", "SkillRouterIndexVersionRefused", "SkillRouterIndexBehind",
-          "SkillRouterIndexStale", "SkillRouterHitRateDrop", "SkillRouterSkillNeverActivated"}
+          "SkillRouterIndexStale", "SkillRouterHitRateDrop", "SkillRouterSkillNeverActivated",
+          "SkillRouterFeedbackStoreUnreachable", "SkillRouterFeedbackRowsDropped"}
 needs_promtool = pytest.mark.skipif(promtool() is None, reason="promtool is not installed "
                                     "(Debian: apt-get install prometheus)")
 
