@@ -17,9 +17,9 @@ import time
 from dataclasses import asdict
 
 from router.cli.guard import EXIT_USAGE
-from router.cli.store_flag import add_feedback_store_arg, with_feedback_store
 from router.common.textsafe import printable
 from router.config import Config, load_config
+from router.door.flags import add_feedback_store_arg, with_feedback_store
 from router.errors import InvalidRequest
 from router.learning.rows import DAY_SECONDS
 

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from router.cli.store_flag import add_feedback_store_arg, with_feedback_store
 from router.config import Config, ServerConfig, load_config
+from router.door.flags import add_feedback_store_arg, with_feedback_store
 from router.routing.model import CatalogFormat, RouteQuery
 from router.service.auth_args import add_server_auth_args, server_auth_flags
 

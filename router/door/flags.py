@@ -1,15 +1,18 @@
 """The command-line flags every door's command shares, one function a group: how it reaches a
 running server (``--target``, ``--timeout``, and the caller flags ``--tls``, ``--ca-file``,
 ``--cert-file``, ``--key-file``, ``--token-file``), where an HTTP door listens (``--host``,
-``--port``) and the tokens it accepts from its own callers (``--accept-token-file``,
-``--accept-token-env``)."""
+``--port``), the tokens it accepts from its own callers (``--accept-token-file``,
+``--accept-token-env``), and the feedback store a command opens (``--feedback-store``, on
+``serve``, ``index``, ``mcp --index``, ``stats`` and ``examples``)."""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 from collections.abc import Mapping
 
+from router.config import Config
 from router.credentials import TOKEN_ENV, CallerAuth, read_file
 
 DEFAULT_TARGET = "127.0.0.1:50051"
@@ -69,3 +72,18 @@ def add_accept_args(group: argparse._ActionsContainer, section: str, what: str) 
     group.add_argument("--accept-token-env", metavar="VAR",
                        help="environment variable holding comma-separated bearer tokens "
                             f"{what} accepts ({section}.accept_token_env)")
+
+
+def add_feedback_store_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--feedback-store", metavar="URL", default=None,
+                   help="keep and read the learned traffic here: postgresql://user@host:port/db "
+                        "(default: feedback.store_url; empty: the files in the index folder)")
+
+
+def with_feedback_store(config: Config, args: argparse.Namespace) -> Config:
+    """``config`` with ``--feedback-store`` applied, when given."""
+    url = getattr(args, "feedback_store", None)
+    if not url:
+        return config
+    return dataclasses.replace(config,
+                               feedback=dataclasses.replace(config.feedback, store_url=url))

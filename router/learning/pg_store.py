@@ -22,8 +22,6 @@ from contextlib import contextmanager
 from typing import Any
 
 import psycopg
-from psycopg.conninfo import conninfo_to_dict
-from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from router.access.ownership import Owners
@@ -31,49 +29,26 @@ from router.config import FeedbackConfig
 from router.errors import InvalidRequest
 from router.learning import route_ids
 from router.learning.pg_migrations import migrate
+from router.learning.pg_rows import (
+    CLAIM,
+    INSERT,
+    OWNER,
+    OWNER_OF,
+    SELECT,
+    owners,
+    row_of,
+    safe_location,
+    values,
+)
 from router.learning.pg_writer import PgWriter
 from router.learning.routes import WINDOW, ShownRoute
-from router.learning.rows import PURGE, ROUTE, Row, new_id
+from router.learning.rows import PURGE, Row, new_id
 from router.learning.spool import Spool, default_spool_dir
 from router.learning.stats import ROUTE_KEEP_SECONDS, compact_rows
 from router.learning.store import Backlog, FeedbackStore, StoreUnavailable
 
 COMPACT_LOCK = 0x736B7263  # pg_try_advisory_lock key of compaction ("skrc")
-COLUMNS = ("rid", "kind", "ts", "session", "skill", "query", "route_id", "outcome", "shown",
-           "retrieved", "before", "counts", "counted", "principal", "forced")
-SELECT = f"SELECT {', '.join(COLUMNS)} FROM feedback_rows"
-INSERT = (f"INSERT INTO feedback_rows ({', '.join(COLUMNS)}) VALUES "
-          f"({', '.join(['%s'] * len(COLUMNS))}) ON CONFLICT (rid) DO NOTHING")
-OWNER = ("INSERT INTO feedback_owners VALUES ('route', %s, %s) ON CONFLICT DO NOTHING")
 CONNECT_TIMEOUT = 1  # seconds: a call finds a database gone within this, then skips it
-
-
-def safe_location(url: str) -> str:
-    """``url`` without its password: ``postgresql://user@host:port/db``."""
-    try:
-        parts = conninfo_to_dict(url)
-    except psycopg.ProgrammingError:
-        return "postgresql://(an invalid URL)"
-    user = f"{parts['user']}@" if parts.get("user") else ""
-    port = f":{parts['port']}" if parts.get("port") else ""
-    return f"postgresql://{user}{parts.get('host', '')}{port}/{parts.get('dbname', '')}"
-
-
-def _values(row: Row) -> tuple[Any, ...]:
-    return (row.rid, row.kind, round(row.ts, 6), row.session, row.skill, row.query,
-            row.route_id, row.outcome, Jsonb(list(row.shown)), Jsonb(list(row.retrieved)),
-            row.before, Jsonb(dict(row.counts)), row.counted, row.principal, row.forced)
-
-
-def _row(record: tuple[Any, ...]) -> Row:
-    data = dict(zip(COLUMNS, record, strict=True))
-    return Row(kind=data["kind"], ts=float(data["ts"]), rid=data["rid"], session=data["session"],
-               skill=data["skill"], query=data["query"], route_id=data["route_id"],
-               outcome=data["outcome"], shown=tuple(str(n) for n in data["shown"]),
-               retrieved=tuple(str(n) for n in data["retrieved"]), before=float(data["before"]),
-               counts={str(k): int(v) for k, v in dict(data["counts"]).items()},
-               counted=bool(data["counted"]), principal=data["principal"],
-               forced=bool(data["forced"]))
 
 
 class PgStore(FeedbackStore):
@@ -110,10 +85,11 @@ class PgStore(FeedbackStore):
         for start in range(0, len(rows), 1000):
             batch = rows[start:start + 1000]
             with self._connection() as conn, conn.transaction(), conn.cursor() as cursor:
-                cursor.executemany(INSERT, [_values(row) for row in batch])
+                cursor.executemany(INSERT, [values(row) for row in batch])
                 added += max(cursor.rowcount, 0)
-                cursor.executemany(OWNER, [(r.route_id, r.principal) for r in batch
-                                           if r.kind == ROUTE and r.route_id and r.principal])
+                settled = owners(batch)
+                if settled:
+                    cursor.executemany(OWNER, settled)
         return added
 
     def migrate(self) -> list[int]:
@@ -190,11 +166,10 @@ class PgStore(FeedbackStore):
         """``rows`` and the owners of their route ids, in one transaction (a row the database
         has already is skipped: a replay never counts one twice)."""
         with self._connection() as conn, conn.transaction(), conn.cursor() as cursor:
-            cursor.executemany(INSERT, [_values(row) for row in rows])
-            owners = [(r.route_id, r.principal) for r in rows
-                      if r.kind == ROUTE and r.route_id and r.principal]
-            if owners:
-                cursor.executemany(OWNER, owners)
+            cursor.executemany(INSERT, [values(row) for row in rows])
+            settled = owners(rows)
+            if settled:
+                cursor.executemany(OWNER, settled)
 
     def append(self, row: Row, *, durable: bool = True) -> None:
         self._writer.append(row, durable=durable)
@@ -208,7 +183,7 @@ class PgStore(FeedbackStore):
 
     def read_rows(self) -> list[Row]:
         self.flush()  # this process's Routes too
-        return [_row(r) for r in self._execute(SELECT)]
+        return [row_of(r) for r in self._execute(SELECT)]
 
     def compact(self, now: float | None = None) -> bool:
         now = time.time() if now is None else now
@@ -220,12 +195,12 @@ class PgStore(FeedbackStore):
                 return False
             try:
                 with conn.transaction():
-                    rows = [_row(r) for r in conn.execute(SELECT + " FOR UPDATE")]
+                    rows = [row_of(r) for r in conn.execute(SELECT + " FOR UPDATE")]
                     kept = compact_rows(rows, self.policy, now)
                     conn.execute("DELETE FROM feedback_rows WHERE rid = ANY(%s)",
                                  ([r.rid for r in rows],))
                     with conn.cursor() as cursor:
-                        cursor.executemany(INSERT, [_values(r) for r in kept])
+                        cursor.executemany(INSERT, [values(r) for r in kept])
             finally:
                 conn.execute("SELECT pg_advisory_unlock(%s)", (COMPACT_LOCK,))
         return True
@@ -247,11 +222,11 @@ class PgStore(FeedbackStore):
                                   " ORDER BY ts DESC LIMIT 1", (route_id, since))
         except OSError:
             return None  # the database is down: only this process's Routes are known
-        return ShownRoute.from_row(_row(found[0])) if found else None
+        return ShownRoute.from_row(row_of(found[0])) if found else None
 
     def session_routes(self, session: str) -> list[ShownRoute]:
         try:
-            found = [_row(r) for r in self._execute(
+            found = [row_of(r) for r in self._execute(
                 SELECT + " WHERE kind = 'route' AND session = %s ORDER BY ts DESC LIMIT %s",
                 (session, WINDOW))]
         except OSError:
@@ -274,19 +249,12 @@ class PgStore(FeedbackStore):
         return self._settled.claim(session_id, owner)
 
     def _claim(self, session_id: str, principal: str) -> str:
-        routed = [(float(ts), str(who)) for ts, who in self._execute(
-            "SELECT ts, principal FROM feedback_rows WHERE kind = 'route' AND session = %s "
-            "ORDER BY ts DESC LIMIT 1", (session_id,))]
-        routed += [(r.ts, r.principal) for r in self._writer.local_session(session_id)]
-        claimant = max(routed)[1] if routed else principal
-        won = self._execute("INSERT INTO feedback_owners VALUES ('session', %s, %s) "
-                            "ON CONFLICT DO NOTHING RETURNING principal",
-                            (session_id, claimant))
+        mine = self._writer.local_session(session_id)  # this replica's Routes not yet sent
+        claimant = max(mine, key=lambda r: r.ts).principal if mine else principal
+        won = self._execute(CLAIM, (session_id, claimant, session_id))
         if won:
             return str(won[0][0])
-        # Another statement: it sees the row of a claim that committed while ours waited.
-        owner = self._execute("SELECT principal FROM feedback_owners WHERE kind = 'session' "
-                              "AND id = %s", (session_id,))
+        owner = self._execute(OWNER_OF, (session_id,))  # sees a claim committed meanwhile
         return str(owner[0][0]) if owner else claimant
 
     def close(self) -> None:

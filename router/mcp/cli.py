@@ -14,13 +14,14 @@ import logging
 import sys
 from typing import TYPE_CHECKING
 
-from router.cli.store_flag import add_feedback_store_arg, with_feedback_store
 from router.config import Config, McpConfig, load_config
 from router.door.flags import (
     add_accept_args,
+    add_feedback_store_arg,
     add_listen_args,
     add_target_args,
     caller_auth_from_args,
+    with_feedback_store,
 )
 from router.errors import InvalidRequest, RouterError
 
