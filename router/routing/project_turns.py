@@ -29,6 +29,7 @@ from router.encoders import backends
 from router.encoders.base import Embedder
 from router.encoders.cache import QueryCache
 from router.errors import NotFound, TooLarge
+from router.index.example_store import FLOAT32, vectors_of
 from router.index.store import IndexSnapshot
 from router.index.vectors import embedding_text
 from router.routing.deadline import Deadline
@@ -95,9 +96,11 @@ class ProjectTurns:
         self._lock = threading.Lock()
 
     def _embedder(self, serving: Embedder) -> Embedder:
-        """``serving``, or where it is an int8 copy, the full-precision encoder of its model."""
+        """``serving``, or where it is an int8 copy, the full-precision encoder of its model
+        (an int8 backend whose copy fell back to float32, or any other encoder handed to the
+        Engine, already gives full-precision vectors)."""
         chosen = backends.backend(self._index.query_backend)
-        if not chosen.int8 or self._index_dir is None:
+        if not chosen.int8 or self._index_dir is None or vectors_of(serving) == FLOAT32:
             return serving
         with self._lock:
             found = self._full.get(serving.model_id)

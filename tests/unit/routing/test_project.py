@@ -82,6 +82,14 @@ def test_an_int8_serving_encoder_is_not_used_for_project_skills(
         return full
 
     monkeypatch.setattr("router.index.query_encoder.query_embedder", query_embedder)
+    copy = _Int8Copy()
     turns = ProjectTurns(IndexConfig(query_backend="onnx-int8"), tmp_path)
-    assert turns._embedder(HashEmbedder()) is full and made == ["onnx"]
+    assert turns._embedder(copy) is full and made == ["onnx"]
     assert ProjectTurns(IndexConfig(query_backend="onnx"), tmp_path)._embedder(full) is full
+    # a copy that fell back to float32, or an encoder handed to the Engine: used as it is
+    served = HashEmbedder()
+    assert turns._embedder(served) is served and made == ["onnx"]
+
+
+class _Int8Copy(HashEmbedder):
+    vectors = "int8-QInt8/int8-matmul-per-channel-smoothed"
