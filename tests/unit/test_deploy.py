@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from typing import Any
 
+import pytest
 import yaml
 
 from tests.support.deploy import (
@@ -111,6 +114,17 @@ def test_the_secret_holds_a_postgresql_dsn_and_a_job_migrates_it_ahead_of_a_roll
     assert store_url_source(migrate) == STORE_SECRET
     base = yaml.safe_load((K8S / "kustomization.yaml").read_text())["resources"]
     assert "feedback-migrate-job.yaml" not in base and "secret.yaml" not in base
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
+def test_kustomize_renders_the_base_with_no_claim() -> None:
+    result = subprocess.run(["kubectl", "kustomize", str(K8S)], capture_output=True, text=True,
+                            timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    kinds = {f"{d['kind']}/{d['metadata']['name']}" for d in yaml.safe_load_all(result.stdout)}
+    assert {"ServiceAccount/skill-router", "ConfigMap/skill-router-skills",
+            "Deployment/skill-router", "CronJob/skill-router-index"} <= kinds
+    assert not {k for k in kinds if k.startswith(("PersistentVolumeClaim/", "Secret/", "Job/"))}
 
 
 def test_the_tls_overlay_moves_probes_to_the_plaintext_health_port() -> None:
