@@ -7,7 +7,7 @@ import argparse
 
 from router.cli.guard import EXIT_USAGE
 from router.config import load_config
-from router.errors import InvalidRequest
+from router.errors import InvalidRequest, Unavailable
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -43,7 +43,12 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     store = PgStore(url, config.feedback)
     try:
         # opening migrated; one that could not reach the database raises it here (exit 1)
-        applied = store.migrate() if store.backlog().unreachable else store.applied
+        try:
+            applied = store.migrate() if store.backlog().unreachable else store.applied
+        except OSError:
+            raise Unavailable(f"cannot reach the feedback store {store.location}: check "
+                              "that the server is up and accepts this host, and the URL's "
+                              "host, port, user, password and database") from None
         print(f"{store.location}: schema at version {store.schema_version()}"
               f"{' (applied ' + ', '.join(map(str, applied)) + ')' if applied else ''}")
         if args.source:

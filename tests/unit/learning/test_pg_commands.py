@@ -85,3 +85,11 @@ def test_stats_and_examples_read_the_store_the_flag_names(
     listed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert {(e["skill"], e["query"]) for e in listed} == {("pdf", "merge two pdfs")}
     assert not (empty / "feedback").exists()
+
+
+def test_migrate_says_what_to_check_when_the_database_cannot_be_reached(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["feedback", "migrate", "--to", "postgresql://someone:pw@127.0.0.1:1/x"]) == 1
+    err = capsys.readouterr().err
+    assert "cannot reach the feedback store postgresql://someone@127.0.0.1:1/x" in err
+    assert "pw" not in err.replace("password", "")
