@@ -112,6 +112,16 @@ class Engine:
         """Load the embedding model and touch the index, so the first real turn is fast."""
         self.route(RouteQuery(message="warm up"))
 
+    def prime(self) -> None:
+        """What a first Route computes besides its encode, done ahead: the size of the whole
+        catalog a caller of every catalog would inject (rendered once per index version and
+        format). ``serve`` calls it while the model loads, so the two overlap."""
+        from router.routing.result import full_catalog_chars
+
+        snapshot = self._snapshot
+        full_catalog_chars(snapshot, self.validate(RouteQuery(message="warm up")),
+                           self._settings.routing, self._views.view(snapshot, ANONYMOUS))
+
     @property
     def _snapshot(self) -> IndexSnapshot:
         return self._served[0]

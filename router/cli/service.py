@@ -115,6 +115,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         from router.service.server import Endpoints, serve
 
         engine = Engine.open(index_dir, config, embedder)
+        engine.prime()  # while the model still loads
     engine.remote = remote  # the poller fetches new versions, a Reindex publishes there
     engine.warm_up()  # the first real turn is then as fast as any other
     info = engine.info()
