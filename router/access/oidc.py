@@ -33,12 +33,14 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import jwt
 import yaml
 
 from router.common.jwks import Jwk, check_url
+
+if TYPE_CHECKING:
+    import jwt  # PyJWT loads with the first token checked, not with every server
 
 LEEWAY = 60
 REMEMBER_SECONDS = 60.0
@@ -146,6 +148,8 @@ def _header(token: bytes) -> dict[str, Any]:
 
 def _peek(token: bytes, claim: str) -> str:
     """A claim of a token that failed, for the log (unverified, quoted, cut short)."""
+    import jwt
+
     try:
         value = jwt.decode(token, options={"verify_signature": False}).get(claim)
     except jwt.PyJWTError:
@@ -198,6 +202,8 @@ class JwtCheck:
         return value, float(exp) if isinstance(exp, int | float) else 0.0
 
     def _key(self, alg: str, kid: str) -> jwt.PyJWK:
+        import jwt
+
         jwk = self.keys.key(kid)
         if jwk is None:
             raise JwtRefused(f"the provider's keys ({self.keys.where}) have no signing key "
@@ -218,6 +224,8 @@ class JwtCheck:
         return prepared
 
     def _decode(self, token: bytes, key: jwt.PyJWK, alg: str, kid: str) -> dict[str, Any]:
+        import jwt
+
         settings = self.settings
         try:
             return dict(jwt.decode(token, key, algorithms=[alg], audience=settings.audience,
@@ -245,6 +253,8 @@ class JwtCheck:
 def seconds_left(token: bytes, now: float) -> float:
     """Seconds until a token's ``exp`` (plus the leeway) at wall-clock ``now``; read without
     verifying, for a token ``JwtCheck`` accepted; 0 without a number."""
+    import jwt
+
     try:
         exp: Any = jwt.decode(token, options={"verify_signature": False}).get("exp")
         return max(0.0, float(exp) + LEEWAY - now)
@@ -253,6 +263,8 @@ def seconds_left(token: bytes, now: float) -> float:
 
 
 def _when(token: bytes, claim: str) -> str:
+    import jwt
+
     try:
         value: Any = jwt.decode(token, options={"verify_signature": False}).get(claim)
         return datetime.fromtimestamp(float(value), UTC).isoformat(timespec="seconds")
