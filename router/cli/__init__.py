@@ -52,11 +52,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     level = logging.WARNING - 10 * min(args.verbose, 2)
+    root = logging.getLogger()
+    before = list(root.handlers)
     logging.basicConfig(level=level, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     from router.service.logs import quiet_repeats, use_format
 
     use_format("text")  # control characters in messages are escaped
-    quiet_repeats()  # a flood of one warning does not grow the log without bound
+    # A flood of one warning does not grow the log without bound; only the handler made here
+    # is filtered (a host that set up logging before, a test runner too, keeps its own).
+    quiet_repeats(handlers=[h for h in root.handlers if h not in before])
     return run_guarded(args.handler, args)
 

@@ -17,7 +17,7 @@ import json
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 from router.common.textsafe import is_unicode, printable
@@ -110,8 +110,11 @@ class RepeatFilter(logging.Filter):
         return True
 
 
-def quiet_repeats(logger: logging.Logger | None = None) -> None:
-    """Put a ``RepeatFilter`` on every handler of ``logger`` (default: the root logger)."""
-    for handler in (logger or logging.getLogger()).handlers:
+def quiet_repeats(logger: logging.Logger | None = None,
+                  handlers: Sequence[logging.Handler] | None = None) -> None:
+    """Put a ``RepeatFilter`` on every handler of ``logger`` (default: the root logger), or
+    on ``handlers`` only when given."""
+    for handler in (handlers if handlers is not None
+                    else (logger or logging.getLogger()).handlers):
         if not any(isinstance(f, RepeatFilter) for f in handler.filters):
             handler.addFilter(RepeatFilter())
