@@ -232,9 +232,8 @@ class PgStore(FeedbackStore):
         except OSError:
             found = []
         mine = self._writer.local_session(session)  # those not yet sent, and when it is down
-        merged = {row.rid: row for row in found + mine}
-        newest = sorted(merged.values(), key=lambda r: r.ts)[-WINDOW:]
-        return [ShownRoute.from_row(row) for row in newest]
+        merged = {r.route_id: r for r in [*map(ShownRoute.from_row, found), *mine]}
+        return sorted(merged.values(), key=lambda r: r.ts)[-WINDOW:]
 
     def claim_session(self, session_id: str, principal: str) -> str:
         if not session_id:

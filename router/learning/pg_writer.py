@@ -23,6 +23,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
+from router.learning.routes import RouteWindow, ShownRoute
 from router.learning.rows import ROUTE, Row
 from router.learning.segments import SYNC_INTERVAL_S
 from router.learning.spool import Spool
@@ -51,6 +52,7 @@ class PgWriter:
         self._lock = threading.Lock()
         self._pending: list[Row] = []
         self._recent: OrderedDict[str, Row] = OrderedDict()  # route id -> row
+        self._sessions = RouteWindow()  # the same Routes by session
         self._down_since = 0.0
         self._retry_at = 0.0
         self._backoff = FIRST_RETRY_SECONDS
@@ -81,6 +83,7 @@ class PgWriter:
                 self._recent[row.route_id] = row
                 while len(self._recent) > RECENT_ROUTES:
                     self._recent.popitem(last=False)
+            self._sessions.add(ShownRoute.from_row(row))
         if not durable:
             with self._lock:
                 self._pending.append(row)
@@ -102,12 +105,9 @@ class PgWriter:
         with self._lock:
             return self._recent.get(route_id)
 
-    def local_session(self, session: str) -> list[Row]:
-        """The rows of this process's recent Routes of ``session``."""
-        if not session:
-            return []
-        with self._lock:
-            return [row for row in self._recent.values() if row.session == session]
+    def local_session(self, session: str) -> list[ShownRoute]:
+        """This process's last Routes of ``session`` (``router.learning.routes.WINDOW``)."""
+        return self._sessions.last(session)
 
     def mark_down(self, exc: OSError) -> None:
         """Mark the database unreachable after ``exc``: calls skip it until it answers."""
