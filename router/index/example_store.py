@@ -11,6 +11,8 @@ Files in a version folder (checksummed with the others by the manifest):
     lexical-examples/  the BM25 index over skill documents expanded with their examples'
                     text, when the settings fitted at build time chose it
                     (router.calibration.settings_fit)
+    gate-catalogs.npy  with several catalogs, the gate's evidence per catalog
+                    (router.index.gate_store)
 
 Embeddings are reused from the current version by (model, text), like skill embeddings. What is
 stored is the build encoder's, as the skills are: a turn's vector is compared with those rows.
@@ -29,11 +31,12 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from router.calibration import gate
+from router.calibration.catalog_gate import CatalogEvidence
 from router.calibration.gate_fit import calibrate_gate
 from router.calibration.settings import Fit, Seen, TunedSettings
 from router.calibration.settings_fit import ExampleRows, tune
@@ -42,7 +45,9 @@ from router.errors import IndexUnavailable
 from router.examples import selection
 from router.examples.loading import fingerprint
 from router.examples.model import Example
-from router.examples.scoring import ExampleIndex, example_index, positive_texts
+from router.examples.scoring import VIEW, ExampleIndex, example_index, positive_texts
+from router.index import gate_store
+from router.index.gate_store import private_file
 from router.index.lexical import LexicalIndex
 from router.index.vectors import catalog_centroid
 from router.index.versions.layout import VERSIONS, current_version, read_manifest
@@ -71,6 +76,7 @@ class Learned:
     zero_shot: gate.ZeroShotGate | None = None  # the gate without examples (with examples)
     nearest_zero_shot: tuple[int, ...] = ()  # its nearest-request test's calibration rows
     query_vectors: str = FLOAT32  # the query encoder's vectors the gate was calibrated with
+    catalogs: CatalogEvidence | None = None  # per catalog, for the gates of views (several)
 
     def manifest(self) -> dict[str, object]:
         rows = self.selection.rows
@@ -153,17 +159,6 @@ def _fit(index: ExampleIndex | None, catalog: Catalog, embedder: Embedder,
     return fit, lexical_for(positive_texts(index))
 
 
-def _best_bm25(texts: Sequence[str], lexical: LexicalIndex | None) -> np.ndarray | None:
-    """Each text's best BM25 score over ``lexical`` (None without it)."""
-    if lexical is None:
-        return None
-    out = []
-    for text in texts:
-        _, scores = lexical.search(text, 1)
-        out.append(float(scores[0]) if len(scores) else 0.0)
-    return np.asarray(out, dtype=np.float64)
-
-
 class Catalog(NamedTuple):
     """The skills examples are fitted against: their keys in row order, their vectors, their
     BM25 documents and the index over them."""
@@ -200,12 +195,15 @@ def prepare(catalog: Catalog, examples: Sequence[Example], embedder: Embedder, r
     held_out = None if query is None or index is None else query.encode(list(index.queries))
     fit, expanded = _fit(index, catalog, query or embedder, held_out,
                          trained) if fit_settings else (None, None)
-    words = _best_bm25(calibration_texts, expanded or lexical)
+    words = gate_store.best_bm25(calibration_texts, expanded or lexical)
     fitted = calibrate_gate(null, skill_vectors, index, words, len(chosen.off_topic), fit, asked)
+    per_catalog = None if fitted.calibration is None else gate_store.measure(
+        names, skill_vectors, index, fit.settings.example_mode if fit else VIEW,
+        null if asked is None else asked, calibration_texts, expanded or lexical)
     return Learned(chosen, rows, calibration_texts, null, fitted.calibration,
                    fingerprint(examples), fitted.nearest, fit.settings if fit else None,
                    expanded, fitted.zero_shot, fitted.nearest_zero_shot,
-                   vectors_of(query or embedder))
+                   vectors_of(query or embedder), per_catalog)
 
 
 def as_index(rows: Sequence[selection.Row], vectors: np.ndarray,
@@ -222,15 +220,16 @@ def as_index(rows: Sequence[selection.Row], vectors: np.ndarray,
 def write(folder: Path, learned: Learned) -> None:
     data = {"rows": [r.to_dict() for r in learned.selection.rows],
             "calibration": list(learned.calibration_texts), "nearest": list(learned.nearest),
-            "nearest_zero_shot": list(learned.nearest_zero_shot)}
+            "nearest_zero_shot": list(learned.nearest_zero_shot),
+            **gate_store.write(folder, learned.catalogs)}
     # the rows hold requests learned from users' traffic, the vectors their embeddings and the
     # expanded BM25 index their words: owner-only, like the feedback store
-    with _private(folder / EXAMPLES_JSON, "w", encoding="utf-8") as handle:
+    with private_file(folder / EXAMPLES_JSON, "w", encoding="utf-8") as handle:
         handle.write(json.dumps(data, ensure_ascii=False))
     width = learned.calibration_vectors.shape[1]
     stacked = np.vstack([learned.vectors.reshape(-1, width),
                          learned.calibration_vectors]).astype(np.float32)
-    with _private(folder / EXAMPLES_NPY, "wb") as binary:
+    with private_file(folder / EXAMPLES_NPY, "wb") as binary:
         np.save(binary, stacked)
     if learned.expanded is not None:
         words = folder / LEXICAL_EXAMPLES
@@ -238,12 +237,6 @@ def write(folder: Path, learned: Learned) -> None:
         learned.expanded.save(words)
         for path in words.rglob("*"):  # written inside the 0700 folder, before the rename
             os.chmod(path, 0o700 if path.is_dir() else 0o600)
-
-
-def _private(path: Path, mode: str, encoding: str | None = None) -> IO[Any]:
-    """``path`` created owner-only (0600, whatever the umask) and opened with ``mode``."""
-    return os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), mode,
-                     encoding=encoding)
 
 
 @dataclass(frozen=True)
@@ -257,6 +250,8 @@ class Stored:
     tuning: TunedSettings | None = None
     lexical: LexicalIndex | None = None
     zero_shot: gate.ZeroShotGate | None = None
+    null: np.ndarray | None = None  # every calibration request's vector
+    catalogs: CatalogEvidence | None = None  # per catalog (router.index.gate_store)
 
 
 def load(folder: Path, manifest: Mapping[str, Any], positions: Mapping[str, int],
@@ -279,7 +274,8 @@ def load(folder: Path, manifest: Mapping[str, Any], positions: Mapping[str, int]
     zero = gate.Calibration.from_dict(record)
     zero_shot = None if zero is None else gate.ZeroShotGate(
         zero, _rows(null, data.get("nearest_zero_shot") or []), float(record.get("taught", -1.0)))
-    return Stored(examples, off_topic, tuning, lexical, zero_shot)
+    return Stored(examples, off_topic, tuning, lexical, zero_shot, _rows(null, None),
+                  gate_store.load(folder, data, len(null)))
 
 
 def _rows(null: np.ndarray, keep: list[Any] | None) -> np.ndarray:

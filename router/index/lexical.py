@@ -230,6 +230,15 @@ class LexicalIndex:
             return np.zeros(len(index), dtype=np.float32)
         return scores[index]
 
+    def best_by_group(self, query: str, group: np.ndarray, groups: int) -> np.ndarray:
+        """Per group of documents (``group[i]``: document i's, of ``groups``), the best BM25
+        score for ``query`` (0 where no document of it matches)."""
+        out = np.zeros(groups, dtype=np.float32)
+        scores = self._all_scores(query)
+        if scores is not None:
+            np.maximum.at(out, group, scores)
+        return out
+
     def save(self, directory: Path) -> None:
         """Write the index into ``directory`` (created if missing)."""
         directory.mkdir(parents=True, exist_ok=True)

@@ -38,6 +38,7 @@ import numpy as np
 
 from router.access.model import ANONYMOUS
 from router.access.view import View, view_of
+from router.calibration.catalog_gate import CatalogGates, ViewGate
 from router.calibration.gate import Calibration, ZeroShotGate
 from router.calibration.settings import TunedSettings
 from router.common.checkpoints import checkpoint
@@ -98,6 +99,7 @@ class IndexSnapshot:
     lexical_examples: LexicalIndex | None = None  # BM25 with examples' text, if tuning chose it
     digests: Mapping[str, digest_store.SkillDigests] | None = None  # None: from before them
     catalogs: tuple[str, ...] = (DEFAULT_CATALOG,)  # the catalog order (precedence for "*")
+    gates: CatalogGates | None = None  # the gates of views of some catalogs (several held)
 
     # Derived once per snapshot (cached_property writes the instance dict, which a frozen
     # dataclass allows); a snapshot never changes, so neither do these.
@@ -277,7 +279,10 @@ def load_index(root: str | Path, version: str | None = None, *,
                          calibration=calibration, off_topic=stored.off_topic, digests=recorded,
                          tuning=stored.tuning, lexical_examples=stored.lexical,
                          zero_shot=stored.zero_shot,
-                         catalogs=tuple(manifest.get("catalogs") or (DEFAULT_CATALOG,)))
+                         catalogs=tuple(manifest.get("catalogs") or (DEFAULT_CATALOG,)),
+                         gates=None if stored.catalogs is None or stored.null is None else
+                         CatalogGates(ViewGate(calibration, stored.off_topic, stored.zero_shot),
+                                      stored.null, stored.catalogs))
 
 
 def _verify(folder: Path, manifest: dict[str, Any]) -> None:

@@ -24,6 +24,7 @@ from router.index.store import IndexSnapshot
 from router.routing.calibrated import (
     example_mode,
     gate_in_force,
+    gate_of,
     off_topic_turn,
     tuned,
     under_floor,
@@ -239,7 +240,8 @@ def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors, setting
         active = view.position(name)
         if active is not None:
             plan.add(active, Reason.ACTIVE, scores.get(active, 0.0))
-    refused = off_topic_turn(snap, vectors.matrix, fused, fusion,
+    judged = gate_of(snap, base)  # the caller's catalogs' gate
+    refused = off_topic_turn(judged, vectors.matrix, fused, fusion,
                              (plan.description_best, plan.closest_example))
     if query.format.tools_only:  # the top k of the tools: instruction-only skills are no tools
         fused = [f for f in fused if snap.skills[f.index].parameters is not None]
@@ -253,7 +255,7 @@ def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors, setting
     if not explain:
         return result
     examples = snap.examples is not None and not explicit
-    return replace(result, gate=gate_in_force(snap, fusion), dense_weight=fusion.dense_weight,
+    return replace(result, gate=gate_in_force(judged, fusion), dense_weight=fusion.dense_weight,
                    example_mode=example_mode(snap) if examples else "",
                    lexical_with_examples=examples and snap.lexical_examples is not None,
                    settings_reason=snap.tuning.reason if examples and snap.tuning else "",

@@ -11,6 +11,7 @@ from router.access.view import View, view_of
 from router.index.dense import EXACT_WITHIN, within_index
 from router.index.store import IndexSnapshot
 from router.index.versions.layout import IndexInfo
+from router.routing.calibrated import gate_of
 from router.skills.catalogs import complete_order
 from router.skills.model import Diagnostic, Skill
 
@@ -48,14 +49,16 @@ class Visible:
 
     def info(self) -> IndexInfo:
         """The served version's info, its counts those of the view's catalogs (skills, shadowed
-        variants too, and the example rows of those skills)."""
+        variants too, and the example rows of those skills) and its gate theirs."""
         info = self.snap.info
         if self.view.whole:
             return info
         held = [self.view.holds(s.catalog, s.name) for s in self.snap.skills]
         examples = self.snap.examples
         taught = 0 if examples is None else sum(held[int(k)] for k in examples.skill)
-        return replace(info, skill_count=sum(held), example_count=taught)
+        calibration = gate_of(self.snap, self.view).calibration
+        return replace(info, skill_count=sum(held), example_count=taught,
+                       calibrated_gate=calibration.min_dense if calibration else 0.0)
 
     def diagnostics(self) -> tuple[Diagnostic, ...]:
         """The index's discovery diagnostics of the view's catalogs."""
