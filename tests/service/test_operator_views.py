@@ -1,7 +1,8 @@
 """Operators and admins bounded by their view, over a real server on port 0: an ``[ops,
 admin]`` principal of the catalog ``payments`` lists, counts, reads and purges only what the
-catalog holds, its diagnostics are those of its catalogs, GetIndexInfo counts its view, and a
-door of some catalogs acting for an admin of every catalog serves at most its own view."""
+catalog holds, its diagnostics are those of its catalogs, GetIndexInfo counts its view and
+reports its catalogs' gate, and a door of some catalogs acting for an admin of every catalog
+serves at most its own view."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from router.access.model import ADMIN, OPS, ROUTE, Principal
+from router.calibration.gate import bundled_requests
 from router.engine import Engine
 from router.routing.model import InlineSkill, RouteQuery
 from router.service.metrics import ServiceMetrics, start_metrics_http
@@ -24,7 +26,7 @@ from tests.service.test_catalog_views import HEADER, as_
 from tests.support.catalogs import PRINCIPALS, three_catalogs
 from tests.support.indexes import open_engine
 from tests.support.servers import Served, make_stub, serving, start_server
-from tests.support.skills import write_skill
+from tests.support.skills import add_skill, write_skill
 
 WHO = {**PRINCIPALS,
        "payops": Principal("payops", frozenset({OPS, ADMIN}), ("payments",)),
@@ -244,3 +246,16 @@ def test_a_word_of_hidden_skills_scores_a_project_skill_as_a_word_of_none(
     assert mine["p-hidden"] == mine["p-absent"] > 0
     every = lexical("ops")
     assert every["p-hidden"] != every["p-absent"]
+
+
+def test_skills_added_to_another_catalog_leave_the_callers_gate(base: Path,
+                                                                served: Served) -> None:
+    def gate_of(who: str) -> float:
+        return as_(who, served.stub.GetIndexInfo, pb.GetIndexInfoRequest()).calibrated_gate
+
+    before = {who: gate_of(who) for who in ("payops", "ops")}
+    for i, request in enumerate(bundled_requests()[:60]):  # skills that read as everyday talk
+        add_skill(base / "internal", f"everyday-{i}", request)
+    as_("ops", served.stub.Reindex, pb.ReindexRequest(full=True))
+    assert gate_of("ops") > before["ops"]  # the whole index's gate rose ...
+    assert gate_of("payops") == before["payops"]  # ... and the payments catalog's did not
