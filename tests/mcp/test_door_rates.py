@@ -4,7 +4,6 @@ after the clock moves lets one more through."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -14,23 +13,11 @@ import anyio
 from router.access.callers import LiveTable, load_table
 from router.access.rates import RateLimiter
 from router.mcp.rates import RateGate
+from tests.support.principals import entry, principals_yaml
 
-
-def _sha(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-PRINCIPALS = f"""principals:
-  - name: limited
-    token_sha256: "{_sha('tok-limited')}"
-    roles: [route]
-    catalogs: "*"
-    rate: {{per_second: 0.5, burst: 2}}
-  - name: free
-    token_sha256: "{_sha('tok-free')}"
-    roles: [route]
-    catalogs: "*"
-"""
+PRINCIPALS = principals_yaml(
+    entry("limited", "tok-limited", ["route"], rate={"per_second": 0.5, "burst": 2}),
+    entry("free", "tok-free", ["route"]))
 
 
 class Clock:

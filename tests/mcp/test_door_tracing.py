@@ -10,14 +10,12 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from router.common import tracing
 from router.engine import Engine
 from tests.support.mcp_doors import running_door
 from tests.support.servers import start_server
+from tests.support.spans import recorded_spans
 
 TRACE = "0af7651916cd43dd8448eb211c80319c"
 PARENT = "b7ad6b7169203331"
@@ -25,15 +23,8 @@ PARENT = "b7ad6b7169203331"
 
 @pytest.fixture
 def exporter() -> Iterator[InMemorySpanExporter]:
-    found = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(found))
-    tracing.use(provider)
-    try:
+    with recorded_spans() as found:
         yield found
-    finally:
-        tracing.use(None)
-        provider.shutdown()
 
 
 @pytest.mark.anyio

@@ -18,6 +18,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from router.engine import Engine
 from router.service.server import RouterServer
 from router.v1 import router_pb2 as pb
+from tests.support.principals import entry, principals_yaml
 from tests.support.servers import make_stub, start_server
 from tests.support.skills import Tree
 
@@ -26,24 +27,9 @@ TRACEPARENT = f"00-{TRACE}-00f067aa0ba902b7-01"
 MESSAGE = "please extract the tables from my secret quarterly PDF files"
 
 
-def _sha(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-PRINCIPALS = f"""principals:
-  - name: router
-    token_sha256: "{_sha('tok-route')}"
-    roles: [route]
-    catalogs: "*"
-  - name: watcher
-    token_sha256: "{_sha('tok-ops')}"
-    roles: [ops]
-    catalogs: "*"
-  - name: door
-    token_sha256: "{_sha('tok-door')}"
-    roles: [route, delegate]
-    catalogs: "*"
-"""
+PRINCIPALS = principals_yaml(
+    entry("router", "tok-route", ["route"]), entry("watcher", "tok-ops", ["ops"]),
+    entry("door", "tok-door", ["route", "delegate"]))
 
 
 @pytest.fixture(scope="module")

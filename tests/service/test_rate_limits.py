@@ -5,7 +5,6 @@ delegate's own calls unaffected; the refusals counted by principal."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -22,28 +21,12 @@ from router.errors import RateLimited
 from router.service.metrics import ServiceMetrics
 from router.service.server import RouterServer
 from router.v1 import router_pb2 as pb
+from tests.support.principals import entry, principals_yaml
 from tests.support.servers import make_stub, start_server
 
-
-def _sha(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-PRINCIPALS = f"""principals:
-  - name: limited
-    token_sha256: "{_sha('tok-limited')}"
-    roles: [route]
-    catalogs: "*"
-    rate: {{per_second: 2, burst: 3}}
-  - name: free
-    token_sha256: "{_sha('tok-free')}"
-    roles: [route]
-    catalogs: "*"
-  - name: door
-    token_sha256: "{_sha('tok-door')}"
-    roles: [route, delegate]
-    catalogs: "*"
-"""
+PRINCIPALS = principals_yaml(
+    entry("limited", "tok-limited", ["route"], rate={"per_second": 2, "burst": 3}),
+    entry("free", "tok-free", ["route"]), entry("door", "tok-door", ["route", "delegate"]))
 
 
 class Clock:

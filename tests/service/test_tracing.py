@@ -17,16 +17,14 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
 
-from router.common import tracing
 from router.door.tracing import start_tracing, stop_tracing
 from router.engine import Engine
 from router.v1 import router_pb2 as pb
 from tests.support.servers import serving
+from tests.support.spans import recorded_spans
 
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
 PARENT = "00f067aa0ba902b7"
@@ -38,15 +36,8 @@ STAGES = ["skill_router.encode", "skill_router.search", "skill_router.fuse",
 
 @pytest.fixture
 def exported() -> Iterator[InMemorySpanExporter]:
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    tracing.use(provider)
-    try:
+    with recorded_spans() as exporter:
         yield exporter
-    finally:
-        tracing.use(None)
-        provider.shutdown()
 
 
 def _route(stub: Any) -> None:

@@ -9,8 +9,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from router.access.model import Principal
@@ -20,21 +18,15 @@ from router.errors import InvalidRequest
 from router.routing.model import RouteQuery
 from tests.support.indexes import build_hash_index, open_engine
 from tests.support.skills import SKILLS
+from tests.support.spans import recorded_spans
 
 MESSAGE = "merge the PDF files of the secret merger codenamed bluebird"
 
 
 @pytest.fixture
 def exporter() -> Iterator[InMemorySpanExporter]:
-    found = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(found))
-    tracing.use(provider)
-    try:
+    with recorded_spans() as found:
         yield found
-    finally:
-        tracing.use(None)
-        provider.shutdown()
 
 
 def test_off_a_stage_is_the_shared_null_context() -> None:
