@@ -56,7 +56,7 @@ def store_url_source(pod: dict[str, Any]) -> dict[str, Any]:
 
 def served_index() -> str:
     """The ``--index`` of the Deployment's servers."""
-    deployment = yaml.safe_load((K8S / "deployment.yaml").read_text())
+    deployment = yaml.safe_load((K8S / "base" / "deployment.yaml").read_text())
     args = deployment["spec"]["template"]["spec"]["containers"][0]["args"]
     return str(args[args.index("--index") + 1])
 

@@ -24,7 +24,7 @@ from tests.support.deploy import (
 
 def documents() -> dict[str, dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
-    for path in sorted(K8S.glob("*.yaml")):
+    for path in sorted([*K8S.glob("*.yaml"), *(K8S / "base").glob("*.yaml")]):
         for doc in yaml.safe_load_all(path.read_text()):
             if doc and doc.get("kind") != "Kustomization":
                 found[f"{doc['kind']}/{doc['metadata']['name']}"] = doc
@@ -98,9 +98,9 @@ def test_builds_clone_the_catalog_publish_to_the_bucket_and_learn_from_the_datab
     assert_clones_the_catalog(cron)
     assert store_url_source(cron) == STORE_SECRET
     assert served_index() in cron["containers"][0]["args"]
-    skills = yaml.safe_load((K8S / "skills-source.yaml").read_text())
+    skills = yaml.safe_load((K8S / "base" / "skills-source.yaml").read_text())
     assert skills["kind"] == "ConfigMap" and {"repo", "ref"} <= set(skills["data"])
-    base = yaml.safe_load((K8S / "kustomization.yaml").read_text())["resources"]
+    base = yaml.safe_load((K8S / "base" / "kustomization.yaml").read_text())["resources"]
     assert {"skills-source.yaml", "serviceaccount.yaml", "cronjob.yaml"} <= set(base)
 
 
@@ -112,8 +112,9 @@ def test_the_secret_holds_a_postgresql_dsn_and_a_job_migrates_it_ahead_of_a_roll
     assert migrate["containers"][0]["args"][:2] == ["feedback", "migrate"]
     assert "--to" not in migrate["containers"][0]["args"]  # no password in a command line
     assert store_url_source(migrate) == STORE_SECRET
-    base = yaml.safe_load((K8S / "kustomization.yaml").read_text())["resources"]
-    assert "feedback-migrate-job.yaml" not in base and "secret.yaml" not in base
+    for folder in (K8S, K8S / "base"):
+        base = yaml.safe_load((folder / "kustomization.yaml").read_text())["resources"]
+        assert "feedback-migrate-job.yaml" not in base and "secret.yaml" not in base
 
 
 @pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
@@ -127,9 +128,23 @@ def test_kustomize_renders_the_base_with_no_claim() -> None:
     assert not {k for k in kinds if k.startswith(("PersistentVolumeClaim/", "Secret/", "Job/"))}
 
 
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
+@pytest.mark.parametrize(("overlay", "variable"), [
+    ("tls", "SKILL_ROUTER_SERVER_TLS_CERT_FILE"),
+    ("tenancy", "SKILL_ROUTER_SERVER_PRINCIPALS_FILE")])
+def test_kustomize_renders_each_overlay_on_the_base(overlay: str, variable: str) -> None:
+    result = subprocess.run(["kubectl", "kustomize", str(K8S / overlay)], capture_output=True,
+                            text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr  # an overlay inside its base is a cycle
+    docs = {f"{d['kind']}/{d['metadata']['name']}": d for d in yaml.safe_load_all(result.stdout)}
+    assert "CronJob/skill-router-index" in docs
+    server = docs["Deployment/skill-router"]["spec"]["template"]["spec"]["containers"][0]
+    assert variable in {e["name"] for e in server["env"]}
+
+
 def test_the_tls_overlay_moves_probes_to_the_plaintext_health_port() -> None:
     overlay = yaml.safe_load((K8S / "tls" / "kustomization.yaml").read_text())
-    assert overlay["resources"] == ["../"]
+    assert overlay["resources"] == ["../base"]
     ops = yaml.safe_load(overlay["patches"][0]["patch"])
     env = {op["value"]["name"]: op["value"]["value"] for op in ops
            if op["path"].endswith("/env/-")}
@@ -228,7 +243,7 @@ def test_the_dockerfile_picks_the_torch_build_by_argument() -> None:
 
 def test_the_tenancy_overlay_mounts_the_principals_file_from_the_secret() -> None:
     overlay = yaml.safe_load((K8S / "tenancy" / "kustomization.yaml").read_text())
-    assert overlay["resources"] == ["../"]
+    assert overlay["resources"] == ["../base"]
     ops = yaml.safe_load(overlay["patches"][0]["patch"])
     values = {op["path"]: op["value"] for op in ops}
     env = values["/spec/template/spec/containers/0/env/-"]

@@ -83,8 +83,8 @@ def test_the_operator_rule_carries_the_same_groups() -> None:
 
 def test_the_service_monitor_scrapes_the_services_metrics_port() -> None:
     monitor = yaml.safe_load((MONITORING_K8S / "servicemonitor.yaml").read_text())
-    service = yaml.safe_load((REPO / "deploy" / "k8s" / "service.yaml").read_text())
-    deployment = yaml.safe_load((REPO / "deploy" / "k8s" / "deployment.yaml").read_text())
+    service = yaml.safe_load((REPO / "deploy" / "k8s" / "base" / "service.yaml").read_text())
+    deployment = yaml.safe_load((REPO / "deploy" / "k8s" / "base" / "deployment.yaml").read_text())
     assert monitor["kind"] == "ServiceMonitor"
     labels = monitor["spec"]["selector"]["matchLabels"]
     assert labels.items() <= service["metadata"]["labels"].items()
