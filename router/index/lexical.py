@@ -236,7 +236,8 @@ class LexicalIndex:
         out = np.zeros(groups, dtype=np.float32)
         scores = self._all_scores(query)
         if scores is not None:
-            np.maximum.at(out, group, scores)
+            hit = np.flatnonzero(scores > 0)  # a query's words reach few of many documents
+            np.maximum.at(out, group[hit], scores[hit])
         return out
 
     def save(self, directory: Path) -> None:
