@@ -5,7 +5,6 @@ and the route page routing "as" a principal."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,26 +17,19 @@ from router.credentials import CallerAuth
 from router.engine import Engine
 from tests.console.conftest import PDF_SKILL
 from tests.support.pages import csrf
+from tests.support.principals import entry, write_principals
 from tests.support.servers import start_server
 
-ROLES = {"console": ("tok-console", "[route, ops, delegate]"),
-         "watcher": ("tok-watch", "[ops]"), "keeper": ("tok-keep", "[ops, admin]"),
-         "team": ("tok-team", "[route]"), "blind": ("tok-blind", "[ops]")}
-DENIED = {"blind": '["*"]'}  # an operator whose view holds nothing
+PRINCIPALS = (entry("console", "tok-console", ["route", "ops", "delegate"]),
+              entry("watcher", "tok-watch", ["ops"]), entry("keeper", "tok-keep", ["ops", "admin"]),
+              entry("team", "tok-team", ["route"]),
+              entry("blind", "tok-blind", ["ops"], deny=["*"]))  # a view holding nothing
 
 
 @pytest.fixture(scope="module")
 def principals(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    lines = ["principals:"]
-    for name, (token, roles) in ROLES.items():
-        digest = hashlib.sha256(token.encode()).hexdigest()
-        lines += [f"  - name: {name}", f'    token_sha256: "{digest}"', f"    roles: {roles}",
-                  '    catalogs: "*"']
-        if name in DENIED:
-            lines.append(f"    deny: {DENIED[name]}")
-    path = tmp_path_factory.mktemp("principals") / "principals.yaml"
-    path.write_text("\n".join(lines) + "\n")
-    return path
+    return write_principals(tmp_path_factory.mktemp("principals") / "principals.yaml",
+                            *PRINCIPALS)
 
 
 @pytest.fixture(scope="module")

@@ -18,25 +18,21 @@ from router.console.auth import COOKIE, ConsoleAccess, console_access
 from router.console.server import ConsoleServer, RouterLink
 from router.credentials import CallerAuth
 from router.engine import Engine
+from tests.support.principals import entry, write_principals
 from tests.support.servers import start_server
 
 OLD, NEW, OTHER = "tok-watch-old", "tok-watch-new", "tok-keep"
 
 
-def write_principals(path: Path, watcher: str, keeper: str = OTHER) -> None:
-    lines = ["principals:"]
-    for name, token, roles in (("console", "tok-console", "[route, ops, delegate]"),
-                               ("watcher", watcher, "[ops]"), ("keeper", keeper, "[ops]")):
-        lines += [f"  - name: {name}",
-                  f'    token_sha256: "{hashlib.sha256(token.encode()).hexdigest()}"',
-                  f"    roles: {roles}", '    catalogs: "*"']
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+def principals_with(path: Path, watcher: str, keeper: str = OTHER) -> None:
+    write_principals(path, entry("console", "tok-console", ["route", "ops", "delegate"]),
+                     entry("watcher", watcher, ["ops"]), entry("keeper", keeper, ["ops"]))
 
 
 @pytest.fixture()
 def principals(tmp_path: Path) -> Path:
     path = tmp_path / "principals.yaml"
-    write_principals(path, OLD)
+    principals_with(path, OLD)
     return path
 
 
@@ -54,11 +50,11 @@ def signed_in(principals: Path) -> tuple[LiveTable, dict[str, str], ConsoleAcces
 
 def test_a_session_ends_when_its_token_is_rotated_out(principals: Path) -> None:
     live, cookies, access = signed_in(principals)
-    write_principals(principals, NEW)  # the watcher's token rotated
+    principals_with(principals, NEW)  # the watcher's token rotated
     assert live.reload()
     assert access.session({}, cookies) is None
     assert access.caller_entry({}, cookies) is None
-    write_principals(principals, OLD)  # and back: the ended session stays ended
+    principals_with(principals, OLD)  # and back: the ended session stays ended
     assert live.reload()
     assert access.session({}, cookies) is None
     assert access.login(NEW) is None and access.login(OLD) is not None
@@ -66,7 +62,7 @@ def test_a_session_ends_when_its_token_is_rotated_out(principals: Path) -> None:
 
 def test_a_session_ends_when_its_token_becomes_another_principals(principals: Path) -> None:
     live, cookies, access = signed_in(principals)
-    write_principals(principals, NEW, keeper=OLD)  # the old token now names the keeper
+    principals_with(principals, NEW, keeper=OLD)  # the old token now names the keeper
     assert live.reload()
     assert access.session({}, cookies) is None
     assert access.caller_entry({}, cookies) is None
@@ -100,7 +96,7 @@ def test_the_console_signs_out_a_rotated_token(console: ConsoleServer,
     with httpx2.Client(base_url=console.url, timeout=30.0) as browser:
         assert browser.post("/login", data={"token": OLD}).status_code == 303
         assert browser.get("/skills").status_code == 200
-        write_principals(principals, NEW)
+        principals_with(principals, NEW)
         assert console.principals is not None and console.principals.reload()  # as SIGHUP
         refused = browser.get("/skills")
         assert refused.status_code == 401 and 'action="/login"' in refused.text

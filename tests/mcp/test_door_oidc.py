@@ -6,7 +6,6 @@ caller's JWT never reaching the service), bad JWTs refused."""
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,14 +20,11 @@ from tests.mcp.test_door_principals import refusal, search
 from tests.mcp.test_http_auth import post
 from tests.support.mcp_doors import RunningDoor, running_door
 from tests.support.oidc import Provider, identity_provider, oidc_section
+from tests.support.principals import entry, principals_yaml, write_principals
 from tests.support.servers import start_server
 from tests.support.skills import Tree
 
 WELL_KNOWN = "/.well-known/oauth-protected-resource"
-
-
-def _entry(name: str, roles: str, proof: str) -> str:
-    return f"  - name: {name}\n{proof}    roles: {roles}\n    catalogs: '*'\n"
 
 
 @pytest.fixture(scope="module")
@@ -40,15 +36,13 @@ def provider() -> Iterator[Provider]:
 @pytest.fixture(scope="module")
 def files(provider: Provider, tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("door-oidc")
-    door = hashlib.sha256(b"tok-door").hexdigest()
     # the service: no oidc section; it knows the door (a delegate) and the team by name only
-    (folder / "service.yaml").write_text(
-        "principals:\n" + _entry("door", "[route, delegate]", f'    token_sha256: "{door}"\n')
-        + _entry("team", "[route]", ""))
+    write_principals(folder / "service.yaml", entry("door", "tok-door", ["route", "delegate"]),
+                     entry("team", "", ["route"]))
     (folder / "door.yaml").write_text(
-        oidc_section(provider) + "principals:\n"
-        + _entry("team", "[route]", "    subject: team-client\n")
-        + _entry("watcher", "[ops]", "    subject: watcher-client\n"))
+        oidc_section(provider)
+        + principals_yaml(entry("team", "", ["route"], subject="team-client"),
+                          entry("watcher", "", ["ops"], subject="watcher-client")))
     (folder / "outbound").write_text("tok-door\n")
     return folder
 

@@ -6,7 +6,6 @@ served as the door itself; a SIGHUP that rotates a token."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import signal
 import time
@@ -23,31 +22,21 @@ from router.engine import Engine
 from router.service.server import RouterServer
 from tests.mcp.test_http_auth import post
 from tests.support.mcp_doors import RunningDoor, running_door
+from tests.support.principals import entry, write_principals
 from tests.support.servers import start_server
 from tests.support.skills import Tree
 
 QUERY = {"query": "extract the tables from this PDF file"}
 
 
-def sha(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-def entry(name: str, token: str, roles: str) -> str:
-    return (f"  - name: {name}\n    token_sha256: \"{sha(token)}\"\n    roles: {roles}\n"
-            "    catalogs: \"*\"\n")
-
-
 @pytest.fixture(scope="module")
 def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("principals")
     # the service knows the door (a delegate) and the team, not the ghost
-    (folder / "service.yaml").write_text(
-        "principals:\n" + entry("door", "tok-door", "[route, delegate]")
-        + entry("team", "tok-team-service", "[route]"))
-    (folder / "door.yaml").write_text(
-        "principals:\n" + entry("team", "tok-team", "[route]")
-        + entry("ghost", "tok-ghost", "[route]") + entry("watcher", "tok-watch", "[ops]"))
+    write_principals(folder / "service.yaml", entry("door", "tok-door", ["route", "delegate"]),
+                     entry("team", "tok-team-service", ["route"]))
+    write_principals(folder / "door.yaml", entry("team", "tok-team", ["route"]),
+                     entry("ghost", "tok-ghost", ["route"]), entry("watcher", "tok-watch", ["ops"]))
     (folder / "outbound").write_text("tok-door\n")
     (folder / "accepted").write_text("tok-legacy\n")
     return folder
@@ -132,10 +121,10 @@ async def test_the_proxy_delegates_each_caller_and_the_service_checks_the_name(
 def test_sighup_rotates_a_callers_token(tree: Tree, tree_engine: Engine,
                                         tmp_path: Path) -> None:
     path = tmp_path / "door.yaml"
-    path.write_text("principals:\n" + entry("team", "tok-old", "[route]"))
+    write_principals(path, entry("team", "tok-old", ["route"]))
     with running_door(["--index", str(tree.index), "--principals", str(path)]) as door:
         assert post(door.url, token="tok-old").status_code == 200
-        path.write_text("principals:\n" + entry("team", "tok-new", "[route]"))
+        write_principals(path, entry("team", "tok-new", ["route"]))
         os.kill(door.pid, signal.SIGHUP)
         wait_for(lambda: post(door.url, token="tok-old").status_code == 401)
         assert post(door.url, token="tok-new").status_code == 200

@@ -11,28 +11,18 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.mcp.test_door_principals import sha
 from tests.support.catalogs import three_catalogs
 from tests.support.mcp_doors import RunningDoor, running_door
-
-FILE = """principals:
-  - name: pay
-    token_sha256: "{pay}"
-    roles: [route]
-    catalogs: [payments, org]
-    deny: ["internal-*"]
-  - name: int
-    token_sha256: "{int}"
-    roles: [route]
-    catalogs: [internal, org, payments]
-"""
+from tests.support.principals import entry, write_principals
 
 
 @pytest.fixture(scope="module")
 def door(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningDoor]:
     base = tmp_path_factory.mktemp("door-views")
     index = three_catalogs(base)
-    (base / "door.yaml").write_text(FILE.format(pay=sha("tok-pay"), int=sha("tok-int")))
+    write_principals(base / "door.yaml",
+                     entry("pay", "tok-pay", ["route"], ["payments", "org"], deny=["internal-*"]),
+                     entry("int", "tok-int", ["route"], ["internal", "org", "payments"]))
     with running_door(["--index", str(index), "--principals", str(base / "door.yaml")]) as door:
         yield door
 

@@ -7,7 +7,6 @@ version published with the replicas' learned traffic; a purge seen everywhere at
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shutil
@@ -29,6 +28,7 @@ from router.v1 import router_pb2 as pb
 from tests.support.indexes import index_argv
 from tests.support.objects import S3, s3, s3_endpoint  # noqa: F401  (the fixtures)
 from tests.support.postgres import Cluster, cluster
+from tests.support.principals import entry, write_principals
 from tests.support.processes import cli_process
 from tests.support.servers import make_stub
 from tests.support.skills import add_skill, write_catalog
@@ -44,15 +44,10 @@ def eventually(check: Callable[[], bool], seconds: float = 60.0) -> None:
         pause.wait(0.05)
 
 
-def write_principals(path: Path) -> Path:
-    lines = ["principals:"]
-    for name, token in TOKENS.items():
-        roles = "[ops, admin]" if name == "ops" else "[route]"
-        lines += [f"  - name: {name}",
-                  f'    token_sha256: "{hashlib.sha256(token.encode()).hexdigest()}"',
-                  f"    roles: {roles}", '    catalogs: "*"']
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
+def principals_of_the_fleet(path: Path) -> Path:
+    return write_principals(path, *(
+        entry(name, token, ["ops", "admin"] if name == "ops" else ["route"])
+        for name, token in TOKENS.items()))
 
 
 def publish(skills: Path, url: str, store: str) -> None:
@@ -118,7 +113,7 @@ def test_three_replicas_share_only_the_database_and_the_bucket(
     source = write_catalog(tmp_path / "skills", 3)
     publish(source, s3.url(), store)
     hidden = source.rename(tmp_path / "skills-elsewhere")  # no replica can read them
-    principals = write_principals(tmp_path / "principals.yaml")
+    principals = principals_of_the_fleet(tmp_path / "principals.yaml")
     with ExitStack() as stack:
         a, b, c = (start(stack, tmp_path, name, s3.url(), store, principals)
                    for name in ("a", "b", "c"))

@@ -5,13 +5,13 @@ file it opens to an ``ops`` principal's token."""
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import httpx2
 import pytest
 
 from tests.support.ports import free_port
+from tests.support.principals import entry, write_principals
 from tests.support.processes import cli_process
 
 TOKEN_VAR = "SKILL_ROUTER_TEST_METRICS_TOKENS"
@@ -62,14 +62,8 @@ def test_the_service_monitor_sends_a_token_the_secret_declares() -> None:
 
 def test_metrics_open_to_an_ops_principal_of_the_principals_file(
         index_dir: Path, tmp_path: Path) -> None:
-    path = tmp_path / "principals.yaml"
-    lines = ["principals:"]
-    for name, token, roles in (("scraper", "tok-scrape", "[ops]"),
-                               ("gateway", "tok-gateway", "[route]")):
-        digest = hashlib.sha256(token.encode()).hexdigest()
-        lines += [f"  - name: {name}", f'    token_sha256: "{digest}"', f"    roles: {roles}",
-                  '    catalogs: "*"']
-    path.write_text("\n".join(lines) + "\n")
+    path = write_principals(tmp_path / "principals.yaml", entry("scraper", "tok-scrape", ["ops"]),
+                            entry("gateway", "tok-gateway", ["route"]))
     url, argv = scrape_url(index_dir, "--principals", str(path), tokens=False)
     with cli_process(*argv) as proc:
         assert proc.stdout is not None and "listening" in proc.stdout.readline()

@@ -48,6 +48,18 @@ def catalog(tmp_path: Path) -> Path:
     return skills
 
 
+def replica(tmp_path: Path, url: str, skills: Path) -> tuple[Engine, RemoteIndex]:
+    """``skills`` published to ``url`` and an Engine serving it from a mirror of its own, as a
+    replica's ``serve --index s3://...`` does."""
+    publish(skills, url)
+    config = Config(index=IndexConfig(cache_dir=str(tmp_path / "replica")))
+    index_dir, remote = served_index(url, config)
+    assert remote is not None
+    engine = Engine.open(index_dir, config, HashEmbedder())
+    engine.remote = remote
+    return engine, remote
+
+
 def eventually(check: Callable[[], bool], seconds: float = 60.0) -> None:
     """Wait until ``check()`` holds (a gross bound, not a timing)."""
     deadline, pause = time.monotonic() + seconds, threading.Event()
@@ -96,12 +108,7 @@ def test_a_replica_swaps_to_a_published_version_and_needs_no_skills_folder(
 def test_a_reindex_on_a_replica_publishes_for_every_replica(tmp_path: Path,
                                                            s3: S3) -> None:  # noqa: F811
     skills = catalog(tmp_path)
-    publish(skills, s3.url())
-    config = Config(index=IndexConfig(cache_dir=str(tmp_path / "replica")))
-    index_dir, remote = served_index(s3.url(), config)
-    assert remote is not None
-    engine = Engine.open(index_dir, config, HashEmbedder())
-    engine.remote = remote
+    engine, remote = replica(tmp_path, s3.url(), skills)
     first = engine.info().version
     add_skill(skills, "skill-new", "Handles weather forecasts for a city.")
     with serving(engine) as served:
@@ -122,12 +129,7 @@ def test_a_reindex_on_a_replica_publishes_for_every_replica(tmp_path: Path,
 def test_the_poller_swaps_after_the_fetch_and_outlives_the_bucket_going_away(
         tmp_path: Path, s3: S3) -> None:  # noqa: F811
     skills = catalog(tmp_path)
-    publish(skills, s3.url())
-    config = Config(index=IndexConfig(cache_dir=str(tmp_path / "replica")))
-    index_dir, remote = served_index(s3.url(), config)
-    assert remote is not None
-    engine = Engine.open(index_dir, config, HashEmbedder())
-    engine.remote = remote
+    engine, remote = replica(tmp_path, s3.url(), skills)
     poller = IndexPoller(engine, interval=60)  # checked by hand below
     assert not poller.check()  # nothing new
     add_skill(skills, "skill-new", "Handles weather forecasts for a city.")

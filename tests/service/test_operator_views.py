@@ -6,7 +6,6 @@ serves at most its own view."""
 
 from __future__ import annotations
 
-import hashlib
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -25,6 +24,7 @@ from router.v1 import router_pb2 as pb
 from tests.service.test_catalog_views import HEADER, as_
 from tests.support.catalogs import PRINCIPALS, three_catalogs
 from tests.support.indexes import open_engine
+from tests.support.principals import entry, write_principals
 from tests.support.servers import Served, make_stub, serving, start_server
 from tests.support.skills import add_skill, write_skill
 
@@ -153,22 +153,12 @@ def test_a_catalog_purge_leaves_the_other_catalogs(served: Served) -> None:
     assert [e.skill for e in left.examples] == ["payments/deploy"]
 
 
-def _principals(path: Path, **who: tuple[str, str, str]) -> Path:
-    """A principals file at ``path``: name -> (token, roles, catalogs) as YAML flow text."""
-    lines = ["principals:"]
-    for name, (token, roles, catalogs) in who.items():
-        digest = hashlib.sha256(token.encode()).hexdigest()
-        lines += [f"  - name: {name}", f'    token_sha256: "{digest}"', f"    roles: {roles}",
-                  f"    catalogs: {catalogs}"]
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
 def test_a_door_acting_for_an_admin_serves_at_most_its_own_view(
         engine: Engine, tmp_path: Path) -> None:
-    principals = _principals(tmp_path / "principals.yaml",
-                             door=("tok-door", "[route, ops, delegate]", "[payments, default]"),
-                             keeper=("tok-keeper", "[route, ops, admin]", '"*"'))
+    principals = write_principals(
+        tmp_path / "principals.yaml",
+        entry("door", "tok-door", ["route", "ops", "delegate"], ["payments", "default"]),
+        entry("keeper", "tok-keeper", ["route", "ops", "admin"]))
     running = start_server(engine, principals_file=str(principals))
     try:
         with grpc.insecure_channel(f"127.0.0.1:{running.port}") as channel:
@@ -198,10 +188,10 @@ def _scrape(port: int, token: str) -> dict[tuple[str, frozenset[tuple[str, str]]
 
 def test_metrics_name_the_catalog_and_only_an_every_catalog_scrape_sees_skills(
         engine: Engine, tmp_path: Path) -> None:
-    principals = _principals(tmp_path / "principals.yaml",
-                             watcher=("tok-all", "[route, ops]", '"*"'),
-                             payops=("tok-pay", "[route, ops]", "[payments]"),
-                             orgs=("tok-org", "[route]", "[org]"))
+    principals = write_principals(tmp_path / "principals.yaml",
+                                  entry("watcher", "tok-all", ["route", "ops"]),
+                                  entry("payops", "tok-pay", ["route", "ops"], ["payments"]),
+                                  entry("orgs", "tok-org", ["route"], ["org"]))
     metrics = ServiceMetrics(engine)
     running = start_server(engine, principals_file=str(principals), observer=metrics.observe)
     http, port = start_metrics_http(metrics, 0, "127.0.0.1", running.gate.accepts_ops_token,

@@ -4,7 +4,6 @@ beside the file, and a SIGHUP that rotates a token in a running ``serve``."""
 
 from __future__ import annotations
 
-import hashlib
 import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -22,29 +21,21 @@ from router.service.server import RouterServer
 from router.v1 import router_pb2 as pb
 from tests.support.certs import Certs, make_certs
 from tests.support.indexes import index_argv, open_engine
+from tests.support.principals import entry, principals_yaml
 from tests.support.processes import cli_process
 from tests.support.servers import start_server
 from tests.support.skills import write_catalog
 
 TOKENS = {"router": "tok-route", "watcher": "tok-ops", "keeper": "tok-admin",
           "door": "tok-door", "team": "tok-team"}
-ROLES = {"router": "[route]", "watcher": "[ops]", "keeper": "[admin]",
-         "door": "[route, ops, delegate]", "team": "[route, admin]"}
-
-
-def sha(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
+ROLES = {"router": ["route"], "watcher": ["ops"], "keeper": ["admin"],
+         "door": ["route", "ops", "delegate"], "team": ["route", "admin"]}
 
 
 def principals_text(tokens: dict[str, str], subject: str = "") -> str:
-    lines = ["principals:"]
-    for name, token in tokens.items():
-        lines += [f"  - name: {name}", f'    token_sha256: "{sha(token)}"',
-                  f"    roles: {ROLES[name]}", '    catalogs: "*"']
-    if subject:
-        lines += ["  - name: carded", f'    client_cert_subject: "{subject}"',
-                  "    roles: [ops]", '    catalogs: "*"']
-    return "\n".join(lines) + "\n"
+    carded = [entry("carded", "", ["ops"], client_cert_subject=subject)] if subject else []
+    return principals_yaml(*(entry(name, token, ROLES[name]) for name, token in tokens.items()),
+                           *carded)
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +99,7 @@ CASES = [(name, method) for name in ("router", "watcher", "keeper")
 @pytest.mark.parametrize(("name", "method"), CASES)
 def test_each_method_admits_its_roles_and_refuses_the_others(
         gated: RouterServer, name: str, method: str) -> None:
-    role = ROLES[name].strip("[]")
+    (role,) = ROLES[name]  # the principals these cases take hold one role each
     allowed = role in METHOD_ROLES[method]
     with client(gated.port, TOKENS[name]) as caller:
         code, details = call_method(caller, method)

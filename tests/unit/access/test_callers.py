@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from pathlib import Path
 
@@ -11,13 +10,11 @@ import pytest
 from router.access.callers import LiveTable, load_table
 from router.access.model import ROUTE
 from router.errors import InvalidRequest
+from tests.support.principals import entry, write_principals
 
 
-def principals_file(path: Path, token: str, roles: str = "[route]") -> str:
-    digest = hashlib.sha256(token.encode()).hexdigest()
-    path.write_text(f"principals:\n  - name: team\n    token_sha256: '{digest}'\n"
-                    f"    roles: {roles}\n    catalogs: [payments]\n")
-    return str(path)
+def principals_file(path: Path, token: str, roles: tuple[str, ...] = ("route",)) -> str:
+    return str(write_principals(path, entry("team", token, roles, ["payments"])))
 
 
 def test_no_file_and_no_token_is_an_empty_table() -> None:
@@ -59,7 +56,7 @@ def test_a_live_table_reloads_and_keeps_the_old_one_when_the_new_does_not_load(
     assert live.accepts(b"old")
     principals_file(tmp_path / "p.yaml", "new")
     assert live.reload() and live.accepts(b"new") and not live.accepts(b"old")
-    principals_file(tmp_path / "p.yaml", "newer", roles="[boss]")
+    principals_file(tmp_path / "p.yaml", "newer", roles=("boss",))
     with caplog.at_level(logging.ERROR):
         assert not live.reload()
     assert live.accepts(b"new")  # the table in use is kept
