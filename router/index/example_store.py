@@ -250,7 +250,7 @@ class Stored:
     tuning: TunedSettings | None = None
     lexical: LexicalIndex | None = None
     zero_shot: gate.ZeroShotGate | None = None
-    null: np.ndarray | None = None  # every calibration request's vector
+    null: np.ndarray | None = None  # every calibration request's vector (with catalogs)
     catalogs: CatalogEvidence | None = None  # per catalog (router.index.gate_store)
 
 
@@ -274,8 +274,9 @@ def load(folder: Path, manifest: Mapping[str, Any], positions: Mapping[str, int]
     zero = gate.Calibration.from_dict(record)
     zero_shot = None if zero is None else gate.ZeroShotGate(
         zero, _rows(null, data.get("nearest_zero_shot") or []), float(record.get("taught", -1.0)))
-    return Stored(examples, off_topic, tuning, lexical, zero_shot, _rows(null, None),
-                  gate_store.load(folder, data, len(null)))
+    per_catalog = gate_store.load(folder, data, len(null))
+    return Stored(examples, off_topic, tuning, lexical, zero_shot,
+                  None if per_catalog is None else _rows(null, None), per_catalog)
 
 
 def _rows(null: np.ndarray, keep: list[Any] | None) -> np.ndarray:
