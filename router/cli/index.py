@@ -15,7 +15,7 @@ from router.errors import InvalidRequest
 from router.skills.model import Diagnostic
 
 if TYPE_CHECKING:
-    from router.index.remote.mirror import RemoteIndex
+    from router.objectstore.mirror import RemoteIndex
 
 
 def register(sub: Any) -> None:
@@ -63,11 +63,11 @@ def register(sub: Any) -> None:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
+    from router.builder.recipe import Recipe, Sources
+    from router.builder.shards import ShardSpec
     from router.cli.skills import discovery_config_from_args
     from router.common.checkpoints import checkpoint
-    from router.index.remote import partials
-    from router.index.shards import ShardSpec
-    from router.reindex.recipe import Recipe, Sources
+    from router.objectstore import partials
     from router.skills.scan_plan import allow_partial
 
     config = with_feedback_store(load_config(getattr(args, "config", None)), args)
@@ -90,7 +90,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     checkpoint("starting")
     if spec is not None:
         shard = recipe.shard(spec)
-        if remote is not None:  # the merge reads it from the bucket (router.index.remote.partials)
+        if remote is not None:  # the merge reads it from the bucket (router.objectstore.partials)
             partials.push_partials(remote)
         _report(f"shard {spec.index}/{spec.count}: {shard.skills} of {shard.total} skills "
                 f"({shard.reused} embeddings reused)", shard.skills, started, shard.path,
@@ -118,8 +118,8 @@ def cmd_index(args: argparse.Namespace) -> int:
 def _remote(out: str, config: Any, args: argparse.Namespace) -> RemoteIndex | None:
     """The mirror of an ``s3://`` output, brought up to the bucket's version (so unchanged
     embeddings are reused); None for a folder. Shards send their partials through the bucket."""
-    from router.index.remote.location import is_remote
-    from router.index.remote.mirror import RemoteIndex
+    from router.objectstore.location import is_remote
+    from router.objectstore.mirror import RemoteIndex
 
     if not is_remote(out):
         return None

@@ -1,7 +1,7 @@
 """The index build's digest stage: record every skill's per-file digests (``digests.json``) in
 the version folder being written, reusing the current version's record for unchanged files
 (``router.skills.digests``), each skill's files digested by the skill source they came from
-(``router.skills.source``; the disk unless told otherwise); and load them back with a
+(``router.skills.sources.base``; the disk unless told otherwise); and load them back with a
 version."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from router.index.versions.layout import VERSIONS, current_version
 from router.skills import digests
 from router.skills.digests import SkillDigests
 from router.skills.model import Skill
-from router.skills.source import SkillSource, create_source
+from router.skills.sources.base import SkillSource, create_source
 
 log = logging.getLogger(__name__)
 

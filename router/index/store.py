@@ -11,7 +11,7 @@ Layout under an index root (default ``index_data/``)::
         lexical/                 the BM25 index (router.index.lexical)
         examples.json, .npy      example requests and gate calibration (router.index.example_store)
         encoder/                 the fine-tuned encoder, when the build adopted one
-                                 (router.index.fine_tune.stage; the manifest model is then
+                                 (router.builder.fine_tune.stage; the manifest model is then
                                  ``<base>+ft-<hash12>``)
 
 A build writes into ``.tmp-*`` beside ``versions/``, renames it into place, then replaces
@@ -38,6 +38,8 @@ import numpy as np
 
 from router.access.model import ANONYMOUS
 from router.access.view import View, view_of
+from router.builder.fine_tune import stage as encoder_fine_tune
+from router.builder.inputs import Carried, Stages
 from router.calibration.catalog_gate import CatalogGates, ViewGate
 from router.calibration.gate import Calibration, ZeroShotGate
 from router.calibration.settings import TunedSettings
@@ -48,9 +50,6 @@ from router.examples.model import Example
 from router.examples.scoring import ExampleIndex
 from router.index import dense, digest_store
 from router.index import example_store as stored_examples
-from router.index.build_inputs import Carried, Stages
-from router.index.fine_tune import stage as encoder_fine_tune
-from router.index.fine_tune import stored as stored_encoder
 from router.index.lexical import LexicalIndex, skill_document
 from router.index.vectors import catalog_centroid, embed_skills, previous_vectors
 from router.index.version_files import (
@@ -61,6 +60,7 @@ from router.index.version_files import (
     write_files,
     write_json,
 )
+from router.index.versions import encoder as stored_encoder
 from router.index.versions.layout import (
     MANIFEST,
     VERSIONS,
@@ -147,8 +147,8 @@ def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
     the relevance gate is calibrated against the catalog (``router.calibration.gate_fit``).
     ``stages`` may fit the routing settings to them (``router.calibration.settings_fit``) and
     replace the encoder with one fine-tuned on them, stored in the version
-    (``router.index.fine_tune.stage``; every vector of the version is then that model's).
-    ``carried`` (``router.index.build_inputs.Carried``): ``reuse`` takes the current version's
+    (``router.builder.fine_tune.stage``; every vector of the version is then that model's).
+    ``carried`` (``router.builder.inputs.Carried``): ``reuse`` takes the current version's
     embedding of any unchanged text instead of encoding it again; ``known`` adds embeddings
     made elsewhere (a sharded build's partials), keyed by ``vectors.text_key``; ``settings``
     (e.g. the discovery settings) are kept in the manifest; ``digested``: the skills' file

@@ -1,5 +1,5 @@
 """New versions of the served index: a Reindex (discover skills again with the settings the
-served version was built with, build what changed with ``router.index.build``, swap the new
+served version was built with, build what changed with ``router.builder.pipeline``, swap the new
 version in) and a reload (swap in a version another process made current), each counted.
 
 One at a time: the same lock serialises rebuilds and reloads, so the two never interleave.
@@ -14,16 +14,16 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from router.builder import pipeline as build
+from router.builder.pipeline import ReindexResult, ReindexStats
+from router.builder.recipe import Recipe, Sources
 from router.config import Config
 from router.encoders.base import Embedder
 from router.errors import IndexUnavailable, InvalidRequest
 from router.examples.sources import files_from_settings
-from router.index import build
-from router.index.build import ReindexResult, ReindexStats
-from router.index.fine_tune.stored import base_of
 from router.index.store import IndexSnapshot, load_index
+from router.index.versions.encoder import base_of
 from router.index.versions.layout import current_version
-from router.reindex.recipe import Recipe, Sources
 
 log = logging.getLogger(__name__)
 
@@ -107,7 +107,7 @@ class Reindexer:
         info = snapshot.info
         recorded = build.recorded_settings(info.path)
         discovery = build.discovery_from_settings(recorded, info.version)
-        # embedded with the full-precision model, whatever serves queries (router.index.plan)
+        # embedded with the full-precision model, whatever serves queries (router.builder.plan)
         recipe = Recipe.for_index(self._config, discovery, index_dir, model=base_of(info.model))
         outcome = recipe.build(
             Sources(files=tuple(files_from_settings(recorded))), serving=query,

@@ -15,7 +15,7 @@ from router.encoders.hashing import HashEmbedder
 from router.engine import Engine
 from router.index.store import build_index
 from router.skills.model import Diagnostic, Skill
-from router.skills.source import create_source
+from router.skills.sources.base import create_source
 from tests.support.skills import TOPICS, write_catalog
 
 

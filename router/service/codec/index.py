@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from router.index.build import ReindexResult
+from router.builder.pipeline import ReindexResult
 from router.index.store import IndexSnapshot
 from router.index.versions.layout import IndexInfo
 from router.skills.digests import SkillDigests, recorded_for

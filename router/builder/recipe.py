@@ -9,7 +9,7 @@
 3. the encoder that will serve queries, on whose vectors the gate is calibrated: the one
    already serving (a Reindex), else the one ``index.query_backend`` asks for
    (``gate_encoder``: an int8 copy is made and checked here);
-4. the build (``router.index.build``), or the merge of a sharded build's partials;
+4. the build (``router.builder.pipeline``), or the merge of a sharded build's partials;
 5. when asked, the serving encoder exported for the new version (``prepare_query_embedder``),
    so a server's first request is fast.
 """
@@ -21,13 +21,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from router.builder import pipeline
+from router.builder.plan import BuildPlan
+from router.builder.shards import ShardSpec
 from router.config import Config, DiscoveryConfig, FeedbackConfig, IndexConfig
 from router.encoders.base import Embedder
 from router.examples.model import Example
-from router.index import build as pipeline
-from router.index.plan import BuildPlan
 from router.index.query_encoder import gate_encoder, prepare_query_embedder
-from router.index.shards import ShardSpec
 from router.index.versions.layout import IndexInfo
 from router.learning.traffic import compact_traffic, read_traffic
 
@@ -82,7 +82,7 @@ class Recipe:
               served: pipeline.Served | None = None, full: bool = False,
               before_prune: Callable[[IndexInfo], None] | None = None,
               export: bool = False) -> pipeline.BuildOutcome:
-        """Gather, build (``router.index.build.build``: ``served``, ``full`` and
+        """Gather, build (``router.builder.pipeline.build``: ``served``, ``full`` and
         ``before_prune`` as there) and, when ``export`` and a version was built, export its
         serving encoder."""
         outcome = pipeline.build(self.gathered(sources, serving), self.index_dir,
@@ -91,12 +91,12 @@ class Recipe:
 
     def merge(self, sources: Sources = Sources(), *,
               export: bool = False) -> pipeline.BuildOutcome:
-        """``build`` from the partials of every shard (``router.index.build.merge_shards``)."""
+        """``build`` from the partials of every shard (``router.builder.pipeline.merge_shards``)."""
         outcome = pipeline.merge_shards(self.gathered(sources), self.index_dir)
         return self._exported(outcome) if export else outcome
 
     def shard(self, spec: ShardSpec) -> pipeline.ShardOutcome:
-        """Embed shard ``spec`` into a partial (``router.index.build.build_shard``): the plan
+        """Embed shard ``spec`` into a partial (``router.builder.pipeline.build_shard``): the plan
         alone, since examples, traffic and the gate belong to the merge."""
         return pipeline.build_shard(self.plan, self.index_dir, spec)
 

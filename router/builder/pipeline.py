@@ -1,8 +1,8 @@
 """The one index-build pipeline: discover -> build (with the settings that repeat it) -> prune.
 
 ``skill-router index``, the Reindex RPC (through ``Engine.reindex``) and ``skill-router eval``
-all build through ``build``, each with the ``router.index.plan.BuildPlan`` its recipe gathers
-(``router.reindex.recipe``); a sharded build (``build_shard`` on N workers, then
+all build through ``build``, each with the ``router.builder.plan.BuildPlan`` its recipe gathers
+(``router.builder.recipe``); a sharded build (``build_shard`` on N workers, then
 ``merge_shards``) takes the same plan and ends in the same ``build`` with every embedding
 already made.
 
@@ -22,17 +22,17 @@ from typing import Any
 
 import numpy as np
 
+from router.builder import shards
+from router.builder.inputs import Carried
+from router.builder.plan import BuildPlan
 from router.common.workers import Workers
 from router.config import DiscoveryConfig
 from router.encoders.base import Embedder
 from router.errors import IndexUnavailable, InvalidRequest
 from router.examples.loading import fingerprint
 from router.examples.sources import example_settings, gather
-from router.index import shards
-from router.index.build_inputs import Carried
 from router.index.digest_store import previous_digests
 from router.index.example_store import QUERY_VECTORS, vectors_of
-from router.index.plan import BuildPlan
 from router.index.store import build_index
 from router.index.vectors import embed_skills, previous_vectors
 from router.index.versions.layout import MANIFEST, IndexInfo, read_manifest
@@ -168,7 +168,7 @@ def build(plan: BuildPlan, out: str | Path, *, served: Served | None = None,
     version is current and before old versions are pruned (a server swaps it in there).
     The routing settings are fitted to the catalog from its examples when the plan says so
     (``router.calibration.settings_fit``; otherwise the defaults are served), and the encoder
-    may be fine-tuned on them (``router.index.fine_tune.stage``; its mode is an input when the
+    may be fine-tuned on them (``router.builder.fine_tune.stage``; its mode is an input when the
     encoder can be tuned). The plan's ``workers`` share the per-skill work of a large catalog
     (``router.common.workers``; same result). ``embedder`` replaces the plan's encoder
     (a test's, or one already made by the caller).
