@@ -1,4 +1,4 @@
-"""What a version build (``router.index.store.build_index``) is handed besides its catalog:
+"""What a version build (``router.builder.version.build_index``) is handed besides its catalog:
 the stages it runs (configuration, from the build plan, ``router.builder.plan``), and what the
 pipeline carries into it (``router.builder.pipeline``), the encoder serving queries among them."""
 
@@ -15,6 +15,7 @@ from router.common.workers import Workers
 from router.encoders.base import Embedder
 from router.skills.digests import SkillDigests
 from router.skills.model import DEFAULT_CATALOG
+from router.skills.sources.base import SkillSource
 
 FINE_TUNE_KEY = "fine_tune_encoder"  # settings key: the fine-tuning mode built with
 
@@ -48,7 +49,8 @@ class Carried:
     already computed; the running ``workers``; the ``catalogs`` order recorded
     (``router.skills.catalogs``); ``query``: the encoder that will serve queries when its vectors
     are not the build encoder's (an int8 copy, ``router.index.query_encoder.gate_encoder``): the
-    gate is calibrated on them."""
+    gate is calibrated on them; ``source``: the skill source the skills came from, which digests
+    their files when ``digested`` cannot be recorded as it is (None: the default source)."""
 
     settings: Mapping[str, Any] = field(default_factory=dict)
     reuse: bool = True
@@ -57,3 +59,4 @@ class Carried:
     workers: Workers | None = None
     catalogs: tuple[str, ...] = (DEFAULT_CATALOG,)
     query: Embedder | None = None
+    source: SkillSource | None = None

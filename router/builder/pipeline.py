@@ -25,6 +25,7 @@ import numpy as np
 from router.builder import shards
 from router.builder.inputs import Carried
 from router.builder.plan import BuildPlan
+from router.builder.version import build_index
 from router.common.workers import Workers
 from router.config import DiscoveryConfig
 from router.encoders.base import Embedder
@@ -33,7 +34,6 @@ from router.examples.loading import fingerprint
 from router.examples.sources import example_settings, gather
 from router.index.digest_store import previous_digests
 from router.index.example_store import QUERY_VECTORS, vectors_of
-from router.index.store import build_index
 from router.index.vectors import embed_skills, previous_vectors
 from router.index.versions.layout import MANIFEST, IndexInfo, read_manifest
 from router.index.versions.recovery import disk_problem, restore_current
@@ -107,26 +107,6 @@ def compare(old: Sequence[Skill], new: Sequence[Skill]) -> Changes:
 
 
 @dataclass(frozen=True)
-class ReindexResult:
-    index_version: str  # the version served afterwards
-    changes: Changes
-    duration_seconds: float
-    diagnostics: tuple[Diagnostic, ...]
-    swapped: bool
-
-
-@dataclass
-class ReindexStats:
-    """Counters an operator wants to see (exported as metrics)."""
-
-    runs: int = 0
-    failures: int = 0
-    load_failures: int = 0  # new versions found on disk that were refused
-    last_duration_seconds: float = 0.0
-    last_result: ReindexResult | None = None
-
-
-@dataclass(frozen=True)
 class Served:
     """The index being served: its version, its skills and its manifest settings."""
 
@@ -194,7 +174,7 @@ def build(plan: BuildPlan, out: str | Path, *, served: Served | None = None,
         carried = Carried({**discovery_settings(plan.discovery), **inputs},
                           reuse=not (full or damaged), known=known, digested=digested,
                           workers=pool, catalogs=catalog_order(plan.discovery.catalogs),
-                          query=plan.query)
+                          query=plan.query, source=plan.source)
         info = build_index(found.skills, diagnostics, embedder, out, examples=examples,
                            stages=plan.stages, carried=carried)
     if before_prune is not None:

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from router.builder.shards import PARTIAL_META, SHARDS_DIR
+from router.index.versions.layout import PARTIAL_META, SHARDS_DIR
 
 if TYPE_CHECKING:
     from router.objectstore.mirror import RemoteIndex

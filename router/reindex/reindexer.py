@@ -15,7 +15,6 @@ from dataclasses import replace
 from pathlib import Path
 
 from router.builder import pipeline as build
-from router.builder.pipeline import ReindexResult, ReindexStats
 from router.builder.recipe import Recipe, Sources
 from router.config import Config
 from router.encoders.base import Embedder
@@ -24,6 +23,7 @@ from router.examples.sources import files_from_settings
 from router.index.store import IndexSnapshot, load_index
 from router.index.versions.encoder import base_of
 from router.index.versions.layout import current_version
+from router.reindex.result import ReindexResult, ReindexStats
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from router.builder.shards import SHARDS_DIR, ShardSpec, shard_of
+from router.builder.shards import ShardSpec, shard_of
+from router.index.versions.layout import SHARDS_DIR
 from router.cli import main
 from router.common.checkpoints import PAUSE_ENV
 from router.index.store import load_index

@@ -16,11 +16,11 @@ import pytest
 from router.builder.fine_tune import candidates, judge, negatives
 from router.builder.fine_tune.stage import Options, options_for
 from router.builder.inputs import Stages
+from router.builder.version import build_index
 from router.config import IndexConfig
 from router.encoders.training import Pair, Trained, TrainRun, TrainSettings, batches
 from router.errors import InvalidRequest
 from router.examples.model import Example, ExampleSource, query_key
-from router.index.store import build_index
 from router.index.vectors import embedding_text
 from router.index.versions.layout import read_manifest
 from tests.support.fine_tune import FakeModel, base_embedder, catalog, examples

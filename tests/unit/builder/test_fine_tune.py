@@ -13,6 +13,7 @@ import pytest
 from router.builder.fine_tune import judge
 from router.builder.fine_tune.stage import Options
 from router.builder.inputs import Stages
+from router.builder.version import build_index
 from router.cli import main
 from router.config import IndexConfig, load_config
 from router.encoders.hashing import HashEmbedder
@@ -20,7 +21,7 @@ from router.encoders.sentence import SentenceTransformerEmbedder
 from router.encoders.training import Pair, TrainSettings, batches
 from router.errors import IndexCorrupt, InvalidRequest
 from router.examples.model import Example
-from router.index.store import build_index, load_index
+from router.index.store import load_index
 from router.index.versions.encoder import ENCODER_DIR, base_of, encoder_problem, locate, tuned_id
 from router.index.versions.layout import VERSIONS, read_manifest
 from tests.support.fine_tune import (

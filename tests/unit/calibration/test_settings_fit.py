@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from router.builder.inputs import Stages
+from router.builder.version import build_index
 from router.calibration.settings import TunedSettings
 from router.calibration.settings_choice import PRIOR, choose
 from router.calibration.settings_fit import (
@@ -27,7 +28,7 @@ from router.engine import Engine
 from router.examples.model import Example, ExampleSource
 from router.index.example_store import LEXICAL_EXAMPLES
 from router.index.lexical import LexicalIndex
-from router.index.store import build_index, load_index
+from router.index.store import load_index
 from router.routing.fusion import FusionConfig, Hits, fuse_views
 from router.routing.model import RouteQuery
 from router.skills.model import Skill

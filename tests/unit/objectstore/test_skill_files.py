@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from router.builder.version import build_index
 from router.config import DiscoveryConfig
 from router.encoders.hashing import HashEmbedder
 from router.errors import InvalidRequest, NotFound, StaleFile, TooLarge
-from router.index.store import build_index, load_index
+from router.index.store import load_index
 from router.index.versions.layout import VERSIONS, current_version
 from router.objectstore.skill_files import FILES, VersionFilesSource, attach
 from router.skills import digests
