@@ -24,9 +24,9 @@ from mcp_types import ResourceTemplate as MCPResourceTemplate
 from pydantic import AnyUrl, Field
 
 from router.access.callers import LiveTable
+from router.door.backend import Backend
 from router.errors import IndexUnavailable, RouterError
 from router.mcp import tools
-from router.mcp.backend import Backend
 from router.mcp.principals import acting_for_caller
 from router.mcp.resources import URI_TEMPLATE, list_skill_resources, parse_uri
 from router.mcp.sessions import DoorSessions

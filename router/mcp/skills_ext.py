@@ -23,9 +23,10 @@ from mcp.server.extension import Extension, MethodBinding
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, PaginatedRequestParams
 
+from router.door.backend import Backend
+from router.door.entries import SkillEntry
 from router.errors import RouterError
-from router.mcp.backend import Backend
-from router.mcp.entries import SKILL_FILE, SkillEntry
+from router.mcp.entries import SKILL_FILE, listed, refusal, to_wire
 from router.mcp.uris import SCHEME, parse_uri, resource_uri
 from router.skills.resources import check_resource_path, media_type
 
@@ -78,9 +79,9 @@ def served_entry(entries: Sequence[SkillEntry], uri: str) -> SkillEntry:
     entry = next((e for e in entries if e.name == name), None)
     if entry is None or path != SKILL_FILE:
         raise _invalid(f"no skill is served at {uri}", uri)
-    refusal = entry.refusal()
-    if refusal:
-        raise _invalid(f"no skill is served at {uri}: {refusal}", uri)
+    refused = refusal(entry)
+    if refused:
+        raise _invalid(f"no skill is served at {uri}: {refused}", uri)
     return entry
 
 
@@ -144,15 +145,15 @@ class SkillsExtension(Extension):
 
     async def list_skills(self, ctx: ServerRequestContext[Any, Any],
                           params: PaginatedRequestParams) -> dict[str, Any]:
-        listed = [e.to_wire() for e in await self._entries() if e.listed]
-        page, more = _page(listed, params.cursor)
+        shown = [to_wire(e) for e in await self._entries() if listed(e)]
+        page, more = _page(shown, params.cursor)
         return {"resultType": "complete", "skills": page, **more, "ttlMs": TTL_MS,
                 "cacheScope": CACHE_SCOPE}
 
     async def get_skill(self, ctx: ServerRequestContext[Any, Any],
                         params: GetSkillParams) -> dict[str, Any]:
         entry = served_entry(await self._entries(), params.uri)
-        return {"resultType": "complete", "skill": entry.to_wire(), "ttlMs": TTL_MS,
+        return {"resultType": "complete", "skill": to_wire(entry), "ttlMs": TTL_MS,
                 "cacheScope": CACHE_SCOPE}
 
     async def read_directory(self, ctx: ServerRequestContext[Any, Any],

@@ -15,13 +15,12 @@ from typing import Protocol, TypeVar
 
 from router.access.model import ANONYMOUS, Principal
 from router.activation.activator import Activation, Resource, ResourceList
+from router.door.context import ACTING, SessionState
+from router.door.entries import SkillEntry, entry_of
 from router.door.path_policy import PathPolicy
 from router.engine import Engine
 from router.errors import RouterError
 from router.index import dense
-from router.mcp.entries import SkillEntry, entry_of
-from router.mcp.principals import ACTING
-from router.mcp.sessions import SessionState
 from router.routing.model import RouteQuery
 from router.skills.digests import recorded_for
 from router.skills.model import Skill, SkillKind
