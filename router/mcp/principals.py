@@ -31,6 +31,7 @@ from router.access.roles import RoleMissing, require
 from router.access.table import Entry, PrincipalTable
 from router.bearer import bearer_token
 from router.config import McpConfig
+from router.door.api import Call, mcp_code
 from router.door.context import ACTING
 
 log = logging.getLogger(__name__)
@@ -68,7 +69,7 @@ def acting_for_caller(principals: LiveTable) -> Any:
             try:
                 require(entry.principal, ROUTE, ctx.method)
             except RoleMissing as exc:
-                raise MCPError(code=INVALID_REQUEST, message=str(exc)) from None
+                raise MCPError(code=mcp_code(exc, Call.GATE), message=str(exc)) from None
         # an accepted token of the door's token file: the door calls as itself
         token = ACTING.set(entry.principal if entry.from_file else None)
         try:
