@@ -64,7 +64,7 @@ class Engine:
             raise IndexUnavailable(
                 f"index {snapshot.info.version} was built with {snapshot.info.model!r} "
                 f"but the embedder is {embedder.model_id!r}; rebuild the index")
-        dense.tune(snapshot.dense, config.index.hnsw_ef_search)
+        dense.set_ef_search(snapshot.dense, config.index.hnsw_ef_search)
         # The snapshot and the query encoder of its model, swapped together in one assignment
         # (a version built with a fine-tuned model brings its own encoder).
         self._served: tuple[IndexSnapshot, Embedder] = (snapshot, embedder)
@@ -146,7 +146,7 @@ class Engine:
         if snapshot.info.model != embedder.model_id:
             embedder = switch_query_embedder(snapshot.info.model, self.index_dir,
                                              self._config.index, snapshot.info.version)
-        dense.tune(snapshot.dense, self._config.index.hnsw_ef_search)
+        dense.set_ef_search(snapshot.dense, self._config.index.hnsw_ef_search)
         self._served = (snapshot, embedder)
         log.info("now serving index %s (%d skills)", snapshot.info.version,
                  snapshot.info.skill_count)
