@@ -14,7 +14,7 @@ from router.examples.scoring import MODES
 
 
 @dataclass(frozen=True)
-class TunedSettings:
+class FittedSettings:
     """The fusion dense weight, which example evidence scores a skill, and whether the skill's
     BM25 document holds its examples' text; with the cross-validated figures behind them."""
 
@@ -42,15 +42,15 @@ class TunedSettings:
                 "judged": self.judged.to_dict() if self.judged else None}
 
     @classmethod
-    def from_dict(cls, data: Any) -> TunedSettings | None:
+    def from_dict(cls, data: Any) -> FittedSettings | None:
         """The record from a manifest (None when there is none); ValueError when malformed."""
         if data is None:
             return None
         if not isinstance(data, dict) or data.get("example_mode") not in MODES:
-            raise ValueError(f"malformed tuned settings: {data!r}")
+            raise ValueError(f"malformed fitted settings: {data!r}")
         weight = float(data["dense_weight"])
         if not 0.0 <= weight <= 1.0:
-            raise ValueError(f"tuned dense_weight {weight} is outside [0, 1]")
+            raise ValueError(f"fitted dense_weight {weight} is outside [0, 1]")
         return cls(weight, str(data["example_mode"]), bool(data["expand_lexical"]),
                    int(data.get("held_out", 0)), float(data.get("recall_at_5", 0.0)),
                    float(data.get("mrr_at_10", 0.0)),
@@ -124,5 +124,5 @@ class HeldOut:
 class Fit:
     """The settings fit's answer: the settings, and the held-out requests' evidence under them."""
 
-    settings: TunedSettings
+    settings: FittedSettings
     held_out: HeldOut

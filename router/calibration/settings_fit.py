@@ -167,10 +167,10 @@ def _combos() -> list[tuple[float, str, bool]]:
     return [(w, m, e) for e in (False, True) for m in MODES for w in WEIGHTS]
 
 
-def tune(skill_vectors: np.ndarray, centroid: np.ndarray, rows: ExampleRows,
-         encode: Callable[[Sequence[str]], np.ndarray],
-         lexical_for: Callable[[Mapping[int, Sequence[str]]], Searcher],
-         fusion: FusionConfig | None = None, seen: Seen | None = None) -> Fit | None:
+def fit_to_examples(skill_vectors: np.ndarray, centroid: np.ndarray, rows: ExampleRows,
+                    encode: Callable[[Sequence[str]], np.ndarray],
+                    lexical_for: Callable[[Mapping[int, Sequence[str]]], Searcher],
+                    fusion: FusionConfig | None = None, seen: Seen | None = None) -> Fit | None:
     """Cross-validate every combination (module doc) over the example ``rows`` against the
     skills (``centroid``: their mean vector). ``encode`` embeds sentence views;
     ``lexical_for(extra)`` builds a BM25 index over the skills' documents with

@@ -85,11 +85,11 @@ def test_the_settings_fit_routes_held_out_requests_as_the_query_encoder_embeds_t
                 Example("write me a commit message. Keep it short please.", ("git-helper",))]
     seen: dict[str, Any] = {}
 
-    def tune(skill_vectors: np.ndarray, centroid: np.ndarray, rows: ExampleRows,
-             encode: Any, lexical_for: Any, **kwargs: Any) -> None:
+    def fit_to_examples(skill_vectors: np.ndarray, centroid: np.ndarray, rows: ExampleRows,
+                        encode: Any, lexical_for: Any, **kwargs: Any) -> None:
         seen.update(rows=rows, encode=encode, held_out=rows.query_vectors)
 
-    monkeypatch.setattr(example_store, "tune", tune)
+    monkeypatch.setattr(example_store, "fit_to_examples", fit_to_examples)
     build, query = HashEmbedder(), Noisy()
     build_index(SKILLS, [], build, tmp_path, examples=examples,
                 stages=Stages(fit_settings=True), carried=Carried(query=query))
