@@ -25,7 +25,7 @@ from router.encoders.factory import loading_in_background
 from router.errors import IndexUnavailable
 from router.index import dense
 from router.index.build import ReindexResult, ReindexStats
-from router.index.fine_tune.stored import is_tuned
+from router.index.fine_tune.stored import is_fine_tuned
 from router.index.query_encoder import serving_embedder, switch_query_embedder
 from router.index.remote.skill_files import VersionFilesSource
 from router.index.serving import load_serving_index
@@ -100,7 +100,7 @@ class Engine:
             with loading_in_background(serving_embedder(index_dir, config.index)) as embedder:
                 snapshot = load_serving_index(index_dir)
         if snapshot.info.model != embedder.model_id and (
-                is_tuned(snapshot.info.model) or is_tuned(embedder.model_id)):
+                is_fine_tuned(snapshot.info.model) or is_fine_tuned(embedder.model_id)):
             # An older version serves instead of a damaged current one, built with another
             # (fine-tuned or base) model: its own query encoder serves with it.
             embedder = switch_query_embedder(snapshot.info.model, index_dir, config.index,

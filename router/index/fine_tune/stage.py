@@ -38,7 +38,13 @@ from router.encoders.training import Pair, Trained, TrainSettings
 from router.errors import IndexUnavailable, InvalidRequest
 from router.examples.model import Example, query_key
 from router.index.fine_tune import candidates, judge, negatives
-from router.index.fine_tune.stored import ENCODER_DIR, base_of, encoder_problem, is_tuned, tuned_id
+from router.index.fine_tune.stored import (
+    ENCODER_DIR,
+    base_of,
+    encoder_problem,
+    is_fine_tuned,
+    tuned_id,
+)
 from router.index.versions.layout import VERSIONS, current_version, read_manifest
 from router.skills.model import Skill
 
@@ -128,7 +134,7 @@ def tunable(embedder: Embedder) -> bool:
 
 def base_embedder(embedder: Embedder) -> Embedder:
     """``embedder`` when it is a base model, else its base model on sentence-transformers."""
-    if not is_tuned(embedder.model_id):
+    if not is_fine_tuned(embedder.model_id):
         return embedder
     from router.encoders.sentence import SentenceTransformerEmbedder
 
