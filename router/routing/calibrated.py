@@ -19,7 +19,7 @@ from router.index.store import IndexSnapshot
 from router.routing.fusion import DENSE, LEXICAL, Fused, FusionConfig
 
 
-def tuned(snap: IndexSnapshot, fusion: FusionConfig) -> FusionConfig:
+def fitted_fusion(snap: IndexSnapshot, fusion: FusionConfig) -> FusionConfig:
     """``fusion`` with the dense weight the index fitted to its catalog (if any); the tail cut
     stays under ``min(w, 1 - w)`` so that it never drops either retriever's top hit. The
     floor ``min_dense`` is scaled to the query encoder's cosines (``Calibration.floor_scale``)."""
