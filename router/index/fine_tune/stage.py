@@ -37,14 +37,8 @@ from router.encoders.base import Embedder
 from router.encoders.training import Pair, Trained, TrainSettings
 from router.errors import IndexUnavailable, InvalidRequest
 from router.examples.model import Example, query_key
-from router.index.fine_tune import candidates, judge, negatives
-from router.index.fine_tune.stored import (
-    ENCODER_DIR,
-    base_of,
-    encoder_problem,
-    is_fine_tuned,
-    tuned_id,
-)
+from router.index.fine_tune import candidates, judge, negatives, stored
+from router.index.fine_tune.stored import ENCODER_DIR, base_of, encoder_problem, tuned_id
 from router.index.versions.layout import VERSIONS, current_version, read_manifest
 from router.skills.model import Skill
 
@@ -134,7 +128,7 @@ def tunable(embedder: Embedder) -> bool:
 
 def base_embedder(embedder: Embedder) -> Embedder:
     """``embedder`` when it is a base model, else its base model on sentence-transformers."""
-    if not is_fine_tuned(embedder.model_id):
+    if not stored.is_fine_tuned(embedder.model_id):
         return embedder
     from router.encoders.sentence import SentenceTransformerEmbedder
 
@@ -153,8 +147,7 @@ class Place(NamedTuple):
 def stage(skills: Sequence[Skill], examples: Sequence[Example], embedder: Embedder,
           options: Options, place: Place, *, progress: bool = False) -> Outcome:
     """Decide, reuse or train; a tuned model adopted is saved into ``place.staging``."""
-    off = options.mode is FineTuneMode.OFF
-    if off or not tunable(embedder):
+    if (off := options.mode is FineTuneMode.OFF) or not tunable(embedder):
         why = "off" if off else f"{embedder.model_id} cannot be fine-tuned"
         record = None if off else _record(options, False, why)
         return Outcome(base_embedder(embedder) if tunable(embedder) else embedder, record)
