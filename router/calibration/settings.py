@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from router.examples.scoring import MODES
+from router.examples.scoring import MODES, ExampleMode
 
 
 @dataclass(frozen=True)
@@ -19,7 +19,7 @@ class FittedSettings:
     BM25 document holds its examples' text; with the cross-validated figures behind them."""
 
     dense_weight: float
-    example_mode: str
+    example_mode: ExampleMode
     expand_lexical: bool
     held_out: int = 0  # example requests routed to choose them
     recall: float = 0.0  # recall@5 of these settings over those requests
@@ -51,7 +51,7 @@ class FittedSettings:
         weight = float(data["dense_weight"])
         if not 0.0 <= weight <= 1.0:
             raise ValueError(f"fitted dense_weight {weight} is outside [0, 1]")
-        return cls(weight, str(data["example_mode"]), bool(data["expand_lexical"]),
+        return cls(weight, ExampleMode(data["example_mode"]), bool(data["expand_lexical"]),
                    int(data.get("held_out", 0)), float(data.get("recall_at_5", 0.0)),
                    float(data.get("mrr_at_10", 0.0)),
                    float(data.get("default_recall_at_5", 0.0)),

@@ -12,11 +12,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from router.calibration.settings import FittedSettings
-from router.examples.scoring import BOTH
+from router.examples.scoring import BOTH, ExampleMode
 
 log = logging.getLogger(__name__)
 
-Combo = tuple[float, str, bool]  # dense weight, example mode, BM25 documents expanded
+Combo = tuple[float, ExampleMode, bool]  # dense weight, example mode, BM25 documents expanded
 SIGMAS = 2.0  # a setting stays unless beaten on this many sigmas more requests than lost
 PRIOR: Combo = (0.7, BOTH, True)  # full use of the evidence
 

@@ -68,6 +68,7 @@ from router.examples.scoring import (
     MODES,
     VIEW,
     ExampleIndex,
+    ExampleMode,
     example_index,
     positive_texts,
     top_rows,
@@ -163,7 +164,7 @@ def _dense(skill_vectors: np.ndarray, query: np.ndarray, depth: int) -> tuple[np
     return ids.astype(np.int64), sims[ids]
 
 
-def _combos() -> list[tuple[float, str, bool]]:
+def _combos() -> list[tuple[float, ExampleMode, bool]]:
     return [(w, m, e) for e in (False, True) for m in MODES for w in WEIGHTS]
 
 
@@ -225,7 +226,7 @@ def fit_to_examples(skill_vectors: np.ndarray, centroid: np.ndarray, rows: Examp
     return Fit(settings, held_out)
 
 
-def _score(req: _Request, fold: _Fold, combos: Sequence[tuple[float, str, bool]],
+def _score(req: _Request, fold: _Fold, combos: Sequence[tuple[float, ExampleMode, bool]],
            fusion: FusionConfig, recall: np.ndarray, rr: np.ndarray,
            ) -> tuple[list[float], list[float]]:
     """Score one held-out request under every combination into ``recall`` and ``rr``; return

@@ -276,3 +276,14 @@ def test_index_fits_settings_unless_switched_off(tmp_path: Path, fit: str,
     assert BuildPlan.from_config(config, config.discovery).stages.fit_settings == (fit == "true")
     assert main([*index_argv(skills, out), "--examples", str(examples)]) == 0
     assert (load_index(out).tuning is not None) == (fit == "true")
+
+
+def test_the_example_mode_is_read_into_its_enum_and_recorded_as_its_word() -> None:
+    import json
+
+    from router.examples.scoring import ExampleMode
+
+    fitted = FittedSettings.from_dict({"dense_weight": 0.5, "example_mode": "closest",
+                                       "expand_lexical": False})
+    assert fitted is not None and fitted.example_mode is ExampleMode.CLOSEST
+    assert json.loads(json.dumps(fitted.to_dict()))["example_mode"] == "closest"
