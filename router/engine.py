@@ -27,7 +27,7 @@ from router.index import dense
 from router.index.query_encoder import serving_embedder, switch_query_embedder
 from router.index.serving import load_serving_index
 from router.index.store import IndexSnapshot
-from router.index.versions.encoder import is_tuned
+from router.index.versions.encoder import is_fine_tuned
 from router.index.versions.layout import IndexInfo
 from router.learning.backends import open_store
 from router.learning.recorder import Recorder
@@ -64,7 +64,7 @@ class Engine:
             raise IndexUnavailable(
                 f"index {snapshot.info.version} was built with {snapshot.info.model!r} "
                 f"but the embedder is {embedder.model_id!r}; rebuild the index")
-        dense.tune(snapshot.dense, config.index.hnsw_ef_search)
+        dense.set_ef_search(snapshot.dense, config.index.hnsw_ef_search)
         # The snapshot and the query encoder of its model, swapped together in one assignment
         # (a version built with a fine-tuned model brings its own encoder).
         self._served: tuple[IndexSnapshot, Embedder] = (snapshot, embedder)
@@ -101,7 +101,7 @@ class Engine:
             with loading_in_background(serving_embedder(index_dir, config.index)) as embedder:
                 snapshot = load_serving_index(index_dir)
         if snapshot.info.model != embedder.model_id and (
-                is_tuned(snapshot.info.model) or is_tuned(embedder.model_id)):
+                is_fine_tuned(snapshot.info.model) or is_fine_tuned(embedder.model_id)):
             # An older version serves instead of a damaged current one, built with another
             # (fine-tuned or base) model: its own query encoder serves with it.
             embedder = switch_query_embedder(snapshot.info.model, index_dir, config.index,
@@ -147,7 +147,7 @@ class Engine:
         if snapshot.info.model != embedder.model_id:
             embedder = switch_query_embedder(snapshot.info.model, self.index_dir,
                                              self._config.index, snapshot.info.version)
-        dense.tune(snapshot.dense, self._config.index.hnsw_ef_search)
+        dense.set_ef_search(snapshot.dense, self._config.index.hnsw_ef_search)
         self._served = (snapshot, embedder)
         log.info("now serving index %s (%d skills)", snapshot.info.version,
                  snapshot.info.skill_count)

@@ -11,7 +11,7 @@ oidc:
 ```
 
 ``JwtCheck.claim_of`` verifies a token with PyJWT against the provider's keys
-(``router.common.jwks.KeySet``: cached, never fetched per call): the signature with the key of
+(``router.access.jwks.KeySet``: cached, never fetched per call): the signature with the key of
 its ``kid`` under an allowed algorithm, ``iss``, ``aud``, ``exp`` (all three required) and
 ``nbf``, with ``LEEWAY`` seconds for clocks apart. It answers the value of ``principal_claim``
 or raises ``JwtRefused`` with a reason for the log; the token itself is never in a message. A
@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import yaml
 
-from router.common.jwks import Jwk, check_url
+from router.access.jwks import Jwk, check_url
 
 if TYPE_CHECKING:
     import jwt  # PyJWT loads with the first token checked, not with every server

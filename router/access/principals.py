@@ -32,11 +32,11 @@ from typing import Any
 
 import yaml
 
+from router.access.jwks import shared_key_set, warn_if_plain
 from router.access.model import EVERY_CATALOG, ROLES, Principal
 from router.access.oidc import JwtCheck, OidcSettings, parse_oidc
 from router.access.rates import parse_rate
 from router.access.table import Entry, PrincipalTable
-from router.common.jwks import shared_key_set, warn_if_plain
 from router.errors import InvalidRequest
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,127}")

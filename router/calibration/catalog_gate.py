@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from router.calibration import gate
-from router.examples.scoring import BOTH, CLOSEST, VIEW, ExampleIndex
+from router.examples.scoring import BOTH, CLOSEST, VIEW, ExampleIndex, ExampleMode
 
 BLOCK = 8192  # skill rows scored against the calibration requests at once
 KEPT = 256  # views' gates kept per index version (cleared when full)
@@ -70,7 +70,7 @@ def _grouped_max(queries: np.ndarray, rows: np.ndarray, group: np.ndarray,
 
 
 def evidence(queries: np.ndarray, skills: np.ndarray, catalog_of: np.ndarray,
-             catalogs: Sequence[str], index: ExampleIndex | None, mode: str,
+             catalogs: Sequence[str], index: ExampleIndex | None, mode: ExampleMode,
              best_words: Callable[[np.ndarray, int], np.ndarray] | None) -> CatalogEvidence:
     """The evidence of calibration requests ``queries`` (the serving encoder's vectors) against
     each catalog: skill row i is in catalog ``catalog_of[i]`` (a column of ``catalogs``);

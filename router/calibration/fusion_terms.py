@@ -17,7 +17,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[A-Z0-9\"'(\[])|\n+")
 
 @dataclass(frozen=True)
 class FusionConfig:
-    """Every tuned constant of fusion and gating, with its measured default."""
+    """Every fitted constant of fusion and gating, with its measured default."""
 
     dense_weight: float = 0.5  # lexical weight is 1 - dense_weight
     depth: int = 50  # top-N asked from each retriever per view

@@ -10,16 +10,16 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from router.examples.scoring import MODES
+from router.examples.scoring import MODES, ExampleMode
 
 
 @dataclass(frozen=True)
-class TunedSettings:
+class FittedSettings:
     """The fusion dense weight, which example evidence scores a skill, and whether the skill's
     BM25 document holds its examples' text; with the cross-validated figures behind them."""
 
     dense_weight: float
-    example_mode: str
+    example_mode: ExampleMode
     expand_lexical: bool
     held_out: int = 0  # example requests routed to choose them
     recall: float = 0.0  # recall@5 of these settings over those requests
@@ -42,16 +42,16 @@ class TunedSettings:
                 "judged": self.judged.to_dict() if self.judged else None}
 
     @classmethod
-    def from_dict(cls, data: Any) -> TunedSettings | None:
+    def from_dict(cls, data: Any) -> FittedSettings | None:
         """The record from a manifest (None when there is none); ValueError when malformed."""
         if data is None:
             return None
         if not isinstance(data, dict) or data.get("example_mode") not in MODES:
-            raise ValueError(f"malformed tuned settings: {data!r}")
+            raise ValueError(f"malformed fitted settings: {data!r}")
         weight = float(data["dense_weight"])
         if not 0.0 <= weight <= 1.0:
-            raise ValueError(f"tuned dense_weight {weight} is outside [0, 1]")
-        return cls(weight, str(data["example_mode"]), bool(data["expand_lexical"]),
+            raise ValueError(f"fitted dense_weight {weight} is outside [0, 1]")
+        return cls(weight, ExampleMode(data["example_mode"]), bool(data["expand_lexical"]),
                    int(data.get("held_out", 0)), float(data.get("recall_at_5", 0.0)),
                    float(data.get("mrr_at_10", 0.0)),
                    float(data.get("default_recall_at_5", 0.0)),
@@ -124,5 +124,5 @@ class HeldOut:
 class Fit:
     """The settings fit's answer: the settings, and the held-out requests' evidence under them."""
 
-    settings: TunedSettings
+    settings: FittedSettings
     held_out: HeldOut

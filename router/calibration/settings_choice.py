@@ -11,12 +11,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from router.calibration.settings import TunedSettings
-from router.examples.scoring import BOTH
+from router.calibration.settings import FittedSettings
+from router.examples.scoring import BOTH, ExampleMode
 
 log = logging.getLogger(__name__)
 
-Combo = tuple[float, str, bool]  # dense weight, example mode, BM25 documents expanded
+Combo = tuple[float, ExampleMode, bool]  # dense weight, example mode, BM25 documents expanded
 SIGMAS = 2.0  # a setting stays unless beaten on this many sigmas more requests than lost
 PRIOR: Combo = (0.7, BOTH, True)  # full use of the evidence
 
@@ -55,7 +55,7 @@ def _fallback_reason(best_is_default: bool, better: bool, wins: int, losses: int
 
 
 def choose(combos: Sequence[Combo], recall: np.ndarray, rr: np.ndarray, default: Combo,
-           folds: int) -> TunedSettings:
+           folds: int) -> FittedSettings:
     """The prior unless the best combination by mean recall@5 (then MRR@10) beats it; then
     the defaults unless it beats those too (module doc)."""
     mean_recall, mean_rr = recall.mean(axis=0), rr.mean(axis=0)
@@ -76,6 +76,6 @@ def choose(combos: Sequence[Combo], recall: np.ndarray, rr: np.ndarray, default:
     log.info("routing settings from %d example requests (%d-fold): %s; recall@5 %.3f "
              "(defaults %.3f): %s", len(recall), folds, _describe(combos[chosen]),
              mean_recall[chosen], mean_recall[base], reason)
-    return TunedSettings(w, mode, expand, len(recall), float(mean_recall[chosen]),
+    return FittedSettings(w, mode, expand, len(recall), float(mean_recall[chosen]),
                          float(mean_rr[chosen]), float(mean_recall[base]), float(mean_rr[base]),
                          float(mean_recall[prior]), float(mean_rr[prior]), reason)

@@ -68,6 +68,7 @@ from router.examples.scoring import (
     MODES,
     VIEW,
     ExampleIndex,
+    ExampleMode,
     example_index,
     positive_texts,
     top_rows,
@@ -163,14 +164,14 @@ def _dense(skill_vectors: np.ndarray, query: np.ndarray, depth: int) -> tuple[np
     return ids.astype(np.int64), sims[ids]
 
 
-def _combos() -> list[tuple[float, str, bool]]:
+def _combos() -> list[tuple[float, ExampleMode, bool]]:
     return [(w, m, e) for e in (False, True) for m in MODES for w in WEIGHTS]
 
 
-def tune(skill_vectors: np.ndarray, centroid: np.ndarray, rows: ExampleRows,
-         encode: Callable[[Sequence[str]], np.ndarray],
-         lexical_for: Callable[[Mapping[int, Sequence[str]]], Searcher],
-         fusion: FusionConfig | None = None, seen: Seen | None = None) -> Fit | None:
+def fit_to_examples(skill_vectors: np.ndarray, centroid: np.ndarray, rows: ExampleRows,
+                    encode: Callable[[Sequence[str]], np.ndarray],
+                    lexical_for: Callable[[Mapping[int, Sequence[str]]], Searcher],
+                    fusion: FusionConfig | None = None, seen: Seen | None = None) -> Fit | None:
     """Cross-validate every combination (module doc) over the example ``rows`` against the
     skills (``centroid``: their mean vector). ``encode`` embeds sentence views;
     ``lexical_for(extra)`` builds a BM25 index over the skills' documents with
@@ -225,7 +226,7 @@ def tune(skill_vectors: np.ndarray, centroid: np.ndarray, rows: ExampleRows,
     return Fit(settings, held_out)
 
 
-def _score(req: _Request, fold: _Fold, combos: Sequence[tuple[float, str, bool]],
+def _score(req: _Request, fold: _Fold, combos: Sequence[tuple[float, ExampleMode, bool]],
            fusion: FusionConfig, recall: np.ndarray, rr: np.ndarray,
            ) -> tuple[list[float], list[float]]:
     """Score one held-out request under every combination into ``recall`` and ``rr``; return

@@ -22,7 +22,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "router.cli.ops",  # reindex, config
     "router.cli.learning",  # stats, examples
     "router.cli.feedback",  # feedback migrate
-    "router.mcp.cli",  # mcp
+    "router.cli.mcp",  # mcp
     "router.cli.console",  # ops (the web console)
 )
 
@@ -56,7 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     before = list(root.handlers)
     logging.basicConfig(level=level, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    from router.service.logs import quiet_repeats, use_format
+    from router.cli.logs import quiet_repeats, use_format
 
     use_format("text")  # control characters in messages are escaped
     # A flood of one warning does not grow the log without bound; only the handler made here

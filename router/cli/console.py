@@ -14,14 +14,14 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from router.config import Config, OpsConfig, load_config
-from router.door.flags import (
+from router.cli.flags import (
     DEFAULT_TARGET,
     add_accept_args,
     add_listen_args,
     add_target_args,
     caller_auth_from_args,
 )
+from router.config import Config, OpsConfig, load_config
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -8,9 +8,9 @@ import sys
 import time
 from typing import Any
 
+from router.cli.flags import add_feedback_store_arg, with_feedback_store
 from router.common.textsafe import printable
 from router.config import FINE_TUNE_MODES, load_config, replace, worker_count
-from router.door.flags import add_feedback_store_arg, with_feedback_store
 from router.errors import InvalidRequest
 from router.skills.model import Diagnostic
 

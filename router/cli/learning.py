@@ -16,10 +16,10 @@ import sys
 import time
 from dataclasses import asdict
 
+from router.cli.flags import add_feedback_store_arg, with_feedback_store
 from router.cli.guard import EXIT_USAGE
 from router.common.textsafe import printable
 from router.config import Config, load_config
-from router.door.flags import add_feedback_store_arg, with_feedback_store
 from router.errors import InvalidRequest
 from router.learning.rows import DAY_SECONDS
 

@@ -10,7 +10,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import TypeVar
 
-from router.door import flags
+from router.cli import flags
 from router.errors import InvalidRequest, RouterError
 from router.learning.review import PurgeResult, RecordedExample, StatsReport
 from router.learning.stats import SkillStats

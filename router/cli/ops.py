@@ -10,9 +10,9 @@ from typing import Any
 
 import yaml
 
+from router.cli.flags import DEFAULT_TARGET, add_target_args, caller_auth_from_args
 from router.cli.guard import EXIT_FAILURE, EXIT_USAGE
 from router.config import load_config
-from router.door.flags import DEFAULT_TARGET, add_target_args, caller_auth_from_args
 from router.errors import InvalidRequest, RouterError
 
 

@@ -14,10 +14,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from router.cli.auth_args import add_server_auth_args, server_auth_flags
+from router.cli.flags import add_feedback_store_arg, with_feedback_store
 from router.config import Config, ServerConfig, load_config
-from router.door.flags import add_feedback_store_arg, with_feedback_store
 from router.routing.model import CatalogFormat, RouteQuery
-from router.service.auth_args import add_server_auth_args, server_auth_flags
 
 Handler = Callable[[argparse.Namespace], int]
 # What ``info`` prints: the facts of a loaded index (build-time statistics are not kept), and
@@ -91,10 +91,10 @@ def _index_dir(args: argparse.Namespace, config: Config) -> str:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from router.cli.logs import use_format
     from router.encoders.factory import loading_in_background
     from router.index.query_encoder import serving_embedder
     from router.service.auth import check_open_bind
-    from router.service.logs import use_format
 
     config = _config(args)
     server_config = _server_config(args, config)

@@ -22,8 +22,13 @@ from router.config.routing import (
     INT8_CPUS,
     PRECISIONS,
     QUERY_BACKENDS,
+    ActivationMode,
+    CandidateMode,
     DiscoveryConfig,
+    FineTuneMode,
     IndexConfig,
+    Int8Cpu,
+    Precision,
     RoutingConfig,
     worker_count,
 )
@@ -32,6 +37,7 @@ from router.config.serving import DoorConfig, FeedbackConfig, McpConfig, OpsConf
 __all__ = [
     "ACTIVATION_MODES", "CANDIDATE_KEYS", "CANDIDATE_MODES", "DEFAULT_CLIENT_DIRS", "DEFAULT_MODEL",
     "DEFAULT_SOURCE", "ENV_PREFIX", "FINE_TUNE_MODES", "INT8_CPUS", "PRECISIONS", "QUERY_BACKENDS",
-    "Config", "DiscoveryConfig", "DoorConfig", "FeedbackConfig", "IndexConfig", "McpConfig",
-    "OpsConfig", "RoutingConfig", "ServerConfig", "load_config", "replace", "worker_count",
+    "ActivationMode", "CandidateMode", "Config", "DiscoveryConfig", "DoorConfig", "FeedbackConfig",
+    "FineTuneMode", "IndexConfig", "Int8Cpu", "McpConfig", "OpsConfig", "Precision",
+    "RoutingConfig", "ServerConfig", "load_config", "replace", "worker_count",
 ]

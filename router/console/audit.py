@@ -23,17 +23,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from router.common.tracing import TRACEPARENT_KEY, traceparent_of
 from router.console.auth import COOKIE, ConsoleAccess
+from router.door.api import code_name_of_http
 from router.door.audit import AuditLog
-
-CODES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
-         404: "NOT_FOUND", 413: "RESOURCE_EXHAUSTED", 429: "RESOURCE_EXHAUSTED",
-         502: "UNAVAILABLE", 503: "UNAVAILABLE"}
-
-
-def code_of(status: int) -> str:
-    if status < 400:
-        return "OK"
-    return CODES.get(status, "INTERNAL" if status >= 500 else "FAILED_PRECONDITION")
 
 
 def _set_cookie(message: Message) -> str:
@@ -78,4 +69,4 @@ class ConsoleAudit:
                 "trace_id": traceparent.split("-")[1] if traceparent else uuid.uuid4().hex,
                 "principal": entry.principal.name if entry is not None else None,
                 "acting_for": None, "method": f"{scope.get('method', '')} {scope.get('path', '')}",
-                "code": code_of(status), "index_version": None, "door": "ops"}
+                "code": code_name_of_http(status), "index_version": None, "door": "ops"}

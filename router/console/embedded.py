@@ -9,11 +9,11 @@ import logging
 from typing import TYPE_CHECKING
 
 from router.bearer import is_loopback, read_tokens
-from router.common.httpd import DoorLimits
 from router.config import OpsConfig, ServerConfig
 from router.console.auth import console_access
 from router.console.forwarded import trusted_networks
 from router.credentials import CallerAuth
+from router.door.httpd import DoorLimits
 from router.errors import InvalidRequest
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """Running the console: uvicorn on a socket bound before it starts (port 0 picks a free one,
 and connections queue from the moment ``start`` returns), on its own thread inside ``serve`` or
 in the foreground for ``skill-router ops``; with the header deadline and connection cap of
-``router.common.httpd`` (``ops.header_timeout_seconds``, ``ops.max_connections``)."""
+``router.door.httpd`` (``ops.header_timeout_seconds``, ``ops.max_connections``)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ import uvicorn
 
 from router.access.callers import LiveTable, load_table
 from router.client import SkillRouterClient
-from router.common.httpd import DoorLimits, door_config
 from router.config import OpsConfig
 from router.console.app import Console, console_app
 from router.console.audit import ConsoleAudit
@@ -25,6 +24,7 @@ from router.console.auth import console_access
 from router.console.forwarded import proxy_settings
 from router.credentials import CallerAuth
 from router.door.audit import open_audit
+from router.door.httpd import DoorLimits, door_config
 
 log = logging.getLogger(__name__)
 

@@ -1,15 +1,20 @@
-"""The gRPC API as every door and ``router.client`` name it: the service's full name and the one
-table between ``router.errors`` classes and status codes, read one way by the servicer (an
-error raised becomes its code) and the other by the client (a code answered becomes its
-error)."""
+"""The API as every door and ``router.client`` name it: the service's full name and the one
+error table, from ``router.errors`` classes to the status each door answers with: a gRPC status
+code (read one way by the servicer, an error raised becomes its code, and the other by the
+client, a code answered becomes its error), an HTTP status (the console) and a JSON-RPC error
+code (the MCP door). No door maps an error to a status of its own."""
 
 from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, replace
 
 import grpc
 
 from router.access.rates import RETRY_AFTER_KEY
 from router.errors import (
     DeadlineExceeded,
+    IndexUnavailable,
     Internal,
     InvalidRequest,
     NotFound,
@@ -27,29 +32,96 @@ from router.v1 import router_pb2 as pb
 # The service's full name, read from the generated descriptor (router.v1.SkillRouter).
 SERVICE_NAME: str = pb.DESCRIPTOR.services_by_name["SkillRouter"].full_name
 
-# First match wins for a raised error, so a subclass (IndexUnavailable, IndexCorrupt: an
-# Unavailable) follows its parent unless listed earlier; each code names one class.
-STATUS_BY_ERROR: tuple[tuple[type[RouterError], grpc.StatusCode], ...] = (
-    (InvalidRequest, grpc.StatusCode.INVALID_ARGUMENT),
-    (NotFound, grpc.StatusCode.NOT_FOUND),
-    (TooLarge, grpc.StatusCode.RESOURCE_EXHAUSTED),
-    (PermissionDenied, grpc.StatusCode.PERMISSION_DENIED),
-    (StaleFile, grpc.StatusCode.FAILED_PRECONDITION),
-    (Unavailable, grpc.StatusCode.UNAVAILABLE),
-    (Unauthenticated, grpc.StatusCode.UNAUTHENTICATED),
-    (DeadlineExceeded, grpc.StatusCode.DEADLINE_EXCEEDED),
-    (Internal, grpc.StatusCode.INTERNAL),
+# JSON-RPC 2.0's error codes (the MCP SDK's ``mcp_types`` names the same numbers).
+INVALID_REQUEST, INVALID_PARAMS, INTERNAL_ERROR = -32600, -32602, -32603
+
+
+@dataclass(frozen=True)
+class Status:
+    """What a door answers for one error: ``grpc`` (the service), ``http`` (the console, for
+    the router's answer it shows: 502 when the router failed or refused for a reason the page
+    cannot name) and ``mcp`` (the MCP door, for a call that names a skill or file)."""
+
+    grpc: grpc.StatusCode
+    http: int
+    mcp: int
+
+
+# First match wins for a raised error, so a subclass (RateLimited: a TooLarge; IndexUnavailable,
+# IndexCorrupt: an Unavailable) follows its parent unless listed earlier. A code answered
+# becomes the last class listed with it (TooLarge, Unavailable): each code names one class.
+ERROR_TABLE: tuple[tuple[type[RouterError], Status], ...] = (
+    (InvalidRequest, Status(grpc.StatusCode.INVALID_ARGUMENT, 400, INVALID_PARAMS)),
+    (NotFound, Status(grpc.StatusCode.NOT_FOUND, 404, INVALID_PARAMS)),
+    (RateLimited, Status(grpc.StatusCode.RESOURCE_EXHAUSTED, 429, INVALID_PARAMS)),
+    (TooLarge, Status(grpc.StatusCode.RESOURCE_EXHAUSTED, 413, INVALID_PARAMS)),
+    (PermissionDenied, Status(grpc.StatusCode.PERMISSION_DENIED, 502, INVALID_PARAMS)),
+    (StaleFile, Status(grpc.StatusCode.FAILED_PRECONDITION, 502, INVALID_PARAMS)),
+    (IndexUnavailable, Status(grpc.StatusCode.UNAVAILABLE, 502, INTERNAL_ERROR)),
+    (Unavailable, Status(grpc.StatusCode.UNAVAILABLE, 502, INVALID_PARAMS)),
+    (Unauthenticated, Status(grpc.StatusCode.UNAUTHENTICATED, 502, INVALID_PARAMS)),
+    (DeadlineExceeded, Status(grpc.StatusCode.DEADLINE_EXCEEDED, 502, INVALID_PARAMS)),
+    (Internal, Status(grpc.StatusCode.INTERNAL, 502, INVALID_PARAMS)),
 )
+OTHER = Status(grpc.StatusCode.INTERNAL, 502, INVALID_PARAMS)  # any other exception
 _ERROR_BY_STATUS: dict[grpc.StatusCode, type[RouterError]] = {
-    code: error for error, code in STATUS_BY_ERROR}
+    status.grpc: error for error, status in ERROR_TABLE}
+
+# An HTTP answer as a gRPC status name (the console's audit lines): 2xx and 3xx are OK.
+_CODE_BY_HTTP = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
+                 404: "NOT_FOUND", 413: "RESOURCE_EXHAUSTED", 429: "RESOURCE_EXHAUSTED",
+                 502: "UNAVAILABLE", 503: "UNAVAILABLE"}
+
+
+# A door's own refusal of its caller: a role it checked before any call (``Call.GATE``).
+REFUSED = Status(grpc.StatusCode.PERMISSION_DENIED, 403, INVALID_REQUEST)
+
+
+class Call(enum.Enum):
+    """Where a door met an error: in a call that names a skill or file (the table's row), in a
+    listing, which names nothing (for MCP the server's trouble: INTERNAL_ERROR), or at the
+    door's own check of its caller's role, before any call (a ``PermissionDenied`` there is
+    ``REFUSED``)."""
+
+    NAMING = "naming"
+    LISTING = "listing"
+    GATE = "gate"
+
+
+def status_of(exc: BaseException, call: Call = Call.NAMING) -> Status:
+    """What a door answers for ``exc`` met at ``call`` (``OTHER`` for an exception the table
+    does not name)."""
+    if call is Call.GATE and isinstance(exc, PermissionDenied):
+        return REFUSED
+    found = next((status for error_type, status in ERROR_TABLE if isinstance(exc, error_type)),
+                 OTHER)
+    return replace(found, mcp=INTERNAL_ERROR) if call is Call.LISTING else found
+
+
+def http_status(exc: BaseException, call: Call = Call.NAMING) -> int:
+    """The HTTP status a door answers with for ``exc``."""
+    return status_of(exc, call).http
+
+
+def mcp_code(exc: BaseException, call: Call = Call.NAMING) -> int:
+    """The JSON-RPC error code the MCP door answers with for ``exc``."""
+    return status_of(exc, call).mcp
+
+
+def code_name_of_http(status: int) -> str:
+    """An HTTP answer's status as a gRPC status name: ``OK`` below 400, ``INTERNAL`` for a 5xx
+    the table does not name, ``FAILED_PRECONDITION`` for such a 4xx."""
+    if status < 400:
+        return "OK"
+    return _CODE_BY_HTTP.get(status, "INTERNAL" if status >= 500 else "FAILED_PRECONDITION")
 
 
 def status_for(exc: Exception) -> tuple[grpc.StatusCode, str]:
     """The status code and caller-facing message for an exception a door's call raised;
     INTERNAL, with a message that hides the exception's own, for any other exception."""
-    for error_type, code in STATUS_BY_ERROR:
-        if isinstance(exc, error_type) and code is not grpc.StatusCode.INTERNAL:
-            return code, str(exc) or error_type.__name__
+    for error_type, status in ERROR_TABLE:
+        if isinstance(exc, error_type) and status.grpc is not grpc.StatusCode.INTERNAL:
+            return status.grpc, str(exc) or error_type.__name__
     return grpc.StatusCode.INTERNAL, f"internal error ({type(exc).__name__}); see the server log"
 
 

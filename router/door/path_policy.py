@@ -6,8 +6,9 @@ from the version's recorded discovery settings: a skill's location becomes relat
 skills root (``pdf-tools/SKILL.md``), a root itself its last component, the version folder the
 version's name, the index folder its last component, the project folder its last component,
 the home folder ``~`` and an example file its file name. Nothing inside changes: activation
-still reads the real files. A door applies the view to its own answers (the gRPC service to
-its protobuf messages in ``router.service.codec.paths``).
+still reads the real files. ``PathPolicy.over`` gives a door the view of the version it
+serves, the text and error messages rewritten by it; a door applies the view to its own answers
+(the gRPC service to its protobuf messages in ``router.service.codec.paths``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from router.builder.pipeline import discovery_from_settings, recorded_settings
 from router.common.paths import EXPOSED, Folder, PathView, named_folder, root_folder, skill_folders
@@ -27,6 +30,8 @@ from router.index.versions.layout import VERSIONS
 from router.skills.catalogs import parse_spec
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 def discovery_roots(config: DiscoveryConfig) -> list[str]:
@@ -94,3 +99,31 @@ class PathPolicy:
                 self._cached = (key, path_view(snapshot, self._index_dir))
                 log.debug("paths hidden from callers for index %s", snapshot.info.version)
             return self._cached[1]
+
+    def over(self, snapshot: Callable[[], IndexSnapshot]) -> Shown:
+        """What callers see of the version ``snapshot()`` serves at the time of each use."""
+        return Shown(self, snapshot)
+
+
+class Shown:
+    """A door's paths as its callers see them: the served version's view (read at each use:
+    a swap or a Reindex answers with the version it swapped in), text and errors rewritten."""
+
+    def __init__(self, policy: PathPolicy, snapshot: Callable[[], IndexSnapshot]) -> None:
+        self._policy, self._snapshot = policy, snapshot
+
+    def view(self) -> PathView:
+        return self._policy.view(self._snapshot())
+
+    def text(self, text: str) -> str:
+        return self.view().text(text)
+
+    def hiding(self, call: Callable[[], T]) -> T:
+        """``call()``, a ``RouterError``'s message rewritten by ``text`` (same error class)."""
+        try:
+            return call()
+        except RouterError as exc:
+            shown = self.text(str(exc))
+            if shown == str(exc):
+                raise
+            raise type(exc)(shown) from None

@@ -13,11 +13,11 @@ import os
 import re
 from dataclasses import dataclass
 
+from router.config import PRECISIONS, Precision
 from router.encoders.backends import is_hash_model
 from router.errors import InvalidRequest
 
 DEVICES = ("auto", "cpu", "cuda", "cuda:N")  # what index.device accepts (N: 0, 1, ...)
-PRECISIONS = ("fp32", "fp16")
 _CUDA = re.compile(r"^cuda(?::(\d+))?$")
 
 
@@ -46,7 +46,7 @@ class Placement:
     """A resolved build device (``cpu``, ``cuda:N``) and precision (``fp32``, ``fp16``)."""
 
     device: str = "cpu"
-    precision: str = "fp32"
+    precision: Precision = Precision.FP32
 
     @property
     def on_cuda(self) -> bool:
@@ -57,19 +57,21 @@ class Placement:
         return {"device": self.device, "precision": self.precision}
 
 
-def check_names(device: str, precision: str) -> None:
-    """Refuse a device or precision that is not a known name (no torch needed)."""
+def check_names(device: str, precision: str) -> Precision:
+    """Refuse a device or precision that is not a known name (no torch needed); the
+    precision's member."""
     if device not in ("auto", "cpu") and not _CUDA.match(device):
         raise InvalidRequest(f"device {device!r} is not one of auto, cpu, cuda, cuda:N")
     if precision not in PRECISIONS:
         raise InvalidRequest(f"precision {precision!r} is not one of {', '.join(PRECISIONS)}")
+    return Precision(precision)
 
 
 def resolve(device: str, precision: str, report: CudaReport) -> Placement:
     """``auto``: the first CUDA device when one is usable, else the CPU. ``cuda`` / ``cuda:N``
     without a usable device N raise InvalidRequest naming CUDA and what was found; ``fp16``
     on the CPU raises InvalidRequest naming fp16."""
-    check_names(device, precision)
+    chosen_precision = check_names(device, precision)
     problem = report.problem()
     if device == "auto":
         chosen = "cpu" if problem is not None else "cuda:0"
@@ -77,11 +79,11 @@ def resolve(device: str, precision: str, report: CudaReport) -> Placement:
         chosen = "cpu"
     else:
         chosen = _cuda_device(device, problem, report.device_count)
-    if precision == "fp16" and chosen == "cpu":
+    if chosen_precision is Precision.FP16 and chosen == "cpu":
         why = f" (CUDA: {problem})" if device == "auto" and problem else ""
         raise InvalidRequest(f"precision fp16 needs a CUDA device; this build runs on the "
                              f"CPU{why}: use --precision fp32")
-    return Placement(chosen, precision)
+    return Placement(chosen, chosen_precision)
 
 
 def _cuda_device(device: str, problem: str | None, count: int) -> str:
@@ -112,9 +114,9 @@ def probe() -> CudaReport:
 def placement_for(device: str, precision: str, *, model: str) -> Placement:
     """The placement of a build of ``model``: the hashing test embedder always runs on the
     CPU without importing torch (an explicit ``cuda`` is still checked)."""
-    check_names(device, precision)
+    fp32 = check_names(device, precision) is Precision.FP32
     hashing = is_hash_model(model)
-    if hashing and device in ("auto", "cpu") and precision == "fp32":
-        return Placement("cpu", "fp32")
+    if hashing and device in ("auto", "cpu") and fp32:
+        return Placement("cpu")
     placement = resolve(device, precision, probe())
-    return Placement("cpu", "fp32") if hashing else placement
+    return Placement("cpu") if hashing else placement

@@ -30,7 +30,7 @@ def default_cache_dir() -> Path:
 @dataclass(frozen=True)
 class OnnxRun:
     """Where and how an ONNX query encoder runs: onnxruntime's intra-op ``threads`` per call,
-    the CPU an int8 copy is quantized for (``router.encoders.int8.CPU_CHOICES``), and the
+    the CPU an int8 copy is quantized for (``router.config.Int8Cpu``), and the
     folder its exports are cached in (None: ``default_cache_dir()``)."""
 
     threads: int = 1

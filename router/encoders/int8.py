@@ -28,14 +28,15 @@ from typing import Any
 
 import numpy as np
 
+from router.config import INT8_CPUS, Int8Cpu
+
 log = logging.getLogger(__name__)
 
-CPU_CHOICES = ("auto", "vnni", "no-vnni")
 MIN_COSINE = 0.98  # the least cosine to float32 an int8 copy may have on the sample
 RECORD_KEY = "int8"  # export.json of a copy: what it was made for and how close it came
 VNNI_FLAGS = frozenset({"avx512_vnni", "avx_vnni", "amx_int8"})
 RECORDED_FLAGS = ("avx2", "avx512f", "avx512_vnni", "avx_vnni", "amx_int8", "asimddp")
-WEIGHTS = {"vnni": ("QInt8", "QUInt8"), "no-vnni": ("QUInt8", "QInt8")}
+WEIGHTS = {Int8Cpu.VNNI: ("QInt8", "QUInt8"), Int8Cpu.NO_VNNI: ("QUInt8", "QInt8")}
 CPUINFO = Path("/proc/cpuinfo")
 
 # Short and long requests, several sentences, code words, other languages: what queries are.
@@ -79,13 +80,13 @@ def cpu_flags(path: Path = CPUINFO) -> frozenset[str]:
     return frozenset()
 
 
-def cpu_kind(setting: str, flags: frozenset[str]) -> str:
+def cpu_kind(setting: str, flags: frozenset[str]) -> Int8Cpu:
     """``vnni`` or ``no-vnni``: the CPU the copy is quantized for (``setting`` forces it)."""
-    if setting not in CPU_CHOICES:
-        raise ValueError(f"int8 CPU choice {setting!r} is not one of {', '.join(CPU_CHOICES)}")
-    if setting != "auto":
-        return setting
-    return "vnni" if flags & VNNI_FLAGS else "no-vnni"
+    if setting not in INT8_CPUS:
+        raise ValueError(f"int8 CPU choice {setting!r} is not one of {', '.join(INT8_CPUS)}")
+    if setting != Int8Cpu.AUTO:
+        return Int8Cpu(setting)
+    return Int8Cpu.VNNI if flags & VNNI_FLAGS else Int8Cpu.NO_VNNI
 
 
 def vectors_name(meta: dict[str, Any], recipe_key: str) -> str:
@@ -99,7 +100,7 @@ def vectors_name(meta: dict[str, Any], recipe_key: str) -> str:
     return f"int8-{record.get('weights')}/{meta.get(recipe_key, 'unknown')}"
 
 
-def weight_types(kind: str) -> tuple[str, ...]:
+def weight_types(kind: Int8Cpu) -> tuple[str, ...]:
     """The weight types to try for a CPU of ``kind``, the one it needs first."""
     return WEIGHTS[kind]
 
@@ -110,7 +111,7 @@ def closeness(exact: np.ndarray, close: np.ndarray) -> tuple[float, float]:
     return float(cosines.min()), float(cosines.mean())
 
 
-def record_for(kind: str, weights: str, cosines: tuple[float, float],
+def record_for(kind: Int8Cpu, weights: str, cosines: tuple[float, float],
                flags: frozenset[str]) -> dict[str, Any]:
     """The copy's record: the CPU it was made for and how close it came on ``SAMPLE``."""
     return {"cpu": kind, "flags": [f for f in RECORDED_FLAGS if f in flags],
@@ -171,7 +172,7 @@ def checked_here(exact: Path, copy: Path, record: dict[str, Any], setting: str,
         return record
     flags = cpu_flags()
     kind = cpu_kind(setting, flags)
-    if setting != "auto":
+    if setting != Int8Cpu.AUTO:
         log.info("the int8 copy at %s was made for a %s CPU; index.int8_cpu %s makes its own",
                  copy, record.get("cpu"), setting)
         return None

@@ -154,7 +154,7 @@ class OnnxEmbedder:
     ``threads`` is onnxruntime's intra-op thread count per encode call (1 measured best for
     single queries on a small shared machine: the other core serves a concurrent request).
     Thread-safe; the session and tokenizer load lazily, exporting first if needed.
-    ``int8_cpu`` (``router.encoders.int8.CPU_CHOICES``) is the CPU an int8 copy is made for.
+    ``int8_cpu`` (``router.config.Int8Cpu``) is the CPU an int8 copy is made for.
     """
 
     def __init__(self, model: str, cache_dir: str | Path, *, threads: int = 1,

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from router.config import Precision
 from router.encoders.base import normalise
 from router.encoders.device import Placement
 
@@ -119,7 +120,7 @@ def run_chunk(model: Any, batches: Sequence[Batch], count: int, placement: Place
 
     parts = []
     rows = []
-    fp16 = placement.on_cuda and placement.precision == "fp16"
+    fp16 = placement.on_cuda and placement.precision == Precision.FP16
     with torch.inference_mode():
         for batch in batches:
             features = {k: v.to(placement.device, non_blocking=True) if torch.is_tensor(v) else v

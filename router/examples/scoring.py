@@ -24,14 +24,26 @@ examples (``router.calibration.settings_fit``).
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 SHORTLIST = 256  # example rows and example views considered per query view
-VIEW, CLOSEST, BOTH = "view", "closest", "both"  # which example evidence scores a skill
-MODES = (VIEW, CLOSEST, BOTH)
+
+
+class ExampleMode(enum.StrEnum):
+    """Which example evidence scores a skill (a version's settings fit chooses it; the words
+    are what its manifest records)."""
+
+    VIEW = "view"
+    CLOSEST = "closest"
+    BOTH = "both"
+
+
+VIEW, CLOSEST, BOTH = ExampleMode.VIEW, ExampleMode.CLOSEST, ExampleMode.BOTH
+MODES = tuple(ExampleMode)
 
 
 @dataclass(frozen=True)
@@ -107,7 +119,7 @@ def best_examples(index: ExampleIndex, sims: np.ndarray,
 
 
 def with_examples(ids: np.ndarray, scores: np.ndarray, index: ExampleIndex,
-                  query: np.ndarray, mode: str = VIEW) -> Evidence:
+                  query: np.ndarray, mode: ExampleMode = VIEW) -> Evidence:
     """Merge one view's description hits with the example evidence (see module doc); ``mode``
     says which evidence counts: the example view, the closest example, or both."""
     best = dict(zip(ids.tolist(), np.asarray(scores, dtype=np.float64).tolist(), strict=True))
@@ -140,7 +152,7 @@ def with_examples(ids: np.ndarray, scores: np.ndarray, index: ExampleIndex,
 
 
 def best_cosines(queries: np.ndarray, skills: np.ndarray,
-                 index: ExampleIndex | None, mode: str = VIEW) -> np.ndarray:
+                 index: ExampleIndex | None, mode: ExampleMode = VIEW) -> np.ndarray:
     """Each query's best cosine over skill descriptions and the example evidence ``mode``
     scores with (the evidence the relevance gate reads)."""
     queries = np.asarray(queries, dtype=np.float32)

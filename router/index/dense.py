@@ -272,7 +272,7 @@ def _filtered(index: Any, queries: np.ndarray, k: int,
     return out_scores, out_ids
 
 
-def tune(index: Any, ef_search: int) -> None:
+def set_ef_search(index: Any, ef_search: int) -> None:
     """Set an HNSW index's search breadth (``efSearch``); other kinds have none."""
     if ef_search < 1:
         raise InvalidRequest(f"index.hnsw_ef_search must be at least 1, got {ef_search}")

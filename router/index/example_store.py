@@ -38,8 +38,8 @@ import numpy as np
 from router.calibration import gate
 from router.calibration.catalog_gate import CatalogEvidence
 from router.calibration.gate_fit import calibrate_gate
-from router.calibration.settings import Fit, Seen, TunedSettings
-from router.calibration.settings_fit import ExampleRows, tune
+from router.calibration.settings import Fit, FittedSettings, Seen
+from router.calibration.settings_fit import ExampleRows, fit_to_examples
 from router.encoders.base import Embedder
 from router.errors import IndexUnavailable
 from router.examples import selection
@@ -71,7 +71,7 @@ class Learned:
     calibration: gate.Calibration | None
     fingerprint: str
     nearest: tuple[int, ...] = ()  # calibration rows the nearest-request test compares with
-    tuning: TunedSettings | None = None  # routing settings fitted to the catalog
+    tuning: FittedSettings | None = None  # routing settings fitted to the catalog
     expanded: LexicalIndex | None = None  # BM25 over documents with examples' text, if chosen
     zero_shot: gate.ZeroShotGate | None = None  # the gate without examples (with examples)
     nearest_zero_shot: tuple[int, ...] = ()  # its nearest-request test's calibration rows
@@ -152,8 +152,8 @@ def _fit(index: ExampleIndex | None, catalog: Catalog, embedder: Embedder,
         return LexicalIndex.build(expanded_documents(documents, extra))
 
     rows = ExampleRows(index.queries, index.skill, index.negative, index.vectors, held_out)
-    fit = tune(skill_vectors, catalog_centroid(skill_vectors), rows, embedder.encode,
-               lexical_for, seen=Seen(embedder.model_id, trained))
+    fit = fit_to_examples(skill_vectors, catalog_centroid(skill_vectors), rows,
+                          embedder.encode, lexical_for, seen=Seen(embedder.model_id, trained))
     if fit is None or not fit.settings.expand_lexical:
         return fit, None
     return fit, lexical_for(positive_texts(index))
@@ -247,7 +247,7 @@ class Stored:
 
     examples: ExampleIndex | None = None
     off_topic: np.ndarray | None = None
-    tuning: TunedSettings | None = None
+    tuning: FittedSettings | None = None
     lexical: LexicalIndex | None = None
     zero_shot: gate.ZeroShotGate | None = None
     null: np.ndarray | None = None  # every calibration request's vector (with catalogs)
@@ -258,7 +258,7 @@ def load(folder: Path, manifest: Mapping[str, Any], positions: Mapping[str, int]
          skill_vectors: np.ndarray) -> Stored:
     """The version's examples, off-topic vectors, tuned settings, expanded BM25 index and
     zero-shot gate."""
-    tuning = TunedSettings.from_dict(manifest.get("tuning"))
+    tuning = FittedSettings.from_dict(manifest.get("tuning"))
     lexical = None
     if (folder / LEXICAL_EXAMPLES).is_dir():
         lexical = LexicalIndex.load(folder / LEXICAL_EXAMPLES)

@@ -17,7 +17,7 @@ from typing import IO, Any
 import numpy as np
 
 from router.calibration.catalog_gate import CatalogEvidence, evidence
-from router.examples.scoring import ExampleIndex
+from router.examples.scoring import ExampleIndex, ExampleMode
 from router.index.lexical import LexicalIndex
 from router.skills.model import key_parts
 
@@ -37,7 +37,7 @@ def best_bm25(texts: Sequence[str], lexical: LexicalIndex | None) -> np.ndarray 
 
 
 def measure(keys: Sequence[str], skill_vectors: np.ndarray, index: ExampleIndex | None,
-            mode: str, queries: np.ndarray, texts: Sequence[str],
+            mode: ExampleMode, queries: np.ndarray, texts: Sequence[str],
             lexical: LexicalIndex | None) -> CatalogEvidence | None:
     """The calibration requests' (``texts``, embedded as ``queries``) evidence against each
     catalog of the skills keyed ``keys`` (row order); None with fewer than two catalogs."""

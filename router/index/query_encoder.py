@@ -14,7 +14,7 @@ from router.config import IndexConfig
 from router.encoders import backends
 from router.encoders.base import Embedder
 from router.encoders.factory import OnnxRun, load_now, make_embedder
-from router.index.versions.encoder import base_of, is_tuned, locate
+from router.index.versions.encoder import base_of, is_fine_tuned, locate
 from router.index.versions.recovery import startup_model
 
 log = logging.getLogger(__name__)
@@ -28,7 +28,7 @@ def query_embedder(model: str, index_dir: str | Path, *, backend: str = backends
     A fine-tuned model is loaded from the
     ``encoder/`` of a version that holds it, verified against its manifest's checksums first
     (IndexCorrupt when no version holds an intact copy)."""
-    source = locate(index_dir, model) if is_tuned(model) else None
+    source = locate(index_dir, model) if is_fine_tuned(model) else None
     return make_embedder(model, batch_size=batch_size, backend=backend,
                          run=OnnxRun(threads, int8_cpu, Path(index_dir) / ".onnx"),
                          source=source)

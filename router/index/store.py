@@ -36,7 +36,7 @@ from router.access.model import ANONYMOUS
 from router.access.view import View, view_of
 from router.calibration.catalog_gate import CatalogGates, ViewGate
 from router.calibration.gate import Calibration, ZeroShotGate
-from router.calibration.settings import TunedSettings
+from router.calibration.settings import FittedSettings
 from router.errors import IndexCorrupt
 from router.examples.scoring import ExampleIndex
 from router.index import dense, digest_store
@@ -74,7 +74,7 @@ class IndexSnapshot:
     calibration: Calibration | None = None  # the gate calibrated for this catalog
     off_topic: np.ndarray | None = None  # vectors of the requests it was calibrated on
     zero_shot: ZeroShotGate | None = None  # the gate without examples, kept beside theirs
-    tuning: TunedSettings | None = None  # routing settings fitted to the catalog's examples
+    tuning: FittedSettings | None = None  # routing settings fitted to the catalog's examples
     lexical_examples: LexicalIndex | None = None  # BM25 with examples' text, if tuning chose it
     digests: Mapping[str, digest_store.SkillDigests] | None = None  # None: from before them
     catalogs: tuple[str, ...] = (DEFAULT_CATALOG,)  # the catalog order (precedence for "*")

@@ -22,10 +22,9 @@ from router.activation.activator import Activation, Resource, ResourceList
 from router.common.tracing import TRACEPARENT
 from router.door.api import SERVICE_NAME, status_for
 from router.door.audit import AuditLog
-from router.mcp.backend import Backend, EngineBackend, Search, SkillFile
-from router.mcp.entries import SkillEntry
-from router.mcp.principals import ACTING
-from router.mcp.sessions import SessionState
+from router.door.backend import Backend, EngineBackend, Search, SkillFile
+from router.door.context import ACTING, SessionState
+from router.door.entries import SkillEntry
 from router.skills.model import skill_key
 
 T = TypeVar("T")

@@ -35,8 +35,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from router.access.callers import LiveTable
 from router.access.oidc import looks_like_jwt
 from router.bearer import accepts, bearer_token, check_bind, read_tokens
-from router.common.httpd import DoorLimits
 from router.config import McpConfig
+from router.door.httpd import DoorLimits
 from router.errors import InvalidRequest
 from router.mcp.principals import door_principals
 from router.mcp.resource import DOOR_PATH, check_resource_url
@@ -54,7 +54,7 @@ OPT_OUT = "--allow-unauthenticated (mcp.allow_unauthenticated)"
 @dataclass(frozen=True)
 class HttpAccess:
     """What the HTTP door checks: the accepted tokens (() = none), the allowed hosts, its
-    connection limits (``router.common.httpd``) and its sessions (``router.mcp.quota``)."""
+    connection limits (``router.door.httpd``) and its sessions (``router.mcp.quota``)."""
 
     tokens: tuple[bytes, ...]
     security: TransportSecuritySettings

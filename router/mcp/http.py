@@ -1,7 +1,7 @@
 """The door over streamable HTTP at ``/mcp``: the SDK's Starlette app with our Host/Origin
 settings and session idle expiry, behind ``SessionQuota`` (open sessions per caller),
 ``RateGate`` (its principals' rates) and ``BearerGate`` when tokens are accepted, served by
-uvicorn with the header deadline and the connection cap of ``router.common.httpd``."""
+uvicorn with the header deadline and the connection cap of ``router.door.httpd``."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import uvicorn
 from starlette.types import ASGIApp
 
 from router.access.callers import LiveTable
-from router.common.httpd import door_config
+from router.door.httpd import door_config
 from router.mcp.auth import BearerGate, HttpAccess
 from router.mcp.quota import SessionCounts, SessionQuota
 from router.mcp.rates import RateGate

@@ -17,7 +17,6 @@ longer loads keeps the principals in use and logs why.
 
 from __future__ import annotations
 
-import contextvars
 import logging
 from collections.abc import Mapping
 from typing import Any
@@ -27,15 +26,16 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_REQUEST
 
 from router.access.callers import LiveTable, load_table
-from router.access.model import ROUTE, Principal
+from router.access.model import ROUTE
 from router.access.roles import RoleMissing, require
 from router.access.table import Entry, PrincipalTable
 from router.bearer import bearer_token
 from router.config import McpConfig
+from router.door.api import Call, mcp_code
+from router.door.context import ACTING
 
 log = logging.getLogger(__name__)
 
-ACTING: contextvars.ContextVar[Principal | None] = contextvars.ContextVar("acting", default=None)
 OPEN_METHODS = frozenset({"initialize", "ping"})
 
 
@@ -69,7 +69,7 @@ def acting_for_caller(principals: LiveTable) -> Any:
             try:
                 require(entry.principal, ROUTE, ctx.method)
             except RoleMissing as exc:
-                raise MCPError(code=INVALID_REQUEST, message=str(exc)) from None
+                raise MCPError(code=mcp_code(exc, Call.GATE), message=str(exc)) from None
         # an accepted token of the door's token file: the door calls as itself
         token = ACTING.set(entry.principal if entry.from_file else None)
         try:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from router.door.backend import Backend
 from router.errors import NotFound
-from router.mcp.backend import Backend
 from router.mcp.uris import SCHEME, URI_TEMPLATE, parse_uri, resource_uri
 from router.skills.resources import media_type
 

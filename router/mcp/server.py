@@ -18,15 +18,16 @@ import anyio.to_thread
 from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
-from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, CallToolResult, ToolAnnotations
+from mcp_types import CallToolResult, ToolAnnotations
 from mcp_types import Resource as MCPResource
 from mcp_types import ResourceTemplate as MCPResourceTemplate
 from pydantic import AnyUrl, Field
 
 from router.access.callers import LiveTable
-from router.errors import IndexUnavailable, RouterError
+from router.door.api import mcp_code
+from router.door.backend import Backend
+from router.errors import RouterError
 from router.mcp import tools
-from router.mcp.backend import Backend
 from router.mcp.principals import acting_for_caller
 from router.mcp.resources import URI_TEMPLATE, list_skill_resources, parse_uri
 from router.mcp.sessions import DoorSessions
@@ -113,10 +114,8 @@ class SkillDoor(MCPServer[Any]):
         try:
             name, path = parse_uri(where)
             found = await anyio.to_thread.run_sync(self.backend.read_resource, name, path)
-        except IndexUnavailable as exc:
-            raise MCPError(code=INTERNAL_ERROR, message=str(exc), data={"uri": where}) from exc
         except RouterError as exc:
-            raise MCPError(code=INVALID_PARAMS, message=str(exc), data={"uri": where}) from exc
+            raise MCPError(code=mcp_code(exc), message=str(exc), data={"uri": where}) from exc
         text_content = tools.as_text(found)
         content = found.content if text_content is None else text_content
         return [ReadResourceContents(content=content, mime_type=found.media_type)]

@@ -19,18 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from router.activation.sessions import SessionStore
-
-
-@dataclass(frozen=True)
-class SessionState:
-    """What the door passes with a call. An empty ``session_id`` means "no memory"."""
-
-    session_id: str = ""
-    active_skills: tuple[str, ...] = ()
-    route_id: str = ""  # of the session's latest search_skills
-
-
-NO_SESSION = SessionState()
+from router.door.context import NO_SESSION, SessionState
 
 
 @dataclass

@@ -21,11 +21,13 @@ import anyio.to_thread
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.extension import Extension, MethodBinding
 from mcp.shared.exceptions import MCPError
-from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, PaginatedRequestParams
+from mcp_types import INVALID_PARAMS, PaginatedRequestParams
 
+from router.door.api import Call, mcp_code
+from router.door.backend import Backend
+from router.door.entries import SkillEntry
 from router.errors import RouterError
-from router.mcp.backend import Backend
-from router.mcp.entries import SKILL_FILE, SkillEntry
+from router.mcp.entries import SKILL_FILE, listed, refusal, to_wire
 from router.mcp.uris import SCHEME, parse_uri, resource_uri
 from router.skills.resources import check_resource_path, media_type
 
@@ -46,6 +48,11 @@ class DirectoryParams(PaginatedRequestParams):
 
 def _invalid(message: str, uri: str = "") -> MCPError:
     return MCPError(code=INVALID_PARAMS, message=message, data={"uri": uri} if uri else None)
+
+
+def _refused(exc: RouterError, message: str, uri: str = "") -> MCPError:
+    """The answer for ``exc`` a call raised (its code from ``router.door.api``'s table)."""
+    return MCPError(code=mcp_code(exc), message=message, data={"uri": uri} if uri else None)
 
 
 def _offset(cursor: str | None) -> int:
@@ -74,13 +81,13 @@ def served_entry(entries: Sequence[SkillEntry], uri: str) -> SkillEntry:
     try:
         name, path = parse_uri(uri)
     except RouterError as exc:
-        raise _invalid(f"no skill is served at {uri}: {exc}", uri) from exc
+        raise _refused(exc, f"no skill is served at {uri}: {exc}", uri) from exc
     entry = next((e for e in entries if e.name == name), None)
     if entry is None or path != SKILL_FILE:
         raise _invalid(f"no skill is served at {uri}", uri)
-    refusal = entry.refusal()
-    if refusal:
-        raise _invalid(f"no skill is served at {uri}: {refusal}", uri)
+    refused = refusal(entry)
+    if refused:
+        raise _invalid(f"no skill is served at {uri}: {refused}", uri)
     return entry
 
 
@@ -140,19 +147,19 @@ class SkillsExtension(Extension):
         try:
             return await anyio.to_thread.run_sync(self.backend.skill_entries)
         except RouterError as exc:
-            raise MCPError(code=INTERNAL_ERROR, message=str(exc)) from exc
+            raise MCPError(code=mcp_code(exc, Call.LISTING), message=str(exc)) from exc
 
     async def list_skills(self, ctx: ServerRequestContext[Any, Any],
                           params: PaginatedRequestParams) -> dict[str, Any]:
-        listed = [e.to_wire() for e in await self._entries() if e.listed]
-        page, more = _page(listed, params.cursor)
+        shown = [to_wire(e) for e in await self._entries() if listed(e)]
+        page, more = _page(shown, params.cursor)
         return {"resultType": "complete", "skills": page, **more, "ttlMs": TTL_MS,
                 "cacheScope": CACHE_SCOPE}
 
     async def get_skill(self, ctx: ServerRequestContext[Any, Any],
                         params: GetSkillParams) -> dict[str, Any]:
         entry = served_entry(await self._entries(), params.uri)
-        return {"resultType": "complete", "skill": entry.to_wire(), "ttlMs": TTL_MS,
+        return {"resultType": "complete", "skill": to_wire(entry), "ttlMs": TTL_MS,
                 "cacheScope": CACHE_SCOPE}
 
     async def read_directory(self, ctx: ServerRequestContext[Any, Any],
@@ -169,7 +176,7 @@ class SkillsExtension(Extension):
             try:
                 check_resource_path(folder)
             except RouterError as exc:
-                raise _invalid(f"{uri} is not a directory resource: {exc}", uri) from exc
+                raise _refused(exc, f"{uri} is not a directory resource: {exc}", uri) from exc
         entry = served_entry(await self._entries(), resource_uri(name, SKILL_FILE))
         paths = entry.file_paths()
         if paths is None:  # an index without digests: the live listing
@@ -182,5 +189,5 @@ class SkillsExtension(Extension):
         try:
             listing = await anyio.to_thread.run_sync(self.backend.list_resources, entry.name)
         except RouterError as exc:
-            raise _invalid(str(exc)) from exc
+            raise _refused(exc, str(exc)) from exc
         return (entry.skill_file, *listing.files)

@@ -26,8 +26,8 @@ from mcp_types import BlobResourceContents, CallToolResult, EmbeddedResource, Te
 from pydantic import BaseModel
 
 from router.activation.activator import Resource
+from router.door.backend import Backend
 from router.errors import RouterError
-from router.mcp.backend import Backend
 from router.mcp.resources import resource_uri
 from router.mcp.sessions import DoorSessions
 from router.routing.router import explicit_names

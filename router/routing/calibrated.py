@@ -14,12 +14,12 @@ import numpy as np
 from router.access.view import View
 from router.calibration.catalog_gate import ViewGate
 from router.calibration.gate import refusal
-from router.examples.scoring import VIEW
+from router.examples.scoring import VIEW, ExampleMode
 from router.index.store import IndexSnapshot
 from router.routing.fusion import DENSE, LEXICAL, Fused, FusionConfig
 
 
-def tuned(snap: IndexSnapshot, fusion: FusionConfig) -> FusionConfig:
+def fitted_fusion(snap: IndexSnapshot, fusion: FusionConfig) -> FusionConfig:
     """``fusion`` with the dense weight the index fitted to its catalog (if any); the tail cut
     stays under ``min(w, 1 - w)`` so that it never drops either retriever's top hit. The
     floor ``min_dense`` is scaled to the query encoder's cosines (``Calibration.floor_scale``)."""
@@ -32,7 +32,7 @@ def tuned(snap: IndexSnapshot, fusion: FusionConfig) -> FusionConfig:
     return replace(fusion, dense_weight=w, tail_ratio=min(fusion.tail_ratio, 0.9 * min(w, 1 - w)))
 
 
-def example_mode(snap: IndexSnapshot) -> str:
+def example_mode(snap: IndexSnapshot) -> ExampleMode:
     """Which example evidence scores a skill on this index (``router.examples.scoring``)."""
     return snap.tuning.example_mode if snap.tuning else VIEW
 

@@ -21,6 +21,7 @@ from html import escape
 from typing import NamedTuple
 
 from router.common.textsafe import one_line, xml_chars
+from router.config import ActivationMode
 from router.routing import tool_search
 from router.routing.model import CatalogFormat
 from router.skills.limits import truncate_description
@@ -50,8 +51,8 @@ class Entry(NamedTuple):
     parameters: str = ""  # a callable skill's JSON Schema as JSON text ("" = not callable)
 
 
-def instruction(activation_mode: str) -> str:
-    return FILE_INSTRUCTION if activation_mode == "file" else TOOL_INSTRUCTION
+def instruction(activation_mode: ActivationMode) -> str:
+    return FILE_INSTRUCTION if activation_mode == ActivationMode.FILE else TOOL_INSTRUCTION
 
 
 def _xml(text: str) -> str:
@@ -86,7 +87,8 @@ def _md(text: str) -> str:
     return one_line(xml_chars(text))
 
 
-def render(entries: Sequence[Entry], fmt: CatalogFormat, activation_mode: str = "tool") -> str:
+def render(entries: Sequence[Entry], fmt: CatalogFormat,
+           activation_mode: ActivationMode = ActivationMode.TOOL) -> str:
     """The whole block plus instruction, or ``""`` when there is nothing to show."""
     if not entries:
         return ""
@@ -103,7 +105,7 @@ def render(entries: Sequence[Entry], fmt: CatalogFormat, activation_mode: str = 
 
 
 def grown_size(size: int, count: int, added: Sequence[Entry], removed: Sequence[Entry],
-               fmt: CatalogFormat, activation_mode: str = "tool") -> int:
+               fmt: CatalogFormat, activation_mode: ActivationMode = ActivationMode.TOOL) -> int:
     """``len(render(...))`` of a catalog of ``count`` entries rendering to ``size`` characters,
     once ``added`` entries join it and ``removed`` ones leave (entries render independently;
     JSON adds one ", " between two), without rendering it again."""
@@ -124,7 +126,7 @@ def activate_tool(entries: Sequence[Entry], fmt: CatalogFormat = CatalogFormat.X
     gateways that place the catalog in a tool description instead of the system prompt."""
     if not entries or fmt.tools_only:  # the tools are the answer: no activate_skill
         return ""
-    block = render(entries, fmt, "tool")
+    block = render(entries, fmt, ActivationMode.TOOL)
     tool = {
         "name": "activate_skill",
         "description": "Load a skill's full instructions by name.\n\n" + block,
@@ -139,7 +141,7 @@ def activate_tool(entries: Sequence[Entry], fmt: CatalogFormat = CatalogFormat.X
     return json.dumps(tool, ensure_ascii=False)
 
 
-def fit_budget(entries: Sequence[Entry], fmt: CatalogFormat, activation_mode: str,
+def fit_budget(entries: Sequence[Entry], fmt: CatalogFormat, activation_mode: ActivationMode,
                max_chars: int) -> int:
     """How many leading entries fit in ``max_chars`` of rendered text (0 = no budget)."""
     if max_chars <= 0:

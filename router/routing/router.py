@@ -23,10 +23,10 @@ from router.index import dense
 from router.index.store import IndexSnapshot
 from router.routing.calibrated import (
     example_mode,
+    fitted_fusion,
     gate_in_force,
     gate_of,
     off_topic_turn,
-    tuned,
     under_floor,
 )
 from router.routing.fusion import (
@@ -50,8 +50,8 @@ _EXPLICIT = re.compile(r"(?:^|(?<=\s))[/$]([A-Za-z0-9][A-Za-z0-9_-]{0,127})(?=$|
 @dataclass(frozen=True)
 class Settings:
     """The configuration every turn routes with (made once per configuration, not per turn):
-    the ``routing`` section and the fusion and gate settings (tuned per snapshot by
-    ``router.routing.calibrated.tuned``)."""
+    the ``routing`` section and the fusion and gate settings (fitted per snapshot by
+    ``router.routing.calibrated.fitted_fusion``)."""
 
     routing: RoutingConfig
     fusion: FusionConfig
@@ -226,7 +226,7 @@ def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors, setting
     snap, view = (project.snap, project.view) if project is not None else (snap, base)
     plan = Plan(explain=explain)
     config = settings.routing
-    fusion = tuned(snap, settings.fusion)
+    fusion = fitted_fusion(snap, settings.fusion)
     unknown = _explicit(snap, view, query.message, plan)
     for pos in always_on_positions(snap, config, view):
         plan.add(pos, Reason.ALWAYS_ON, 0.0)

@@ -45,6 +45,7 @@ from router.access.rates import RateLimiter
 from router.access.roles import require, roles_for
 from router.access.table import Entry, PrincipalTable
 from router.config import ServerConfig
+from router.door.api import Call, status_of
 from router.errors import PermissionDenied
 from router.service.auth import OPEN_PREFIXES, REFUSED, presented_token
 from router.service.interceptors import CALL_FACTS
@@ -160,7 +161,7 @@ class Gate:
             if caller is not None and method is not None:
                 require(caller.principal, roles_for(method), method, say_held=True)
         except PermissionDenied as exc:
-            context.abort(grpc.StatusCode.PERMISSION_DENIED, str(exc))
+            context.abort(status_of(exc, Call.GATE).grpc, str(exc))
         if caller is None:
             context.abort(grpc.StatusCode.UNAUTHENTICATED, REFUSED)
         return caller

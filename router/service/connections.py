@@ -13,15 +13,15 @@ off at 0 (``server.*``, docs/configuration.md):
   closed (``grpc.max_connection_age_grace_ms``).
 - **Cap.** Past ``max_connections`` (1000) open connections a new one is closed as soon as it
   is accepted, before any HTTP/2 (``grpc.max_allowed_incoming_connections``); never more than
-  half the process's file limit, as on the HTTP doors (``router.common.httpd``). It counts
+  half the process's file limit, as on the HTTP doors (``router.door.httpd``). It counts
   connections, not calls: ``max_workers`` bounds the calls served at once, and each connection
   carries up to grpc's own stream limit.
 """
 
 from __future__ import annotations
 
-from router.common.httpd import file_limit
 from router.config import ServerConfig
+from router.door.httpd import file_limit
 
 IDLE = "grpc.max_connection_idle_ms"
 AGE = "grpc.max_connection_age_ms"

@@ -26,9 +26,9 @@ from router.door.api import SERVICE_NAME
 from router.door.audit import AuditLog, open_audit
 from router.door.path_policy import PathPolicy
 from router.door.poller import IndexPoller
+from router.door.threads import SearchThreads
 from router.door.tracing import start_tracing, stop_tracing
 from router.engine import Engine
-from router.index import dense
 from router.service.access import AccessInterceptor, Gate
 from router.service.audit import audit_observer
 from router.service.auth import warn_if_open
@@ -69,14 +69,11 @@ class RouterServer:
 
 
 def rpc_pool(config: ServerConfig, search_threads: int) -> futures.ThreadPoolExecutor:
-    """The threads calls run on. FAISS's OpenMP thread count is set per calling thread, so
-    each one sets ``index.search_threads`` as it starts: left at the default (every core),
-    each search on a call's thread ran on a team of OpenMP threads whose idle member then
-    spin-waited (libgomp's default) on another core, about 8 ms of CPU a Route at 10k skills
-    on 2 cores, taken from whatever ran next."""
+    """The threads calls run on, each setting ``index.search_threads`` as it starts
+    (``router.door.threads``)."""
     return futures.ThreadPoolExecutor(max_workers=config.max_workers,
                                       thread_name_prefix="skill-router-rpc",
-                                      initializer=dense.set_threads, initargs=(search_threads,))
+                                      initializer=SearchThreads(search_threads).set_up)
 
 
 def build_server(engine: Engine, config: ServerConfig, address: str | None = None,

@@ -66,16 +66,13 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
                  operator: OperatorCheck = lambda context: False,
                  paths: PathPolicy | None = None) -> None:
         self._engine, self._caller_of, self._operator = engine, caller_of, operator
-        self._paths = paths or PathPolicy(expose=True)
-
-    def _shown(self, text: str) -> str:
-        return self._paths.view(self._engine.snapshot).text(text)
+        self._shown = (paths or PathPolicy(expose=True)).over(lambda: self._engine.snapshot)
 
     def _answer(self, context: grpc.ServicerContext, method: str, call: Callable[[], M]) -> M:
         """``_guarded``, the answer and any error message shown as ``paths`` allows (the view
         taken after the call: a Reindex answers with the version it swapped in)."""
-        return _guarded(context, method, lambda: hidden(
-            call(), self._paths.view(self._engine.snapshot)), self._shown)
+        return _guarded(context, method, lambda: hidden(call(), self._shown.view()),
+                        self._shown.text)
 
     def Route(self, request: pb.RouteRequest,
               context: grpc.ServicerContext) -> pb.RouteResponse:

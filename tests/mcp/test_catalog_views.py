@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from router.door.backend import EngineBackend
+from router.door.context import SessionState
 from router.engine import Engine
 from router.errors import NotFound
-from router.mcp.backend import EngineBackend
 from router.mcp.resources import list_skill_resources
-from router.mcp.sessions import SessionState
 from tests.support.catalogs import PRINCIPALS, three_catalogs
 from tests.support.indexes import open_engine
 

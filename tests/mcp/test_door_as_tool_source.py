@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from router.config import DiscoveryConfig
-from router.mcp.backend import EngineBackend
+from router.door.backend import EngineBackend
 from router.skills.mcp_tools import tool_skills
 from router.skills.model import SkillKind
 from router.skills.sources.base import create_source

@@ -7,9 +7,10 @@ import json
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
+from router.door.context import NO_SESSION
 from router.errors import InvalidRequest
 from router.mcp.resources import parse_uri, resource_uri
-from router.mcp.sessions import NO_SESSION, DoorSessions
+from router.mcp.sessions import DoorSessions
 from router.mcp.stdio import error_for
 
 

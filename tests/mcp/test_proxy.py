@@ -18,11 +18,12 @@ from mcp_types import TextContent
 
 from router.activation.activator import Activation, Resource, ResourceList
 from router.client import SkillRouterClient
+from router.door.backend import Search, SkillFile
+from router.door.context import SessionState
+from router.door.proxy import GrpcBackend
 from router.engine import Engine
 from router.errors import RouterError
-from router.mcp.backend import Search, SkillFile
-from router.mcp.proxy import GrpcBackend
-from router.mcp.sessions import DoorSessions, SessionState
+from router.mcp.sessions import DoorSessions
 from router.mcp.tools import SkillTools
 from router.service.server import RouterServer
 from tests.support.indexes import open_engine

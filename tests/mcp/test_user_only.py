@@ -12,7 +12,7 @@ from mcp import Client
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 
-from router.mcp.backend import EngineBackend
+from router.door.backend import EngineBackend
 from router.mcp.sessions import DoorSessions
 from router.mcp.tools import SkillTools
 from tests.support.indexes import index_folder, open_engine

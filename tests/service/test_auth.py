@@ -18,14 +18,13 @@ import pytest
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from router.bearer import accepts
-from router.cli import build_parser, main
+from router.cli import auth_args, build_parser, main
 from router.client import SkillRouterClient
 from router.config import ServerConfig
 from router.credentials import CallerAuth
 from router.door.channel import open_channel
 from router.engine import Engine
 from router.errors import InvalidRequest, RouterError, Unauthenticated
-from router.service import auth_args
 from router.service.auth import load_tokens, presented_token, warn_if_open
 from router.service.server import RouterServer, build_server
 from router.service.tls import start_health_listener

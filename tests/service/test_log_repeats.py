@@ -7,9 +7,9 @@ import logging
 
 import pytest
 
-from router.common.httpd import DoorLimits, connection_cap
+from router.cli.logs import RepeatFilter
+from router.door.httpd import DoorLimits, connection_cap
 from router.errors import InvalidRequest
-from router.service.logs import RepeatFilter
 
 
 def record(level: int, msg: str, name: str = "uvicorn.error") -> logging.LogRecord:

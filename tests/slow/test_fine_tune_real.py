@@ -26,7 +26,7 @@ from router.errors import IndexUnavailable
 from router.index.query_encoder import query_embedder
 from router.index.store import load_index
 from router.index.vectors import embedding_text
-from router.index.versions.encoder import ENCODER_DIR, is_tuned
+from router.index.versions.encoder import ENCODER_DIR, is_fine_tuned
 from router.index.versions.layout import VERSIONS, current_version, read_manifest
 from router.routing.model import RouteQuery
 from tests.support.fine_tune import CODES, examples
@@ -75,7 +75,7 @@ def test_the_tuned_model_is_stored_and_its_onnx_encoder_matches_the_build(
     record = manifest["fine_tune"]
     assert isinstance(record, dict) and record["adopted"] is True and record["base"] == MODEL
     model = str(manifest["model"])
-    assert is_tuned(model) and model.startswith(MODEL + "+ft-")
+    assert is_fine_tuned(model) and model.startswith(MODEL + "+ft-")
     assert read_manifest(out / VERSIONS / first)["model"] == MODEL  # the base version's
     snapshot = load_index(out)  # the encoder's checksums verified with the rest
     assert (Path(snapshot.info.path) / ENCODER_DIR / "modules.json").is_file()
@@ -93,7 +93,7 @@ def test_a_server_switches_query_encoders_with_the_versions_it_serves(
     config = Config(index=IndexConfig(fine_tune_encoder="on"))
     engine = Engine.open(out, config)  # start-up resolves the tuned id to its encoder/
     model = engine.info().model
-    assert engine.embedder.model_id == model and is_tuned(model)
+    assert engine.embedder.model_id == model and is_fine_tuned(model)
     assert engine.route(RouteQuery(message="please restart the blue thing")).skills
     assert engine.reindex().swapped is False  # nothing changed
     add_skill(skills, "tool-extra", "Operates the spare unit.")
@@ -142,7 +142,7 @@ def test_a_build_killed_while_tuning_leaves_the_previous_version_current(
     assert [p.name for p in (out / VERSIONS).iterdir()] == [old]
     assert not list(out.glob(".tmp-*"))  # killed before anything was written
     assert main(_argv(skills, out, given, "on")) == 0  # the next build tunes and serves
-    assert is_tuned(load_index(out).info.model)
+    assert is_fine_tuned(load_index(out).info.model)
 
 
 def test_a_corrupt_tuned_encoder_is_never_served(tmp_path: Path) -> None:

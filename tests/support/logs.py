@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from router.service.logs import JsonFormatter
+from router.cli.logs import JsonFormatter
 
 CALL_LOGGER = "router.service.interceptors"
 

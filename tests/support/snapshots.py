@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from router.calibration.settings import TunedSettings
+from router.calibration.settings import FittedSettings
 from router.encoders.base import Embedder
 from router.encoders.hashing import HashEmbedder
 from router.examples.model import Example
@@ -34,7 +34,7 @@ _NO_INDEX = Path("/nonexistent/skill-router-index")
 
 def snapshot_of(skills: Iterable[Skill], embedder: Embedder | None = None, *,
                 examples: Sequence[Example] = (), diagnostics: Sequence[Diagnostic] = (),
-                tuning: TunedSettings | None = None) -> IndexSnapshot:
+                tuning: FittedSettings | None = None) -> IndexSnapshot:
     """The snapshot a build of ``skills`` (and ``examples``) would serve, with ``tuning`` as
     its fitted routing settings (none by default, as a build without a settings fit)."""
     embedder = embedder or HashEmbedder()

@@ -9,10 +9,10 @@ import pytest
 
 from router.bearer import accepts, bearer_token, check_bind, is_loopback, read_tokens
 from router.cli import build_parser
+from router.cli.mcp import mcp_config
 from router.config import McpConfig, ServerConfig, load_config
 from router.errors import InvalidRequest
 from router.mcp.auth import http_access, transport_security
-from router.mcp.cli import mcp_config
 from router.service.auth import check_open_bind
 
 LOOPBACK = ["127.0.0.1", "127.8.9.10", "::1", "[::1]", "localhost", "LOCALHOST"]

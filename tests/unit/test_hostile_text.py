@@ -16,12 +16,12 @@ import pytest
 from router.activation import arguments
 from router.activation.argument_errors import ArgumentError
 from router.activation.content import CONTENT_CLOSE, is_skill_content, render_content
+from router.cli.logs import formatter_for
 from router.cli.skills import format_diagnostic, format_table
 from router.common.textsafe import display_path, one_line, printable, xml_chars
 from router.encoders.cache import QueryCache
 from router.routing.catalog import Entry, render
 from router.routing.model import CatalogFormat
-from router.service.logs import formatter_for
 from router.skills.limits import ARGUMENT_ERRORS, DESCRIPTION_CHARS
 from router.skills.model import Diagnostic, Level, Skill
 from tests.support.embedders import CountingEmbedder

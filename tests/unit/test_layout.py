@@ -197,7 +197,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("service", "mcp", "console"),  # the doors
     ("evaluation",),
     ("client",),
-    ("door",),  # what every door shares: path policy, poller, status map, flags
+    ("door",),  # what every door shares: the backend, the error table, path policy, poller
     ("engine",),
     ("reindex",),
     ("builder",),  # the build: pipeline, plan, recipe, shards, encoder fine-tuning

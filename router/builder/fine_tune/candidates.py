@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from router.builder.fine_tune import judge
-from router.config import CANDIDATE_KEYS, CANDIDATE_MODES
+from router.config import CANDIDATE_KEYS, CANDIDATE_MODES, CandidateMode
 from router.encoders.base import Embedder
 from router.encoders.training import Pair, Trained, TrainSettings
 from router.errors import InvalidRequest
@@ -54,16 +54,16 @@ OPTIONS = (Option(HARD_NEGATIVES, "mined", "mined hard negatives", "no wrong ski
                   "no training request has a passed-over skill"))
 
 
-def check_mode(key: str, mode: str) -> str:
+def check_mode(key: str, mode: str) -> CandidateMode:
     if mode not in MODES:
         raise InvalidRequest(f"{key} must be one of {', '.join(MODES)}, not {mode!r}")
-    return mode
+    return CandidateMode(mode)
 
 
-def hashed(settings: Mapping[str, Any], modes: Mapping[str, str]) -> dict[str, Any]:
+def hashed(settings: Mapping[str, Any], modes: Mapping[str, CandidateMode]) -> dict[str, Any]:
     """The fine-tune hash's settings: each option's mode joins them unless off (so the hash of
     a build with every option off is the one of before)."""
-    return {**settings, **{key: mode for key, mode in modes.items() if mode != "off"}}
+    return {**settings, **{key: mode for key, mode in modes.items() if mode != CandidateMode.OFF}}
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ class Candidate:
     """One option's run: its training pairs (empty: not trained) and why (or why not)."""
 
     option: Option
-    mode: str
+    mode: CandidateMode
     why: str
     pairs: Sequence[Pair] = ()
 
@@ -81,12 +81,12 @@ class Candidate:
         return self.option.key == SECOND_EPOCH
 
 
-def room(mode: str, used: int, cost: int, bound: int | None) -> tuple[bool, str]:
+def room(mode: CandidateMode, used: int, cost: int, bound: int | None) -> tuple[bool, str]:
     """Whether a run of ``cost`` pairs presented is trained beside runs that present ``used``
     under a bound of ``bound`` pairs presented (None: no bound), and why (or why not)."""
-    if mode == "off":
+    if mode == CandidateMode.OFF:
         return False, "off"
-    if mode == "always":
+    if mode == CandidateMode.ALWAYS:
         return True, "always: trained whatever the pair bound"
     if bound is None:
         return True, "no pair bound on this device: room for it"
@@ -96,7 +96,7 @@ def room(mode: str, used: int, cost: int, bound: int | None) -> tuple[bool, str]
     return False, f"no room for it: {shown} over the bound of {bound:,}"
 
 
-def plan(modes: Mapping[str, str], pairs: Sequence[Pair], epochs: int, bound: int | None,
+def plan(modes: Mapping[str, CandidateMode], pairs: Sequence[Pair], epochs: int, bound: int | None,
          make: Mapping[str, Callable[[], Sequence[Pair]]], held: bool) -> list[Candidate]:
     """The candidate runs of the options not off, in ``OPTIONS`` order: each within the room
     the runs before it left (the plain run presents ``pairs`` x ``epochs``); ``make[key]()``
@@ -105,8 +105,8 @@ def plan(modes: Mapping[str, str], pairs: Sequence[Pair], epochs: int, bound: in
     used = len(pairs) * max(1, epochs)
     out = []
     for option in OPTIONS:
-        mode = modes.get(option.key, "off")
-        if mode == "off":
+        mode = modes.get(option.key, CandidateMode.OFF)
+        if mode == CandidateMode.OFF:
             continue
         cost = len(pairs) if option.key == SECOND_EPOCH else len(pairs) * max(1, epochs)
         fits, why = room(mode, used, cost, bound)

@@ -15,9 +15,8 @@ pairs in all (pairs x epochs; a fixed hash-ordered sample beyond), every planned
 the same inputs give the same pairs, steps and model on any CPU, however busy; a GPU has no
 bound. Candidate runs (``index.hard_negatives``, ``second_epoch``, ``passed_over_negatives``)
 are kept only when they beat the plain run on the held-out requests (``candidates``). A Reindex
-with the current version's fine-tune hash reuses its ``encoder/`` (or refusal); the stored
-encoder's folder: ``stored``. The requests the adopted model trained on are handed on
-(``Outcome.trained``): the settings fit must not judge on them.
+with the current version's fine-tune hash reuses its ``encoder/`` (or refusal; ``stored``).
+The adopted model's training requests are handed on: the settings fit must not judge on them.
 """
 
 from __future__ import annotations
@@ -33,12 +32,13 @@ import numpy as np
 
 from router.builder.fine_tune import candidates, judge, negatives
 from router.common.checkpoints import checkpoint
-from router.config import FINE_TUNE_MODES, IndexConfig
+from router.config import FINE_TUNE_MODES, CandidateMode, FineTuneMode, IndexConfig
 from router.encoders.base import Embedder
 from router.encoders.training import Pair, Trained, TrainSettings
 from router.errors import IndexUnavailable, InvalidRequest
 from router.examples.model import Example, query_key
-from router.index.versions.encoder import ENCODER_DIR, base_of, encoder_problem, is_tuned, tuned_id
+from router.index.versions import encoder as stored
+from router.index.versions.encoder import ENCODER_DIR, base_of, encoder_problem, tuned_id
 from router.index.versions.layout import VERSIONS, current_version, read_manifest
 from router.skills.model import Skill
 
@@ -56,10 +56,10 @@ PAUSE_POINT = "fine-tuning"  # checkpoint after the first training step (kill te
 Trainer = Callable[..., Trained]
 
 
-def check_mode(mode: str) -> str:
+def check_mode(mode: str) -> FineTuneMode:
     if mode not in MODES:
         raise InvalidRequest(f"fine_tune_encoder must be one of {', '.join(MODES)}, not {mode!r}")
-    return mode
+    return FineTuneMode(mode)
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ class Options:
     torch's CPU threads while training (half the cores: ``router.encoders.training``);
     ``cpu_max_pairs``: pairs x epochs at most on a CPU, ``gpu_max_pairs`` on a GPU (None: all)."""
 
-    mode: str = "off"
+    mode: FineTuneMode = FineTuneMode.OFF
     device: str | None = None
     min_requests: int = MIN_REQUESTS
     cpu_max_pairs: int = CPU_MAX_PAIRS
@@ -76,16 +76,16 @@ class Options:
     settings: TrainSettings = field(default_factory=TrainSettings)
     threads: int = field(default_factory=lambda: max(1, (os.cpu_count() or 2) // 2))
     trainer: Trainer | None = None  # default: router.encoders.training.train
-    hard_negatives: str = "off"  # the candidate runs' modes (``candidates.OPTIONS``)
-    second_epoch: str = "off"
-    passed_over_negatives: str = "off"
+    hard_negatives: CandidateMode = CandidateMode.OFF  # the candidate runs' modes (``OPTIONS``)
+    second_epoch: CandidateMode = CandidateMode.OFF
+    passed_over_negatives: CandidateMode = CandidateMode.OFF
 
     def __post_init__(self) -> None:
-        check_mode(self.mode)
+        object.__setattr__(self, "mode", check_mode(self.mode))
         for key, mode in self.candidate_modes().items():
-            candidates.check_mode(key, mode)
+            object.__setattr__(self, key, candidates.check_mode(key, mode))
 
-    def candidate_modes(self) -> dict[str, str]:
+    def candidate_modes(self) -> dict[str, CandidateMode]:
         return {option.key: getattr(self, option.key) for option in candidates.OPTIONS}
 
     def hashed_settings(self) -> dict[str, Any]:
@@ -128,7 +128,7 @@ def tunable(embedder: Embedder) -> bool:
 
 def base_embedder(embedder: Embedder) -> Embedder:
     """``embedder`` when it is a base model, else its base model on sentence-transformers."""
-    if not is_tuned(embedder.model_id):
+    if not stored.is_fine_tuned(embedder.model_id):
         return embedder
     from router.encoders.sentence import SentenceTransformerEmbedder
 
@@ -147,14 +147,14 @@ class Place(NamedTuple):
 def stage(skills: Sequence[Skill], examples: Sequence[Example], embedder: Embedder,
           options: Options, place: Place, *, progress: bool = False) -> Outcome:
     """Decide, reuse or train; a tuned model adopted is saved into ``place.staging``."""
-    if options.mode == "off" or not tunable(embedder):
-        why = "off" if options.mode == "off" else f"{embedder.model_id} cannot be fine-tuned"
-        record = None if options.mode == "off" else _record(options, False, why)
+    if (off := options.mode is FineTuneMode.OFF) or not tunable(embedder):
+        why = "off" if off else f"{embedder.model_id} cannot be fine-tuned"
+        record = None if off else _record(options, False, why)
         return Outcome(base_embedder(embedder) if tunable(embedder) else embedder, record)
     base = base_embedder(embedder)
     pairs = judge.training_pairs(skills, examples)
     requests = len({query_key(p.query) for p in pairs})
-    if not pairs or (options.mode == "auto" and requests < options.min_requests):
+    if not pairs or (options.mode is FineTuneMode.AUTO and requests < options.min_requests):
         why = (f"{requests} distinct example requests; auto tunes from {options.min_requests}"
                if pairs else "no example requests")
         return Outcome(base, _record(options, False, why, base=base.model_id))
@@ -202,13 +202,13 @@ def _reuse(root: Path, digest: str, options: Options, embedder: Embedder) -> Out
     record = {**previous, "mode": options.mode, "reused_from": folder.name}
     held = previous.get("held_out")
     won = isinstance(held, dict) and bool(held.get("won"))
-    if previous.get("adopted") and (options.mode == "on" or won):  # auto: only a winner
+    if previous.get("adopted") and (options.mode is FineTuneMode.ON or won):  # auto: only a winner
         model = tuned_id(str(previous.get("base")), digest)
         if manifest.get("model") != model or encoder_problem(folder) is not None:
             return None
         log.info("encoder fine-tuning unchanged: reusing %s from %s", model, folder.name)
         return Outcome(_tuned_embedder(model, embedder, folder), record, folder / ENCODER_DIR)
-    if options.mode == "auto" and held:
+    if options.mode is FineTuneMode.AUTO and held:
         record.update(adopted=False, why=f"no clear gain on held-out requests (judged by "
                                          f"{folder.name}'s build)" if not won else record["why"])
         log.info("encoder fine-tuning unchanged: the base model stays (%s)", record["why"])
@@ -283,7 +283,7 @@ def _adopt(done: Trained, candidate: Embedder, record: dict[str, Any], base: Emb
     if judged is not None:
         verdict, figures, known = judged
         record["held_out"] = figures
-        if record["mode"] == "auto":
+        if record["mode"] == FineTuneMode.AUTO:
             record.update(adopted=verdict.adopt, why=verdict.why)
     if words:
         record["why"] += f" (the run trained with {words})"

@@ -33,7 +33,7 @@ def tuned_id(base: str, fine_tune_hash: str) -> str:
     return f"{base}{MARK}{fine_tune_hash[:HASH_CHARS]}"
 
 
-def is_tuned(model_id: str) -> bool:
+def is_fine_tuned(model_id: str) -> bool:
     return MARK in model_id
 
 

@@ -13,8 +13,8 @@ from router.builder.fine_tune import judge
 from router.builder.fine_tune.stage import Options, pair_bound
 from router.builder.inputs import Stages
 from router.builder.version import build_index
-from router.calibration.settings import Seen, TunedSettings, request_hash
-from router.calibration.settings_fit import MIN_HELD_OUT, ExampleRows, tune
+from router.calibration.settings import FittedSettings, Seen, request_hash
+from router.calibration.settings_fit import MIN_HELD_OUT, ExampleRows, fit_to_examples
 from router.examples.model import query_key
 from router.index.lexical import LexicalIndex
 from router.index.versions.layout import read_manifest
@@ -48,8 +48,8 @@ def test_requests_the_encoder_trained_on_never_judge() -> None:
     skills, queries, skill, vectors, documents = _fit_inputs()
     trained = {query_key(q) for q in queries if q.startswith("please")}
     rows = ExampleRows(queries, skill, np.zeros(len(queries), bool), vectors)
-    fit = tune(skills, skills.mean(axis=0), rows, _no_sentences, _lexical(documents),
-               seen=Seen("base+ft-abc", trained))
+    fit = fit_to_examples(skills, skills.mean(axis=0), rows, _no_sentences, _lexical(documents),
+                          seen=Seen("base+ft-abc", trained))
     assert fit is not None and fit.settings.judged is not None
     judged = fit.settings.judged
     unseen = {request_hash(query_key(q)) for q in queries if not q.startswith("please")}
@@ -59,7 +59,7 @@ def test_requests_the_encoder_trained_on_never_judge() -> None:
     assert len(fit.held_out.best) == len(queries)  # the gate is fitted on every request
     assert f"judged on {len(unseen)} example requests encoder base+ft-abc was not trained " \
            f"on ({SKILLS} it was trained on left out)" in fit.settings.reason
-    assert TunedSettings.from_dict(fit.settings.to_dict()) == fit.settings
+    assert FittedSettings.from_dict(fit.settings.to_dict()) == fit.settings
 
 
 def test_too_few_unseen_requests_fit_nothing() -> None:
@@ -67,8 +67,8 @@ def test_too_few_unseen_requests_fit_nothing() -> None:
     keep = MIN_HELD_OUT - 1
     trained = {query_key(q) for q in queries[keep:]}
     rows = ExampleRows(queries, skill, np.zeros(len(queries), bool), vectors)
-    assert tune(skills, skills.mean(axis=0), rows, _no_sentences, _lexical(documents),
-                seen=Seen("m", trained)) is None
+    assert fit_to_examples(skills, skills.mean(axis=0), rows, _no_sentences, _lexical(documents),
+                           seen=Seen("m", trained)) is None
 
 
 def _build(root: Path, mode: str) -> dict[str, object]:

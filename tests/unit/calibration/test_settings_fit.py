@@ -12,7 +12,7 @@ import pytest
 
 from router.builder.inputs import Stages
 from router.builder.version import build_index
-from router.calibration.settings import TunedSettings
+from router.calibration.settings import FittedSettings
 from router.calibration.settings_choice import PRIOR, choose
 from router.calibration.settings_fit import (
     FOLDS,
@@ -20,7 +20,7 @@ from router.calibration.settings_fit import (
     WEIGHTS,
     ExampleRows,
     _fuse_all,
-    tune,
+    fit_to_examples,
 )
 from router.config import Config
 from router.encoders.hashing import HashEmbedder
@@ -94,7 +94,7 @@ def test_expanding_bm25_with_examples_is_chosen_where_only_the_examples_know_the
     skills = _unit(rng.normal(size=(SKILLS, 32)))
     vectors = _unit(rng.normal(size=(len(queries), 32)))
     rows = ExampleRows(queries, skill, np.zeros(len(queries), bool), vectors)
-    fit = tune(skills, skills.mean(axis=0), rows, _no_sentences, _lexical(documents))
+    fit = fit_to_examples(skills, skills.mean(axis=0), rows, _no_sentences, _lexical(documents))
     assert fit is not None
     got = fit.settings
     assert got.expand_lexical
@@ -118,7 +118,7 @@ def test_full_use_of_the_examples_stays_when_nothing_beats_it() -> None:
     skills = np.eye(SKILLS, 48, dtype=np.float32)
     vectors = skills[skill]
     rows = ExampleRows(queries, skill, np.zeros(len(queries), bool), vectors)
-    fit = tune(skills, skills.mean(axis=0), rows, _no_sentences, _lexical(documents))
+    fit = fit_to_examples(skills, skills.mean(axis=0), rows, _no_sentences, _lexical(documents))
     assert fit is not None
     got = fit.settings
     assert (got.dense_weight, got.example_mode, got.expand_lexical) == PRIOR
@@ -126,7 +126,7 @@ def test_full_use_of_the_examples_stays_when_nothing_beats_it() -> None:
     assert got.reason.startswith("full use of the examples (dense 0.7, both, expanded BM25)")
 
 
-def _choose_between(recall: np.ndarray, rr: np.ndarray) -> TunedSettings:
+def _choose_between(recall: np.ndarray, rr: np.ndarray) -> FittedSettings:
     """``choose`` over three combinations: the prior, the defaults and another."""
     combos = [PRIOR, (0.5, "view", False), (0.3, "closest", False)]
     return choose(combos, recall, rr, (0.5, "view", False), FOLDS)
@@ -171,18 +171,19 @@ def test_too_few_examples_fit_nothing() -> None:
     few = MIN_HELD_OUT - 1
     skills = np.eye(SKILLS, 48, dtype=np.float32)
     rows = ExampleRows(queries[:few], skill[:few], np.zeros(few, bool), skills[skill[:few]])
-    assert tune(skills, skills.mean(axis=0), rows, _no_sentences, _lexical(documents)) is None
+    assert fit_to_examples(skills, skills.mean(axis=0), rows, _no_sentences,
+                           _lexical(documents)) is None
 
 
 def test_settings_round_trip_and_refuse_malformed_records() -> None:
-    settings = TunedSettings(0.3, "closest", True, 120, 0.91, 0.8, 0.5, 0.4, 0.6, 0.5,
+    settings = FittedSettings(0.3, "closest", True, 120, 0.91, 0.8, 0.5, 0.4, 0.6, 0.5,
                              "why, in words")
-    assert TunedSettings.from_dict(settings.to_dict()) == settings
-    assert TunedSettings.from_dict(None) is None
+    assert FittedSettings.from_dict(settings.to_dict()) == settings
+    assert FittedSettings.from_dict(None) is None
     with pytest.raises(ValueError):
-        TunedSettings.from_dict({"dense_weight": 0.3, "example_mode": "nearest"})
+        FittedSettings.from_dict({"dense_weight": 0.3, "example_mode": "nearest"})
     with pytest.raises(ValueError):
-        TunedSettings.from_dict({**settings.to_dict(), "dense_weight": 1.5})
+        FittedSettings.from_dict({**settings.to_dict(), "dense_weight": 1.5})
 
 
 def _skills() -> list[Skill]:
@@ -201,13 +202,13 @@ def test_a_build_stores_the_fitted_settings_and_routing_applies_them(tmp_path: P
     info = build_index(_skills(), [], HashEmbedder(), tmp_path, examples=_examples(),
                        stages=FIT)
     manifest = json.loads((Path(info.path) / "manifest.json").read_text(encoding="utf-8"))
-    fitted = TunedSettings.from_dict(manifest["tuning"])
+    fitted = FittedSettings.from_dict(manifest["tuning"])
     assert fitted is not None and fitted.held_out == SKILLS * 3
     snap = load_index(tmp_path)  # checksums include the expanded BM25 index, if any
     assert snap.tuning == fitted
     assert (snap.lexical_examples is not None) == fitted.expand_lexical
     assert (Path(info.path) / LEXICAL_EXAMPLES).is_dir() == fitted.expand_lexical
-    assert TunedSettings.from_dict(json.loads(snap.info.tuning_json)) == fitted
+    assert FittedSettings.from_dict(json.loads(snap.info.tuning_json)) == fitted
     engine = Engine(snap, Config(), HashEmbedder(), FusionConfig())
     turn = engine.explain(RouteQuery(message="kindly run the zq7x job"))
     assert turn.dense_weight == fitted.dense_weight
@@ -254,7 +255,7 @@ def test_explain_and_info_on_the_command_line_show_the_fitted_settings(
     assert "\nrefused: " in capsys.readouterr().out  # the gate says why it gave nothing
     assert main(["info", "--index", str(tmp_path)]) == 0
     info = json.loads(capsys.readouterr().out)
-    assert TunedSettings.from_dict(json.loads(info["tuning_json"])) == fitted
+    assert FittedSettings.from_dict(json.loads(info["tuning_json"])) == fitted
 
 
 @pytest.mark.parametrize("fit", ["true", "false"])
@@ -276,3 +277,14 @@ def test_index_fits_settings_unless_switched_off(tmp_path: Path, fit: str,
     assert BuildPlan.from_config(config, config.discovery).stages.fit_settings == (fit == "true")
     assert main([*index_argv(skills, out), "--examples", str(examples)]) == 0
     assert (load_index(out).tuning is not None) == (fit == "true")
+
+
+def test_the_example_mode_is_read_into_its_enum_and_recorded_as_its_word() -> None:
+    import json
+
+    from router.examples.scoring import ExampleMode
+
+    fitted = FittedSettings.from_dict({"dense_weight": 0.5, "example_mode": "closest",
+                                       "expand_lexical": False})
+    assert fitted is not None and fitted.example_mode is ExampleMode.CLOSEST
+    assert json.loads(json.dumps(fitted.to_dict()))["example_mode"] == "closest"

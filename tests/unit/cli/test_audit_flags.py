@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from router.cli import build_parser
 from router.cli.console import ops_config
+from router.cli.mcp import mcp_config
 from router.cli.service import _server_config
 from router.config import Config, McpConfig, OpsConfig, ServerConfig
-from router.mcp.cli import mcp_config
 
 
 def test_the_flag_overrides_each_section() -> None:

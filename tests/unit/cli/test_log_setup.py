@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from router.cli import main
-from router.service.logs import RepeatFilter
+from router.cli.logs import RepeatFilter
 
 
 def test_a_hosts_handler_is_left_unfiltered(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,20 +1,46 @@
-"""The one table between ``router.errors`` and gRPC status codes, read both ways."""
+"""The one error table between ``router.errors`` and each door's status: gRPC codes read both
+ways, the console's HTTP statuses, the MCP door's JSON-RPC codes."""
 
 from __future__ import annotations
 
 import grpc
+import mcp_types
 import pytest
 
-from router.door.api import STATUS_BY_ERROR, described, error_for, received, status_for
+from router.access.model import ANONYMOUS
+from router.access.roles import RoleMissing
+from router.door import api
+from router.door.api import (
+    ERROR_TABLE,
+    Call,
+    code_name_of_http,
+    described,
+    error_for,
+    http_status,
+    mcp_code,
+    received,
+    status_for,
+)
 from router.errors import (
     IndexCorrupt,
     IndexUnavailable,
     Internal,
+    InvalidRequest,
     NotFound,
+    PermissionDenied,
+    RateLimited,
     RouterError,
     ServiceError,
+    SkillParseError,
+    StaleFile,
+    TooLarge,
     Unavailable,
 )
+
+# A code's class: the subclasses listed before their parent (RateLimited, IndexUnavailable) are
+# never answered with as such.
+STATUS_BY_ERROR = [(error, status.grpc) for error, status in ERROR_TABLE
+                   if error not in (RateLimited, IndexUnavailable)]
 
 
 @pytest.mark.parametrize(("error", "code"), STATUS_BY_ERROR, ids=lambda v: getattr(v, "name",
@@ -66,3 +92,42 @@ def test_a_failed_call_becomes_its_error() -> None:
     bare = received(grpc.RpcError("no status"))
     assert type(bare) is ServiceError and bare.code is grpc.StatusCode.UNKNOWN
     assert described(NotFound("raised here")) == "raised here"
+
+
+def test_a_code_answered_becomes_the_most_general_class_listed_with_it() -> None:
+    assert type(error_for(grpc.StatusCode.RESOURCE_EXHAUSTED, "full")) is TooLarge
+    assert type(error_for(grpc.StatusCode.UNAVAILABLE, "down")) is Unavailable
+    assert status_for(RateLimited("slow down")) == (grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                                    "slow down")
+
+
+def test_the_console_answers_the_routers_refusals_by_the_table() -> None:
+    answered = {error: http_status(error_for(code, "x")) for error, code in STATUS_BY_ERROR}
+    assert answered == {error: {InvalidRequest: 400, NotFound: 404, TooLarge: 413}.get(error, 502)
+                        for error, _code in STATUS_BY_ERROR}
+    assert http_status(RateLimited("slow down")) == 429
+    assert http_status(ServiceError("unknown")) == 502 and http_status(KeyError("x")) == 502
+    assert http_status(RoleMissing(ANONYMOUS, ("ops",), "this page"), Call.GATE) == 403
+    assert http_status(PermissionDenied("not yours")) == 502  # the router refused the console
+
+
+def test_the_mcp_door_answers_by_the_table() -> None:
+    assert (api.INVALID_REQUEST, api.INVALID_PARAMS, api.INTERNAL_ERROR) == (
+        mcp_types.INVALID_REQUEST, mcp_types.INVALID_PARAMS, mcp_types.INTERNAL_ERROR)
+    for named in (InvalidRequest("bad uri"), NotFound("no skill"), StaleFile("changed"),
+                  SkillParseError("bad front matter"), Unavailable("down")):
+        assert mcp_code(named) == mcp_types.INVALID_PARAMS, named
+    for trouble in (IndexUnavailable("no index"), IndexCorrupt("bad checksum")):
+        assert mcp_code(trouble) == mcp_types.INTERNAL_ERROR
+    assert mcp_code(NotFound("x"), Call.LISTING) == mcp_types.INTERNAL_ERROR
+    missing = RoleMissing(ANONYMOUS, ("route",), "tools/call")
+    assert mcp_code(missing, Call.GATE) == mcp_types.INVALID_REQUEST
+
+
+@pytest.mark.parametrize(("status", "name"), [
+    (200, "OK"), (303, "OK"), (400, "INVALID_ARGUMENT"), (401, "UNAUTHENTICATED"),
+    (403, "PERMISSION_DENIED"), (404, "NOT_FOUND"), (413, "RESOURCE_EXHAUSTED"),
+    (429, "RESOURCE_EXHAUSTED"), (502, "UNAVAILABLE"), (503, "UNAVAILABLE"), (500, "INTERNAL"),
+    (405, "FAILED_PRECONDITION")])
+def test_an_http_answer_has_a_grpc_status_name(status: int, name: str) -> None:
+    assert code_name_of_http(status) == name

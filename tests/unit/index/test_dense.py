@@ -181,14 +181,14 @@ def test_unknown_kind_is_rejected() -> None:
         dense.build(_unit_rows(4), "ivf")
 
 
-def test_tune_sets_the_hnsw_search_breadth_and_leaves_flat_indexes_alone() -> None:
+def test_set_ef_search_sets_the_hnsw_search_breadth_and_leaves_flat_indexes_alone() -> None:
     rows = _unit_rows(300)
     hnsw = dense.build(rows, dense.HNSW)
-    dense.tune(hnsw, 300)
+    dense.set_ef_search(hnsw, 300)
     assert hnsw.hnsw.efSearch == 300
-    dense.tune(dense.build(rows), 300)  # nothing to set on a flat scan
+    dense.set_ef_search(dense.build(rows), 300)  # nothing to set on a flat scan
     with pytest.raises(InvalidRequest, match="hnsw_ef_search must be at least 1"):
-        dense.tune(hnsw, 0)
+        dense.set_ef_search(hnsw, 0)
 
 
 @pytest.mark.parametrize("kind", [dense.FLAT, dense.HNSW])

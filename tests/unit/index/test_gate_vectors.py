@@ -86,11 +86,11 @@ def test_the_settings_fit_routes_held_out_requests_as_the_query_encoder_embeds_t
                 Example("write me a commit message. Keep it short please.", ("git-helper",))]
     seen: dict[str, Any] = {}
 
-    def tune(skill_vectors: np.ndarray, centroid: np.ndarray, rows: ExampleRows,
-             encode: Any, lexical_for: Any, **kwargs: Any) -> None:
+    def fit_to_examples(skill_vectors: np.ndarray, centroid: np.ndarray, rows: ExampleRows,
+                        encode: Any, lexical_for: Any, **kwargs: Any) -> None:
         seen.update(rows=rows, encode=encode, held_out=rows.query_vectors)
 
-    monkeypatch.setattr(example_store, "tune", tune)
+    monkeypatch.setattr(example_store, "fit_to_examples", fit_to_examples)
     build, query = HashEmbedder(), Noisy()
     build_index(SKILLS, [], build, tmp_path, examples=examples,
                 stages=Stages(fit_settings=True), carried=Carried(query=query))
@@ -119,10 +119,11 @@ def test_the_scaled_floor_is_the_one_in_force() -> None:
     fusion = FusionConfig()
     snap = SimpleNamespace(calibration=replace(gate.Calibration(0.1, 0.9, 10, 0),
                                                floor_scale=0.9), tuning=None)
-    served = calibrated.tuned(cast(IndexSnapshot, snap), fusion)
+    served = calibrated.fitted_fusion(cast(IndexSnapshot, snap), fusion)
     assert served.min_dense == pytest.approx(fusion.min_dense * 0.9)
     plain = SimpleNamespace(calibration=gate.Calibration(0.1, 0.9, 10, 0), tuning=None)
-    assert calibrated.tuned(cast(IndexSnapshot, plain), fusion).min_dense == fusion.min_dense
+    unfitted = calibrated.fitted_fusion(cast(IndexSnapshot, plain), fusion)
+    assert unfitted.min_dense == fusion.min_dense
     best = fusion.min_dense * 0.95  # under the configured floor, above the scaled one
     fused = [Fused(0, best, 0.0, 1.0)]
     assert calibrated.under_floor(fused, fusion) and not calibrated.under_floor(fused, served)

@@ -119,10 +119,11 @@ def test_an_index_without_digests_is_served_unchecked_and_listed_dynamic(tmp_pat
     from dataclasses import replace
 
     from router.config import Config
+    from router.door.backend import EngineBackend
     from router.encoders.hashing import HashEmbedder
     from router.engine import Engine
     from router.index.store import load_index
-    from router.mcp.backend import EngineBackend
+    from router.mcp.entries import refusal, to_wire
     from tests.support.indexes import index_folder
 
     skill = _skill(tmp_path / "skills" / "alpha")
@@ -132,7 +133,7 @@ def test_an_index_without_digests_is_served_unchecked_and_listed_dynamic(tmp_pat
     (Path(skill.base_dir) / "notes.md").write_text("late", encoding="utf-8")
     assert engine.read_resource("alpha", "notes.md").content == b"late"
     entry = EngineBackend(engine).skill_entries()[0]
-    assert entry.to_wire()["resources"] == "dynamic" and not entry.refusal()
+    assert to_wire(entry)["resources"] == "dynamic" and not refusal(entry)
     current = Engine(load_index(index), Config(), HashEmbedder())
     with pytest.raises(StaleFile):
         current.read_resource("alpha", "notes.md")

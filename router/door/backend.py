@@ -8,25 +8,19 @@ worker thread. Errors are ``router.errors`` classes, whichever implementation ra
 from __future__ import annotations
 
 import os
-import threading
-from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Protocol, TypeVar
+from typing import Protocol
 
 from router.access.model import ANONYMOUS, Principal
 from router.activation.activator import Activation, Resource, ResourceList
+from router.door.context import ACTING, SessionState
+from router.door.entries import SkillEntry, entry_of
 from router.door.path_policy import PathPolicy
+from router.door.threads import SearchThreads
 from router.engine import Engine
-from router.errors import RouterError
-from router.index import dense
-from router.mcp.entries import SkillEntry, entry_of
-from router.mcp.principals import ACTING
-from router.mcp.sessions import SessionState
 from router.routing.model import RouteQuery
 from router.skills.digests import recorded_for
 from router.skills.model import Skill, SkillKind
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -87,21 +81,9 @@ class EngineBackend:
     def __init__(self, engine: Engine, paths: PathPolicy | None = None,
                  caller: Principal = ANONYMOUS) -> None:
         self.engine, self.caller = engine, caller
-        self._tuned = threading.local()
+        self._threads = SearchThreads(engine.config.index.search_threads)
         self._paths = paths or PathPolicy(expose=True)
-
-    def _shown(self, text: str) -> str:
-        return self._paths.view(self.engine.snapshot).text(text)
-
-    def _hiding(self, call: Callable[[], T]) -> T:
-        """``call()``, its error's message rewritten by ``_shown`` (same error class)."""
-        try:
-            return call()
-        except RouterError as exc:
-            shown = self._shown(str(exc))
-            if shown == str(exc):
-                raise
-            raise type(exc)(shown) from None
+        self._shown = self._paths.over(lambda: self.engine.snapshot)
 
     def _caller(self) -> Principal:
         """The principal the door serves this call as (``ACTING``, set by the door for a
@@ -110,39 +92,33 @@ class EngineBackend:
 
     def for_caller(self, caller: Principal) -> EngineBackend:
         door = EngineBackend(self.engine, self._paths, caller)
-        door._tuned = self._tuned
+        door._threads = self._threads
         return door
 
-    def _tune_thread(self) -> None:
-        """FAISS's OpenMP thread count is set per calling thread; a worker thread left at the
-        default (every core) routed ~40x slower on a busy 2-core machine (20 ms vs 0.5 ms)."""
-        if not getattr(self._tuned, "done", False):
-            dense.set_threads(self.engine.config.index.search_threads)
-            self._tuned.done = True
-
     def search(self, query: str, top_k: int, session: SessionState) -> Search:
-        self._tune_thread()
-        result = self._hiding(lambda: self.engine.route_turn(RouteQuery(
+        self._threads.set_up()
+        result = self._shown.hiding(lambda: self.engine.route_turn(RouteQuery(
             message=query, top_k=top_k, session_id=session.session_id,
             active_skills=session.active_skills, caller=self._caller())))
         hits = tuple(Hit(s.name, s.description, s.score, s.reason.value) for s in result.skills)
-        return Search(hits, self._shown(result.catalog_text), result.index_version,
-                      self._shown(result.explicit_content), result.route_id)
+        return Search(hits, self._shown.text(result.catalog_text), result.index_version,
+                      self._shown.text(result.explicit_content), result.route_id)
 
     def activate(self, name: str, session: SessionState) -> Activation:
-        done = self._hiding(lambda: self.engine.activate(
+        done = self._shown.hiding(lambda: self.engine.activate(
             name, session.session_id, session.active_skills, route_id=session.route_id,
             principal_name=self._caller().name, caller=self._caller()))
-        return replace(done, content=self._shown(done.content),
-                       skill_dir=self._shown(done.skill_dir))
+        return replace(done, content=self._shown.text(done.content),
+                       skill_dir=self._shown.text(done.skill_dir))
 
     def list_resources(self, name: str) -> ResourceList:
-        listing = self._hiding(lambda: self.engine.list_resources(name, caller=self._caller()))
-        return replace(listing, skill_dir=self._shown(listing.skill_dir))
+        listing = self._shown.hiding(lambda: self.engine.list_resources(
+            name, caller=self._caller()))
+        return replace(listing, skill_dir=self._shown.text(listing.skill_dir))
 
     def read_resource(self, name: str, path: str) -> Resource:
-        return self._hiding(lambda: self.engine.read_resource(name, path,
-                                                              caller=self._caller()))
+        return self._shown.hiding(lambda: self.engine.read_resource(
+            name, path, caller=self._caller()))
 
     def skills(self) -> tuple[SkillFile, ...]:
         return tuple(SkillFile(s.name, s.description, os.path.basename(s.location),

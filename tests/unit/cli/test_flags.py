@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from router.credentials import TOKEN_ENV
-from router.door.flags import (
+from router.cli.flags import (
     DEFAULT_TARGET,
     add_accept_args,
     add_listen_args,
     add_target_args,
     caller_auth_from_args,
 )
+from router.credentials import TOKEN_ENV
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from router.common.jwks import DEFAULT_TTL, FetchFailed, KeySet, max_age, signing_keys
+from router.access.jwks import DEFAULT_TTL, FetchFailed, KeySet, max_age, signing_keys
 
 URL = "https://idp.example/keys"
 

@@ -132,7 +132,7 @@ def protocol_class(limits: DoorLimits) -> type[GuardedH11]:
 def door_config(app: Any, limits: DoorLimits, **settings: Any) -> uvicorn.Config:
     """A uvicorn configuration for a door: the guarded protocol, uvicorn's loggers left to the
     process's handlers (so its repeated warnings are throttled like every other line; see
-    ``router.service.logs``), no access log, forwarded headers (``X-Forwarded-For``,
+    ``router.cli.logs``), no access log, forwarded headers (``X-Forwarded-For``,
     ``X-Forwarded-Proto``) not believed unless ``settings`` say from whom (uvicorn believes them
     from loopback by default: a client there could pose as any address); ``settings`` are other
     ``uvicorn.Config`` arguments."""

@@ -1,4 +1,4 @@
-"""The MCP door as a thin proxy to a running skill-router gRPC service.
+"""A door's backend as a thin proxy to a running skill-router gRPC service.
 
 Each call carries the MCP session's generated ``session_id`` and its ``active_skills``, so any
 replica behind a round-robin balancer answers the same. A gRPC status comes back as the
@@ -9,21 +9,46 @@ message.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Callable, Sequence
+from typing import Protocol, TypeVar
 
 from router.activation.activator import Activation, Resource, ResourceList
-from router.client import SkillRouterClient
 from router.door.api import described
+from router.door.backend import Hit, Search, SkillFile
+from router.door.context import ACTING, SessionState
+from router.door.entries import SkillEntry, entry_from_proto
 from router.errors import IndexUnavailable, ServiceError, Unauthenticated
-from router.mcp.backend import Hit, Search, SkillFile
-from router.mcp.entries import SkillEntry, entry_from_proto
-from router.mcp.principals import ACTING
-from router.mcp.sessions import SessionState
 from router.skills.model import DEFAULT_CATALOG
 from router.v1 import router_pb2 as pb
 
 T = TypeVar("T")
+
+
+class RouterClient(Protocol):
+    """The calls the proxy makes on a ``router.client.SkillRouterClient`` (the door's command
+    opens the client; the door layer sits below it and names only what it calls)."""
+
+    target: str
+
+    def acting_for(self, principal_name: str, within: str = "") -> RouterClient: ...
+
+    def route(self, message: str, history: Sequence[str] = (), session_id: str = "",
+              top_k: int = 0, format: str = "xml", active_skills: Sequence[str] = (),
+              max_catalog_chars: int = 0, project_skills: Sequence[pb.InlineSkill] = (),
+              ) -> pb.RouteResponse: ...
+
+    def activate(self, name: str, session_id: str = "", active_skills: Sequence[str] = (),
+                 include_frontmatter: bool = False, route_id: str = "") -> pb.ActivateResponse:
+        ...
+
+    def list_resources(self, name: str) -> pb.ListResourcesResponse: ...
+
+    def read_resource(self, name: str, path: str) -> pb.ReadResourceResponse: ...
+
+    def list_skills(self, include_files: bool = False,
+                    all_catalogs: bool = False) -> pb.ListSkillsResponse: ...
+
+    def close(self) -> None: ...
 
 _REASONS = {pb.ROUTE_REASON_ALWAYS_ON: "always_on", pb.ROUTE_REASON_RETRIEVED: "retrieved",
             pb.ROUTE_REASON_EXPLICIT: "explicit", pb.ROUTE_REASON_ACTIVE: "active"}
@@ -47,10 +72,10 @@ def _call(target: str, call: Callable[[], T]) -> T:
 class GrpcBackend:
     """The door over a SkillRouterClient."""
 
-    def __init__(self, client: SkillRouterClient) -> None:
+    def __init__(self, client: RouterClient) -> None:
         self.client = client
 
-    def _for_caller(self) -> SkillRouterClient:
+    def _for_caller(self) -> RouterClient:
         """The client acting for the door's caller (``x-skill-router-principal``), when the
         door serves it as a principal of its file; else the door's own."""
         principal = ACTING.get()
@@ -97,6 +122,6 @@ class GrpcBackend:
 
 
 def _served_as_skill(info: pb.SkillInfo) -> bool:
-    """As ``router.mcp.backend``: no skill:// entry for a skill switched off, nor for an MCP
+    """As ``router.door.backend``: no skill:// entry for a skill switched off, nor for an MCP
     server's tool."""
     return info.enabled and info.kind != pb.SKILL_KIND_MCP_TOOL

@@ -14,8 +14,7 @@ import logging
 import sys
 from typing import TYPE_CHECKING
 
-from router.config import Config, McpConfig, load_config
-from router.door.flags import (
+from router.cli.flags import (
     add_accept_args,
     add_feedback_store_arg,
     add_listen_args,
@@ -23,11 +22,12 @@ from router.door.flags import (
     caller_auth_from_args,
     with_feedback_store,
 )
+from router.config import Config, McpConfig, load_config
 from router.errors import InvalidRequest, RouterError
 
 if TYPE_CHECKING:  # building the command line imports nothing heavy
+    from router.door.backend import Backend
     from router.mcp.auth import HttpAccess
-    from router.mcp.backend import Backend
 
 log = logging.getLogger(__name__)
 
@@ -99,13 +99,13 @@ def open_backend(args: argparse.Namespace, config: Config) -> Backend:
     """The proxy for ``--target``, else an Engine on the index, warmed up."""
     if args.target:
         from router.client import SkillRouterClient
-        from router.mcp.proxy import GrpcBackend
+        from router.door.proxy import GrpcBackend
 
         auth = caller_auth_from_args(args)
         return GrpcBackend(SkillRouterClient(args.target, timeout=args.timeout,
                                              **dataclasses.asdict(auth)))
+    from router.door.backend import EngineBackend
     from router.engine import Engine
-    from router.mcp.backend import EngineBackend
     from router.objectstore.mirror import served_index
 
     index_dir, remote = served_index(args.index or config.index.index_dir, config)

@@ -3,7 +3,7 @@ whom (uvicorn's own default believes them from loopback)."""
 
 from __future__ import annotations
 
-from router.common.httpd import DoorLimits, door_config
+from router.door.httpd import DoorLimits, door_config
 
 
 async def _app(scope: object, receive: object, send: object) -> None:
