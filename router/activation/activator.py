@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from router.access.ownership import check_session_fields
 from router.activation.content import manifest_body, render_content
-from router.activation.sessions import SessionStore
+from router.activation.sessions import ActiveSkills, SessionStore
 from router.common.textsafe import is_unicode
 from router.errors import InvalidRequest, NotFound, PermissionDenied, SkillParseError
 from router.skills import digests
@@ -97,7 +97,7 @@ class Activator:
     unless another is given)."""
 
     def __init__(self, lookup: Callable[[str], Skill | None], names: Callable[[], Sequence[str]],
-                 sessions: SessionStore | None = None, *,
+                 sessions: ActiveSkills | None = None, *,
                  resource_list_cap: int = RESOURCE_LIST_CAP,
                  resource_max_bytes: int = RESOURCE_MAX_BYTES,
                  digests: Callable[[], Mapping[str, SkillDigests] | None] | None = None,
@@ -106,7 +106,7 @@ class Activator:
         self._lookup = lookup
         self._digests = digests or (lambda: None)
         self._names = names
-        self.sessions = sessions if sessions is not None else SessionStore()
+        self.sessions: ActiveSkills = sessions if sessions is not None else SessionStore()
         self._list_cap = resource_list_cap
         self._max_bytes = resource_max_bytes
 

@@ -1,4 +1,5 @@
-"""Per-turn routing (pure: an index snapshot, query vectors and a request in; a result out).
+"""Per-turn routing (pure: an index snapshot, query vectors and a request in; a result out):
+``rank`` then ``render``.
 
 Order of the narrowed catalog: explicit ``/name`` skills, always-on skills, skills already
 active in the agent's context, then retrieved skills by fused score. No skill appears twice;
@@ -16,6 +17,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from router.access.view import View
+from router.calibration.catalog_gate import ViewGate
 from router.common.tracing import CANDIDATES, FUSE, GATE, RENDER, SEARCH, SHOWN, stage
 from router.config import RoutingConfig
 from router.examples.scoring import with_examples
@@ -216,10 +218,28 @@ def _rank(snap: IndexSnapshot, fused: Sequence[Fused], top_k: int, fusion: Fusio
     return under_floor(routable, fusion) if plan.explain else ""
 
 
-def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors, settings: Settings,
-          *, explain: bool = False, view: View | None = None,
-          project: Overlay | None = None) -> RouteResult:
-    """Route one validated turn; ``vectors`` is ``encode_turn`` of ``retrieval_text(query)``;
+@dataclass(frozen=True)
+class Ranked:
+    """A turn ranked (``rank``), before its catalog is rendered (``render``): the snapshot and
+    view it ranked over (project skills laid over them), the caller's ``base`` view, the plan
+    of what it picked, and what Explain tells of the gate."""
+
+    snap: IndexSnapshot
+    base: View
+    plan: Plan
+    unknown: tuple[str, ...]
+    extra: range | tuple[int, ...]
+    marks: tuple[str, str]  # what the stages' spans carry
+    judged: ViewGate  # the caller's catalogs' gate
+    fusion: FusionConfig  # tuned for the snapshot
+    explicit: bool  # the user named a skill
+    refused: str  # why the gate refused the turn, for Explain
+
+
+def rank(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors, settings: Settings,
+         *, explain: bool = False, view: View | None = None,
+         project: Overlay | None = None) -> Ranked:
+    """Rank one validated turn; ``vectors`` is ``encode_turn`` of ``retrieval_text(query)``;
     ``view``: the caller's (default: every catalog's); ``project``: the turn's project skills
     laid over ``snap`` and ``view`` (``router.routing.project``)."""
     base = view or snap.everything
@@ -249,14 +269,25 @@ def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors, setting
         floor = _rank(snap, fused, query.top_k or config.top_k, fusion, plan, bool(refused))
         span.set_attribute(CANDIDATES, len(fused))
     extra = range(project.first, len(snap.skills)) if project is not None else ()
-    with stage(RENDER, *marks) as span:
-        result = narrowed(snap, query, config, plan, unknown, base, extra)
+    return Ranked(snap, base, plan, tuple(unknown), extra, marks, judged, fusion, explicit,
+                  refused or floor)
+
+
+def render(ranked: Ranked, query: RouteQuery, config: RoutingConfig) -> RouteResult:
+    """The ranked turn's result: its catalog rendered, and for Explain what it reports."""
+    snap, plan = ranked.snap, ranked.plan
+    with stage(RENDER, *ranked.marks) as span:
+        result = narrowed(snap, query, config, plan, list(ranked.unknown), ranked.base,
+                          ranked.extra)
         span.set_attribute(SHOWN, len(result.skills))
-    if not explain:
+    if not plan.explain:
         return result
-    examples = snap.examples is not None and not explicit
-    return replace(result, gate=gate_in_force(judged, fusion), dense_weight=fusion.dense_weight,
+    fusion = ranked.fusion
+    examples = snap.examples is not None and not ranked.explicit
+    return replace(result, gate=gate_in_force(ranked.judged, fusion),
+                   dense_weight=fusion.dense_weight,
                    example_mode=example_mode(snap) if examples else "",
                    lexical_with_examples=examples and snap.lexical_examples is not None,
                    settings_reason=snap.tuning.reason if examples and snap.tuning else "",
-                   refused=refused or floor)
+                   refused=ranked.refused)
+
