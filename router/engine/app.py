@@ -23,6 +23,7 @@ from router.engine.project_turns import ProjectTurns
 from router.engine.reindexing import Reindexing
 from router.engine.sessions import open_session_state
 from router.engine.turn import ROUTE, TURN, Parts, Stage, Turn, checked, run
+from router.engine.views import ViewCache
 from router.errors import IndexUnavailable, NotFound
 from router.index import dense
 from router.index.fine_tune.stored import is_tuned
@@ -38,7 +39,7 @@ from router.reindex.reindexer import Reindexer
 from router.routing import router as core
 from router.routing.fusion import FusionConfig
 from router.routing.model import RouteQuery, RouteResult
-from router.routing.visible import ViewCache, Visible
+from router.routing.visible import Visible
 from router.skills.model import Diagnostic, Skill
 from router.skills.source import DEFAULT_SOURCE, create_source
 

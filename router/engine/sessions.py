@@ -10,7 +10,7 @@ keeps for it, and nowhere else:
   without a store, in this process's memory.
 - **activated skills**: the skills an Activate (or a ``/name`` Route) already injected, so a
   skill's instructions go out once a conversation (``mark_active``, ``is_active``, ``active``;
-  bounded and expiring: ``router.activation.sessions.SessionStore``), in this process.
+  bounded and expiring: ``router.engine.activated.SessionStore``), in this process.
 - **project-skill names**: the names sent as project skills on the session's latest turn, so an
   Activate of one says that activation stays with the gateway (``remember_project``,
   ``project_names``), in this process, for the last ``PROJECT_SESSIONS`` sessions.
@@ -35,7 +35,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from router.access.ownership import Owners
-from router.activation.sessions import SessionStore
+from router.engine.activated import SessionStore
 from router.learning.store import FeedbackStore
 
 PROJECT_SESSIONS = 4096  # (principal name, session) pairs whose project skill names are kept

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from router.access.model import OPS, Principal
 from router.access.ownership import check_session_fields, check_session_owner
 from router.activation.activator import Activator
@@ -22,14 +24,16 @@ from router.encoders.base import Embedder
 from router.encoders.cache import QueryCache
 from router.engine.project_turns import ProjectTurns
 from router.engine.sessions import SessionState
+from router.engine.views import ViewCache
 from router.index.store import IndexSnapshot
 from router.learning.recorder import Recorder, RoutedTurn, ShownSkill
 from router.routing import router as core
 from router.routing.fusion import FusionConfig
 from router.routing.model import Reason, RouteQuery, RouteResult
 from router.routing.project import Overlay, check_bounds
+from router.routing.query_text import QueryVectors, retrieval_text, turn_texts, turn_vectors
 from router.routing.request import checked_query
-from router.routing.visible import ViewCache, Visible
+from router.routing.visible import Visible
 from router.skills.model import PROJECT_CATALOG, Diagnostic, Skill, skill_key
 
 
@@ -60,7 +64,8 @@ class Turn:
     explain: bool = False
     project_skills: tuple[Skill, ...] = ()  # the usable project skills the caller may send
     notes: tuple[Diagnostic, ...] = ()  # the project skills left out, and why
-    vectors: core.QueryVectors | None = None
+    text: str = ""  # the message without its /names: what retrieval reads
+    vectors: QueryVectors | None = None
     overlay: Overlay | None = None  # the project skills laid over the caller's view
     ranked: core.Ranked | None = None
     result: RouteResult | None = None
@@ -104,13 +109,16 @@ def encode(parts: Parts, turn: Turn) -> Turn:
     """The turn's query vectors, and its project skills' laid over the caller's view."""
     query, snapshot, embedder = turn.query, turn.snapshot, turn.embedder
     caller = query.caller
+    text = retrieval_text(query)
     with stage(ENCODE, snapshot.info.version, caller.name):
-        vectors = core.encode_turn(lambda texts: parts.cache.encode(embedder, texts, caller.name),
-                                   core.retrieval_text(query), query.history, parts.fusion)
+        texts = turn_texts(text, query.history, parts.fusion)
+        rows = (parts.cache.encode(embedder, list(texts.texts), caller.name) if texts.views
+                else np.zeros((0, 0), dtype=np.float32))
+        vectors = turn_vectors(texts, rows, parts.fusion)
     view = parts.views.view(snapshot, caller)
     laid = parts.project.embed(snapshot, view, turn.project_skills, caller, embedder,
                                query.until)
-    return replace(turn, vectors=vectors, overlay=laid)
+    return replace(turn, text=text, vectors=vectors, overlay=laid)
 
 
 def route(parts: Parts, turn: Turn) -> Turn:
@@ -139,7 +147,7 @@ def routed(turn: Turn) -> RoutedTurn:
     """What the turn showed, for the recorder."""
     assert turn.result is not None
     query = turn.query
-    return RoutedTurn(query.session_id, query.caller.name, core.retrieval_text(query),
+    return RoutedTurn(query.session_id, query.caller.name, turn.text,
                       tuple(ShownSkill(s.catalog, s.name, s.reason is Reason.RETRIEVED,
                                        s.reason is Reason.EXPLICIT)
                             for s in turn.result.skills))

@@ -10,11 +10,8 @@ searches within it, so nothing outside it is ranked, shown or counted.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-
-import numpy as np
 
 from router.access.view import View
 from router.calibration.catalog_gate import ViewGate
@@ -38,15 +35,11 @@ from router.routing.fusion import (
     fuse_views,
     gate,
     history_text,
-    mix_history,
-    pool,
-    query_views,
 )
 from router.routing.model import DropReason, Reason, RouteQuery, RouteResult
 from router.routing.project import Overlay
+from router.routing.query_text import QueryVectors, explicit_names
 from router.routing.result import Plan, filter_reason, narrowed
-
-_EXPLICIT = re.compile(r"(?:^|(?<=\s))[/$]([A-Za-z0-9][A-Za-z0-9_-]{0,127})(?=$|[\s.,:;!?)])")
 
 
 @dataclass(frozen=True)
@@ -57,44 +50,6 @@ class Settings:
 
     routing: RoutingConfig
     fusion: FusionConfig
-
-
-@dataclass(frozen=True)
-class QueryVectors:
-    """The encoded turn: one row per view of ``query_views`` (row 0, the whole message, already
-    mixed with recent history)."""
-
-    views: tuple[str, ...]
-    matrix: np.ndarray
-
-
-def encode_turn(encode: Callable[[Sequence[str]], np.ndarray], text: str,
-                history: Sequence[str], fusion: FusionConfig) -> QueryVectors:
-    """Embed a turn's views with ``encode``, in one call: the sentences (or the message), then
-    the recent history. A multi-sentence message is embedded sentence by sentence and its
-    whole-message vector pooled from those (as good, and cheaper)."""
-    views = query_views(text, fusion) if text else []
-    if not views:
-        return QueryVectors((), np.zeros((0, 0), dtype=np.float32))
-    texts = views if len(views) == 1 else views[1:]
-    past = history_text(history, fusion) if fusion.history_weight > 0 else ""
-    rows = np.asarray(encode([*texts, past] if past else texts), dtype=np.float32)
-    parts = rows[: len(texts)]
-    matrix = parts.copy() if len(views) == 1 else np.vstack([pool(parts)[None, :], parts])
-    if past:
-        matrix[0] = mix_history(matrix[0], rows[len(texts)], fusion.history_weight)
-    return QueryVectors(tuple(views), matrix)
-
-
-def explicit_names(message: str) -> tuple[list[str], str]:
-    """``/name`` and ``$name`` mentions, and the message with them removed."""
-    names = [m.group(1) for m in _EXPLICIT.finditer(message)]
-    rest = _EXPLICIT.sub(" ", message).strip()
-    return names, rest
-
-
-def retrieval_text(query: RouteQuery) -> str:
-    return explicit_names(query.message)[1]
 
 
 def _explicit(snap: IndexSnapshot, view: View, message: str, plan: Plan) -> list[str]:

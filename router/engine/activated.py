@@ -19,20 +19,8 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
 
 log = logging.getLogger(__name__)
-
-
-class ActiveSkills(Protocol):
-    """What activation reads and writes of a session (``SessionStore``, or the Engine's
-    session state: ``router.engine.sessions``)."""
-
-    def mark_active(self, session_id: str, name: str) -> bool: ...
-
-    def is_active(self, session_id: str, name: str) -> bool: ...
-
-    def active(self, session_id: str) -> frozenset[str]: ...
 
 
 @dataclass
