@@ -87,6 +87,8 @@ class SessionState(ABC):
     def project_names(self, principal: str, session_id: str) -> frozenset[str]:
         """The names ``remember_project`` kept for the session (empty when none)."""
 
+    # what the session was shown: the next piece goes here (the module doc says how)
+
 
 class KeptSessionState(SessionState):
     """The owner kept by ``store`` (or in memory without one); the rest in this process."""
