@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from router.activation.activator import Activator
-from router.activation.sessions import SessionStore
 from router.builder.version import build_index
 from router.encoders.hashing import HashEmbedder
+from router.engine.activated import SessionStore
 from router.errors import NotFound, SkillParseError
 from router.index.store import load_index
 from router.skills.discovery import scan_root

@@ -1,0 +1,34 @@
+"""Reindex of the served index: a new version built when a skill changed, swapped in, and where
+the index is a bucket's, published for every replica (``router.reindex.reindexer`` builds and
+reloads; the counters are its)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from router.reindex.result import ReindexResult, ReindexStats
+
+if TYPE_CHECKING:
+    from router.objectstore.mirror import RemoteIndex
+    from router.reindex.reindexer import Reindexer
+
+
+class Reindexing:
+    """The Engine's Reindex (its attributes are the Engine's)."""
+
+    remote: RemoteIndex | None  # the bucket index_dir mirrors, if any
+    _reindexer: Reindexer
+
+    def reindex_stats(self) -> ReindexStats:
+        """A copy of the reindex and reload counters."""
+        return self._reindexer.stats()
+
+    def record_load_failure(self) -> None:
+        """Count a version found on disk that could not be served."""
+        self._reindexer.record_load_failure()
+
+    def reindex(self, full: bool = False) -> ReindexResult:
+        """Build a new version when a skill changed (or ``full``) and swap it in; routes in
+        flight finish on their snapshot; a version built in a bucket's mirror is published there,
+        for every replica (``router.builder.recipe``). See ``Reindexer.run``."""
+        return self._reindexer.run(full)
