@@ -24,7 +24,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
+from google.protobuf.message import Message
 
+from router.door.strings import nul_field, nul_message
 from router.skills.limits import REQUEST_ID_CHARS
 
 log = logging.getLogger(__name__)
@@ -146,6 +148,9 @@ def _refuse_unparsable(request: Any, context: grpc.ServicerContext) -> None:
         context.abort(grpc.StatusCode.INVALID_ARGUMENT,
                       f"the request could not be parsed ({request.reason}); every string "
                       "field must be valid UTF-8")
+    where = nul_field(request) if isinstance(request, Message) else ""
+    if where:
+        context.abort(grpc.StatusCode.INVALID_ARGUMENT, nul_message(where))
 
 
 Unary = Callable[[Any, grpc.ServicerContext], Any]
