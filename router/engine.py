@@ -77,8 +77,9 @@ class Engine:
                                      config.routing)
         self.activator = Activator(self._lookup, lambda: [s.name for s in self.skills()],
                                    SessionStore(), digests=lambda: self._snapshot.digests,
-                                   source=VersionFilesSource(self._carried,
-                                                             create_source(DEFAULT_SOURCE)))
+                                   source=VersionFilesSource(
+                                       self._carried, create_source(DEFAULT_SOURCE),
+                                       disk=lambda: self.remote is None))
         self.index_dir = Path(index_dir) if index_dir is not None else None
         self.remote: RemoteIndex | None = None  # the bucket index_dir mirrors, if any
         # Learning from traffic (router.learning), and what operators see of it (the same store)

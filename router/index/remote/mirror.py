@@ -27,6 +27,7 @@ from router.errors import IndexCorrupt, IndexUnavailable, InvalidRequest
 from router.index.remote import publish as publishing
 from router.index.remote.location import ObjectLocation, cache_root, is_remote
 from router.index.remote.skill_files import PACK, unpack
+from router.index.remote.unpack import recorded_sizes
 from router.index.versions.layout import (
     MANIFEST,
     VERSIONS,
@@ -98,6 +99,12 @@ class RemoteIndex:
             except IndexCorrupt as exc:
                 self._refused = (version, str(exc))
                 raise
+            except (IndexUnavailable, OSError):
+                raise  # the bucket or this disk, not the version: tried again at the next poll
+            except (Exception, MemoryError) as exc:  # anything else its checks met: remembered
+                reason = f"{self.url}: version {version}: refused: {type(exc).__name__}: {exc}"
+                self._refused = (version, reason[:500])
+                raise IndexCorrupt(reason[:500]) from None
         if self._local_current() != version:
             point_current(self.root, version)
             prune(self.root, max(2, self.keep))  # the one served until the swap stays
@@ -142,6 +149,10 @@ class RemoteIndex:
             if (tmp / PACK).is_file():
                 unpack(tmp / PACK, tmp)
                 (tmp / PACK).unlink()
+            elif recorded_sizes(tmp):
+                raise IndexCorrupt(f"{self.url}: version {version} records skill files but "
+                                   f"carries none (no {PACK}); a replica serves skill files "
+                                   "only from the version, never from a folder it names")
             _verify(tmp, self.url, version)
             final = self.root / VERSIONS / version
             if not final.exists():

@@ -9,21 +9,24 @@ A file changed on disk since the build is left out (with a warning) and is not s
 
 ``VersionFilesSource`` serves Activate, ReadResource, ListResources and the MCP door from those
 copies when the served version carries them, and from the disk (the fallback) otherwise: a
-version published to object storage carries them, a local build does not.
+version published to object storage carries them, a local build does not. A server whose index
+is in object storage never falls back to the disk: whatever folder a version's records name, it
+serves only the files the version carries (a version whose records name a folder it does not
+carry serves none of it).
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import re
 import tarfile
 import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from router.errors import IndexCorrupt, NotFound, TooLarge
+from router.errors import NotFound, TooLarge
+from router.index.remote.unpack import unpack_files
 from router.index.version_files import COMPACT_FROM, read_records, write_json
 from router.index.versions.layout import MANIFEST, checksums, read_manifest
 from router.skills import digests
@@ -41,7 +44,6 @@ log = logging.getLogger(__name__)
 
 FILES = "files"  # under a version folder: one file per distinct recorded digest
 PACK = "files.tar"  # in object storage: the version's files/ in one object (one PUT, one GET)
-_PACKED = re.compile(r"files/[0-9a-f]{64}")
 
 
 def stored_name(digest: str) -> str:
@@ -103,19 +105,9 @@ def pack(folder: Path, archive: Path) -> bool:
 
 
 def unpack(archive: Path, folder: Path) -> None:
-    """Extract a ``pack`` into ``folder``: only regular files named ``files/<sha256 hex>``
-    (anything else is IndexCorrupt); their bytes are checked against the manifest after."""
-    (folder / FILES).mkdir(exist_ok=True)
-    try:
-        with tarfile.open(archive) as tar:
-            for member in tar:
-                if not member.isfile() or not _PACKED.fullmatch(member.name):
-                    raise IndexCorrupt(f"{archive.name}: {member.name!r} is not a skill file")
-                handle = tar.extractfile(member)
-                assert handle is not None  # a regular file
-                (folder / member.name).write_bytes(handle.read())
-    except (OSError, tarfile.TarError) as exc:
-        raise IndexCorrupt(f"{archive.name}: unreadable: {exc}") from exc
+    """Extract a ``pack`` into ``folder`` with bounded memory, each file checked against its
+    record on the way (``router.index.remote.unpack``); IndexCorrupt naming why not."""
+    unpack_files(archive, folder)
 
 
 Served = Callable[[], tuple[str, Mapping[str, SkillDigests] | None]]
@@ -127,16 +119,21 @@ class VersionFilesSource(SkillSource):
 
     key = "version-files"
 
-    def __init__(self, served: Served, fallback: SkillSource) -> None:
+    def __init__(self, served: Served, fallback: SkillSource,
+                 disk: Callable[[], bool] = lambda: True) -> None:
         self._served = served
         self.fallback = fallback
+        self._disk = disk  # False on a replica serving a bucket: the version's files only
 
     def _carried(self, skill: Skill) -> tuple[Path, SkillDigests] | None:
         if skill.kind is SkillKind.MCP_TOOL:
             return None
         folder, recorded = self._served()
         if recorded is None or not folder or not (Path(folder) / FILES).is_dir():
-            return None
+            if self._disk():
+                return None
+            # never a disk path the version's records name: nothing is carried
+            return Path(folder or "."), SkillDigests((), complete=False)
         return Path(folder), recorded.get(skill.key) or SkillDigests((), complete=False)
 
     def discover(self, config: DiscoveryConfig, *, max_bytes: int = SKILL_FILE_MAX_BYTES,
