@@ -91,20 +91,20 @@ class RemoteIndex:
         version = found[0]
         if not version or "/" in version or version.startswith("."):
             raise IndexCorrupt(f"{self.url}: CURRENT names no valid version ({version!r})")
-        if version == self._refused[0]:
-            raise IndexCorrupt(self._refused[1])  # a damaged version is not fetched again
+        if version == self._refused[0]:  # a damaged version is not fetched again
+            raise VersionRefused(self._refused[1], version=version)
         if not (self.root / VERSIONS / version / MANIFEST).is_file():
             try:
                 self.fetch(version)
             except IndexCorrupt as exc:
                 self._refused = (version, str(exc))
-                raise
+                raise VersionRefused(str(exc), version=version) from exc
             except (IndexUnavailable, OSError):
                 raise  # the bucket or this disk, not the version: tried again at the next poll
             except (Exception, MemoryError) as exc:  # anything else its checks met: remembered
                 reason = f"{self.url}: version {version}: refused: {type(exc).__name__}: {exc}"
                 self._refused = (version, reason[:500])
-                raise IndexCorrupt(reason[:500]) from None
+                raise VersionRefused(reason[:500], version=version) from None
         if self._local_current() != version:
             point_current(self.root, version)
             prune(self.root, max(2, self.keep))  # the one served until the swap stays
@@ -197,6 +197,14 @@ class RemoteIndex:
             raise IndexUnavailable(f"built index {version} but could not publish it to "
                                    f"{self.url}: {exc}; this server goes back to the bucket's "
                                    "current version at its next poll") from exc
+
+
+class VersionRefused(IndexCorrupt):
+    """A version of the bucket failed its checks; ``version`` names it."""
+
+    def __init__(self, message: str, *, version: str) -> None:
+        super().__init__(message)
+        self.version = version
 
 
 def _verify(folder: Path, url: str, version: str) -> None:
