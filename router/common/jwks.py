@@ -13,9 +13,10 @@ of an asymmetric type are kept (``use`` absent or ``sig``; ``kty`` RSA, EC or OK
 A fetch runs on a thread of its own, one at a time, with a deadline of ``FETCH_SECONDS`` on the
 whole of it (a provider that hangs or trickles one byte at a time cannot hold it longer; past
 the deadline it counts as failed). A caller that needs it waits for it at most until that
-deadline, and only ``MAX_WAITERS`` callers at once: the others answer at once with the keys in
-hand (none while nothing is cached, so a flood of tokens naming unknown keys is refused without
-parking the server's threads). ``shared_key_set`` gives one ``KeySet`` per (URL, issuer) in a
+deadline, and only ``MAX_WAITERS`` callers at once (never one whose key is in hand, however
+old): the others answer at once with the keys in hand (none while nothing is cached, so a
+flood of tokens naming unknown keys is refused without parking the server's threads).
+``shared_key_set`` gives one ``KeySet`` per (URL, issuer) in a
 process, so a principals file read again on SIGHUP keeps its cache.
 """
 
@@ -145,7 +146,8 @@ class KeySet:
         keys = self._keys
         if keys is None or not _holds(keys, kid) or self._clock() >= self._expires:
             refresh = self._start(kid)
-            if refresh is not None and self._waiters.acquire(blocking=False):
+            held = keys is not None and _holds(keys, kid)  # stale but usable: no wait
+            if refresh is not None and not held and self._waiters.acquire(blocking=False):
                 try:
                     refresh.done.wait(max(0.0, refresh.deadline - self._clock()))
                 finally:
@@ -156,6 +158,11 @@ class KeySet:
         if not kid and "" not in keys:
             return next(iter(keys.values())) if len(keys) == 1 else None
         return keys.get(kid)
+
+    def settled(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` s for the fetch under way, if any; whether none is left."""
+        running = self._refresh
+        return running is None or running.done.wait(timeout)
 
     def _start(self, kid: str) -> _Refresh | None:
         """The fetch under way, else a new one when one is due; None when none is."""

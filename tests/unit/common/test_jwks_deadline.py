@@ -49,3 +49,23 @@ def test_callers_wait_no_longer_than_the_deadline_and_the_back_off_runs_from_the
         assert time.monotonic() - quick < 1.0
         if time.monotonic() - ended < REFETCH_SECONDS - 0.5:
             assert provider.connections == 1
+
+
+def test_a_caller_whose_key_is_cached_never_waits_for_a_hanging_provider() -> None:
+    with slow_provider("hang") as provider:
+        now = [1000.0]
+        answers = iter([({"keys": [{"kty": "RSA", "kid": "k1", "n": "AQAB", "e": "AQAB"}]},
+                         "max-age=60")])
+
+        def fetch(url: str) -> tuple[object, str]:
+            first = next(answers, None)
+            return first if first is not None else http_fetch(provider.url)
+
+        keys = KeySet(provider.url, fetch=fetch, clock=lambda: now[0])
+        assert keys.key("k1") is not None
+        now[0] += 61  # expired: the next look fetches again, from a provider that hangs
+        started = time.monotonic()
+        for _ in range(20):
+            assert keys.key("k1") is not None
+        assert time.monotonic() - started < 1.0
+        assert keys.settled(FETCH_SECONDS + MARGIN)  # the fetch behind them ended
