@@ -7,29 +7,32 @@ Nothing is fetched until a key is asked for; the keys are then kept as long as t
 fetched again after that, or when a token names a ``kid`` the set lacks: at most one such
 refetch every ``REFETCH_SECONDS``, whatever the callers send. A fetch that fails keeps the keys
 in use (callers whose key is cached go on while the provider is down), logs why, and is not
-tried again for ``REFETCH_SECONDS``. Only signing keys
+tried again for ``REFETCH_SECONDS`` counted from when it ended. Only signing keys
 of an asymmetric type are kept (``use`` absent or ``sig``; ``kty`` RSA, EC or OKP).
 
-One fetch at a time: a caller that finds one under way uses the keys in hand when there are
-some. ``shared_key_set`` gives one ``KeySet`` per (URL, issuer) in a process, so a principals
-file read again on SIGHUP keeps its cache.
+A fetch runs on a thread of its own, one at a time, with a deadline of ``FETCH_SECONDS`` on the
+whole of it (a provider that hangs or trickles one byte at a time cannot hold it longer; past
+the deadline it counts as failed). A caller that needs it waits for it at most until that
+deadline, and only ``MAX_WAITERS`` callers at once (never one whose key is in hand, however
+old): the others answer at once with the keys in hand (none while nothing is cached, so a
+flood of tokens naming unknown keys is refused without parking the server's threads).
+``shared_key_set`` gives one ``KeySet`` per (URL, issuer) in a
+process, so a principals file read again on SIGHUP keeps its cache.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import re
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
 from router.bearer import is_loopback
+from router.common.json_get import GetFailed, get_json
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +40,8 @@ DEFAULT_TTL = 300.0
 MIN_TTL = 5.0
 MAX_TTL = 86400.0
 REFETCH_SECONDS = 5.0
-FETCH_TIMEOUT = 5.0
+FETCH_SECONDS = 5.0  # the whole fetch: connect, headers and body
+MAX_WAITERS = 2  # callers waiting for a fetch at once; fewer than a server's threads
 MAX_BYTES = 1 << 20
 DISCOVERY = "/.well-known/openid-configuration"
 SIGNING_TYPES = frozenset({"RSA", "EC", "OKP"})
@@ -81,22 +85,12 @@ def max_age(cache_control: str) -> float:
 
 
 def http_fetch(url: str) -> tuple[Any, str]:
-    """GET ``url`` as JSON: the document and its Cache-Control; FetchFailed naming why."""
-    request = urllib.request.Request(url, headers={"Accept": "application/json"})
+    """GET ``url`` as JSON within ``FETCH_SECONDS`` in all: the document and its
+    Cache-Control; FetchFailed naming why."""
     try:
-        with urllib.request.urlopen(request, timeout=FETCH_TIMEOUT) as answer:
-            body = answer.read(MAX_BYTES + 1)
-            cache_control = answer.headers.get("Cache-Control", "") or ""
-    except urllib.error.HTTPError as exc:
-        raise FetchFailed(f"{url} answered HTTP {exc.code}") from None
-    except (OSError, ValueError) as exc:
-        raise FetchFailed(f"{url} could not be reached: {exc}") from None
-    if len(body) > MAX_BYTES:
-        raise FetchFailed(f"{url} answered more than {MAX_BYTES} bytes")
-    try:
-        return json.loads(body), cache_control
-    except ValueError:
-        raise FetchFailed(f"{url} did not answer JSON") from None
+        return get_json(url, FETCH_SECONDS, MAX_BYTES)
+    except GetFailed as exc:
+        raise FetchFailed(str(exc)) from None
 
 
 def signing_keys(document: Any, url: str) -> dict[str, Jwk]:
@@ -114,6 +108,13 @@ def signing_keys(document: Any, url: str) -> dict[str, Jwk]:
     return found
 
 
+class _Refresh:
+    """One fetch under way: set when it ends; counted as failed past ``deadline``."""
+
+    def __init__(self, deadline: float) -> None:
+        self.deadline, self.done = deadline, threading.Event()
+
+
 class KeySet:
     """The signing keys of one provider, fetched lazily and cached (see the module)."""
 
@@ -126,9 +127,11 @@ class KeySet:
         self._fetch, self._clock = fetch, clock
         self._keys: dict[str, Jwk] | None = None
         self._expires = 0.0
-        self._failed = -math.inf  # when the last fetch failed
+        self._failed = -math.inf  # when the last failed fetch ended
         self._refetched = -math.inf  # when the last fetch for an unknown kid was made
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # held only to read and change the state, never to fetch
+        self._refresh: _Refresh | None = None
+        self._waiters = threading.BoundedSemaphore(MAX_WAITERS)
         self.fetches = 0  # JWKS documents fetched (what the tests count)
 
     @property
@@ -138,42 +141,74 @@ class KeySet:
 
     def key(self, kid: str) -> Jwk | None:
         """The signing key named ``kid`` ("": a token without one gets the only key, when the
-        set has exactly one); None when the provider publishes no such key."""
+        set has exactly one); None when the provider publishes no such key, or while the keys
+        are not fetched yet."""
         keys = self._keys
         if keys is None or not _holds(keys, kid) or self._clock() >= self._expires:
-            keys = self._refresh(kid)
+            refresh = self._start(kid)
+            held = keys is not None and _holds(keys, kid)  # stale but usable: no wait
+            if refresh is not None and not held and self._waiters.acquire(blocking=False):
+                try:
+                    refresh.done.wait(max(0.0, refresh.deadline - self._clock()))
+                finally:
+                    self._waiters.release()
+            keys = self._keys
         if keys is None:
             return None
         if not kid and "" not in keys:
             return next(iter(keys.values())) if len(keys) == 1 else None
         return keys.get(kid)
 
-    def _refresh(self, kid: str) -> dict[str, Jwk] | None:
-        held = self._keys
-        if not self._lock.acquire(blocking=held is None):
-            return held  # another caller is fetching: these keys meanwhile
-        try:
+    def settled(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` s for the fetch under way, if any; whether none is left."""
+        running = self._refresh
+        return running is None or running.done.wait(timeout)
+
+    def _start(self, kid: str) -> _Refresh | None:
+        """The fetch under way, else a new one when one is due; None when none is."""
+        with self._lock:
             now = self._clock()
+            running = self._refresh
+            if running is not None and not running.done.is_set():
+                if now < running.deadline:
+                    return running
+                self._failed = max(self._failed, running.deadline)  # overdue: failed
+                return None  # though still on its thread: one at a time
             fresh = self._keys is not None and now < self._expires
             if fresh and _holds(self._keys or {}, kid):
-                return self._keys  # fetched while this caller waited
+                return None
             if now - self._failed < REFETCH_SECONDS or \
                     (fresh and now - self._refetched < REFETCH_SECONDS):
-                return self._keys
+                return None
             if fresh:
                 self._refetched = now
-            try:
-                keys, ttl = self._load()
-            except FetchFailed as exc:
-                self._failed = now
-                log.warning("cannot refresh the signing keys (%s): %s; %s", self.where, exc,
-                            "keeping the cached keys" if self._keys is not None
-                            else "JWT callers are refused until the keys are fetched")
-                return self._keys
-            self._keys, self._expires = keys, now + ttl
-            return keys
-        finally:
-            self._lock.release()
+            refresh = self._refresh = _Refresh(now + FETCH_SECONDS)
+        threading.Thread(target=self._run, args=(refresh,), daemon=True,
+                         name="jwks-fetch").start()
+        return refresh
+
+    def _run(self, refresh: _Refresh) -> None:
+        try:
+            keys, ttl = self._load()
+        except FetchFailed as exc:
+            self._ended(refresh, None, 0.0)
+            log.warning("cannot refresh the signing keys (%s): %s; %s", self.where, exc,
+                        "keeping the cached keys" if self._keys is not None
+                        else "JWT callers are refused until the keys are fetched")
+        except Exception:  # a bug must not leave the refresh under way for ever
+            self._ended(refresh, None, 0.0)
+            log.exception("cannot refresh the signing keys (%s)", self.where)
+        else:
+            self._ended(refresh, keys, ttl)
+
+    def _ended(self, refresh: _Refresh, keys: dict[str, Jwk] | None, ttl: float) -> None:
+        with self._lock:
+            now = self._clock()
+            if keys is not None:
+                self._keys, self._expires = keys, now + ttl
+            else:
+                self._failed = max(self._failed, now)  # the back-off runs from the end
+            refresh.done.set()
 
     def _load(self) -> tuple[dict[str, Jwk], float]:
         url = self._jwks_url or self._discover()

@@ -139,8 +139,8 @@ def _header(token: bytes) -> dict[str, Any]:
     segment = token.split(b".", 1)[0]
     try:
         header = json.loads(base64.urlsafe_b64decode(segment + b"=" * (-len(segment) % 4)))
-    except (ValueError, binascii.Error):
-        header = None
+    except (ValueError, binascii.Error, RecursionError):
+        header = None  # RecursionError: a header of thousands of nested arrays
     if not isinstance(header, dict):
         raise JwtRefused("not a readable JWT: its header is not base64url JSON")
     return header
@@ -152,7 +152,7 @@ def _peek(token: bytes, claim: str) -> str:
 
     try:
         value = jwt.decode(token, options={"verify_signature": False}).get(claim)
-    except jwt.PyJWTError:
+    except (jwt.PyJWTError, RecursionError):
         return "?"
     return repr(value)[:120]
 
@@ -248,6 +248,8 @@ class JwtCheck:
                              f"{kid[:80]!r}") from None
         except jwt.PyJWTError as exc:
             raise JwtRefused(f"it is not valid: {exc}") from None
+        except RecursionError:
+            raise JwtRefused("its claims are not readable JSON (nested too deep)") from None
 
 
 def seconds_left(token: bytes, now: float) -> float:
@@ -258,7 +260,7 @@ def seconds_left(token: bytes, now: float) -> float:
     try:
         exp: Any = jwt.decode(token, options={"verify_signature": False}).get("exp")
         return max(0.0, float(exp) + LEEWAY - now)
-    except (jwt.PyJWTError, TypeError, ValueError):
+    except (jwt.PyJWTError, TypeError, ValueError, RecursionError):
         return 0.0
 
 
@@ -268,5 +270,5 @@ def _when(token: bytes, claim: str) -> str:
     try:
         value: Any = jwt.decode(token, options={"verify_signature": False}).get(claim)
         return datetime.fromtimestamp(float(value), UTC).isoformat(timespec="seconds")
-    except (jwt.PyJWTError, TypeError, ValueError, OverflowError, OSError):
+    except (jwt.PyJWTError, TypeError, ValueError, OverflowError, OSError, RecursionError):
         return "?"

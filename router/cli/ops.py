@@ -13,6 +13,7 @@ import yaml
 from router.cli.flags import DEFAULT_TARGET, add_target_args, caller_auth_from_args
 from router.cli.guard import EXIT_FAILURE, EXIT_USAGE
 from router.config import load_config
+from router.config.store_url import masked
 from router.errors import InvalidRequest, RouterError
 
 
@@ -67,9 +68,18 @@ def reindex_reply_dict(reply: Any) -> dict[str, Any]:
 
 def cmd_config(args: argparse.Namespace) -> int:
     config = load_config(getattr(args, "config", None))
-    data = json.loads(json.dumps(config.to_dict()))  # tuples -> lists
+    data = _masked(json.loads(json.dumps(config.to_dict())))  # tuples -> lists; no password
     if args.format == "json":
         print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         print(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), end="")
     return 0
+
+
+def _masked(value: Any) -> Any:
+    """``value`` with the password of every URL in it shown as ``***``."""
+    if isinstance(value, dict):
+        return {k: _masked(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_masked(v) for v in value]
+    return masked(value) if isinstance(value, str) and "://" in value else value

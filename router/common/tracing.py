@@ -31,9 +31,18 @@ TRACEPARENT: contextvars.ContextVar[str] = contextvars.ContextVar("traceparent",
 
 
 def traceparent_of(value: str | None) -> str:
-    """``value`` when it is a well-formed W3C traceparent, else ""."""
+    """``value`` when it is a valid W3C traceparent, else "" (W3C Trace Context: version
+    ``ff`` is invalid, as is a trace id or a parent id of zeros only; version ``00`` has exactly
+    four fields, a later version may add more, of which the first four are kept)."""
     value = (value or "").strip()
-    return value if _TRACEPARENT.fullmatch(value) else ""
+    head = value[:55]
+    if not _TRACEPARENT.fullmatch(head) or (len(value) > 55 and value[55] != "-"):
+        return ""
+    version, trace_id, parent_id, _ = head.split("-")
+    if version == "ff" or (version == "00" and len(value) != 55) or \
+            trace_id == "0" * 32 or parent_id == "0" * 16:
+        return ""
+    return head
 
 
 class _Off:

@@ -6,7 +6,8 @@ already exists), whatever the umask, and rotated by size: past ``MAX_BYTES`` it 
 ``PATH.1`` (the older ones shift up to ``PATH.<BACKUPS>``, the oldest dropped) and a new one
 begins, 0600 too. A line holds who called, what and with which outcome, and for the calls
 that hand out skills which skills at which digest; never a user's message (the doors build
-the lines, ``router.service.audit`` for gRPC).
+the lines, ``router.service.audit`` for gRPC). Refused calls are written at a bounded rate,
+with a summary line of those left out (``router.door.audit_budget``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from datetime import UTC, datetime
 from logging.handlers import RotatingFileHandler
 from typing import Any
 
+from router.door.audit_budget import RefusalBudget
 from router.errors import InvalidRequest
 
 STDERR = "-"
@@ -62,13 +64,27 @@ class AuditLog:
         self._logger.propagate = False
         self._logger.addHandler(handler)
         self._handler = handler
+        self._budget = RefusalBudget()
 
     def write(self, line: Mapping[str, Any]) -> None:
-        """Write one line (``ts`` first when the line has none)."""
+        """Write one line (``ts`` first when the line has none); a refused call's only within
+        the refusal budget (``router.door.audit_budget``), the summary of those dropped first
+        when one is due."""
+        admitted = self._budget.admit(line)
+        summary = self._budget.summary()
+        if summary is not None:
+            self._emit(summary)
+        if admitted:
+            self._emit(line)
+
+    def _emit(self, line: Mapping[str, Any]) -> None:
         data = {"ts": now_iso(), **line}
         self._logger.info(json.dumps(data, ensure_ascii=False, default=str))
 
     def close(self) -> None:
+        summary = self._budget.summary(closing=True)
+        if summary is not None:
+            self._emit(summary)
         self._logger.removeHandler(self._handler)
         if self.path != STDERR:
             self._handler.close()

@@ -61,17 +61,22 @@ class IndexPoller:
             swapped = self._engine.reload(wait=False)
             self._refused = self._last_error = None
             return swapped
-        except IndexUnavailable as exc:
-            self._refuse(str(exc))
+        except IndexUnavailable as exc:  # a bucket's refused version names itself
+            self._refuse(str(exc), getattr(exc, "version", None) or self._refused)
         except Exception as exc:  # the poller must outlive any surprise
             log.exception("index poll of %s failed", index_dir)
-            self._refuse(repr(exc))
+            self._refuse(repr(exc), self._refused)
         return False
 
-    def _refuse(self, reason: str) -> None:
+    def _refuse(self, reason: str, version: str | None = None) -> None:
         if reason == self._last_error:
             return
         self._last_error = reason
         self._engine.record_load_failure()
-        log.error("refused new index version %s: %s; still serving %s",
-                  self._refused or "(none)", reason, self._engine.info().version)
+        serving = self._engine.info().version
+        if version:
+            log.error("refused new index version %s: %s; still serving %s", version, reason,
+                      serving)
+        else:  # no version read: the bucket or the folder could not be read
+            log.error("cannot check for a new index version: %s; still serving %s", reason,
+                      serving)

@@ -83,8 +83,10 @@ class Engine(Reindexing):
         self.sessions = open_session_state(store)  # every session's owner and memory
         self.activator = Activator(self._lookup, lambda: [s.name for s in self.skills()],
                                    self.sessions, digests=lambda: self._snapshot.digests,
-                                   source=VersionFilesSource(self._carried, create_source(
-                                       snapshot.info.source or DEFAULT_SOURCE)))
+                                   source=VersionFilesSource(
+                                       self._carried,
+                                       create_source(snapshot.info.source or DEFAULT_SOURCE),
+                                       disk=lambda: self.remote is None))
         self._parts = Parts(config, self._fusion, self._settings, self._cache, self._views,
                             self._sizes, self._project, self.sessions, self.recorder,
                             self.activator, self.visible)

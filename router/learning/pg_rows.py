@@ -6,10 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import psycopg
-from psycopg.conninfo import conninfo_to_dict
 from psycopg.types.json import Jsonb
 
+from router.learning.pg_url import pg_target
 from router.learning.rows import ROUTE, Row
 
 COLUMNS = ("rid", "kind", "ts", "session", "skill", "query", "route_id", "outcome", "shown",
@@ -28,14 +27,9 @@ OWNER_OF = "SELECT principal FROM feedback_owners WHERE kind = 'session' AND id 
 
 
 def safe_location(url: str) -> str:
-    """``url`` without its password: ``postgresql://user@host:port/db``."""
-    try:
-        parts = conninfo_to_dict(url)
-    except psycopg.ProgrammingError:
-        return "postgresql://(an invalid URL)"
-    user = f"{parts['user']}@" if parts.get("user") else ""
-    port = f":{parts['port']}" if parts.get("port") else ""
-    return f"postgresql://{user}{parts.get('host', '')}{port}/{parts.get('dbname', '')}"
+    """``url`` without its password: ``postgresql://user@host:port/db`` (the user info taken
+    off up to the URL's last ``@`` first: ``router.learning.pg_url``)."""
+    return pg_target(url).location
 
 
 def values(row: Row) -> tuple[Any, ...]:

@@ -28,6 +28,7 @@ from router.access.ownership import Owners
 from router.config import FeedbackConfig
 from router.errors import InvalidRequest
 from router.learning import route_ids
+from router.learning.dead_letter import RowRefused, SortingInsert
 from router.learning.pg_migrations import migrate
 from router.learning.pg_rows import (
     CLAIM,
@@ -37,9 +38,10 @@ from router.learning.pg_rows import (
     SELECT,
     owners,
     row_of,
-    safe_location,
     values,
 )
+from router.learning.pg_rows import safe_location as safe_location  # re-exported
+from router.learning.pg_url import pg_target, redact
 from router.learning.pg_writer import PgWriter
 from router.learning.routes import WINDOW, ShownRoute
 from router.learning.rows import PURGE, Row, new_id
@@ -57,15 +59,17 @@ class PgStore(FeedbackStore):
     def __init__(self, url: str, policy: FeedbackConfig | None = None,
                  max_connections: int = 8) -> None:
         super().__init__(policy if policy is not None else FeedbackConfig())
-        self._location = safe_location(url)
-        self._url, self._max = url, max_connections
+        target = pg_target(url)  # the user info off before anything parses the URL
+        self._location = target.location
+        self._url, self._max = target.conninfo, max_connections
         self._lock = threading.Lock()
         self._pool: ConnectionPool | None = None
         self._owners = Owners()  # who claimed a session while the database was down
         self._key: bytes | None = None  # route ids' MAC key (router.learning.route_ids)
         self._settled = Owners()  # owners the database decided: they never change
-        self._writer = PgWriter(self._insert, Spool(spool_folder(self.policy, self._location),
-                                                    self.policy.spool_max_rows),
+        folder = spool_folder(self.policy, self._location)
+        self._sorting = SortingInsert(self._insert, folder)  # rows refused for their content
+        self._writer = PgWriter(self._sorting, Spool(folder, self.policy.spool_max_rows),
                                 probe=self.migrate)
         self.applied: list[int] = []  # the migrations this opening applied
         try:
@@ -133,6 +137,9 @@ class PgStore(FeedbackStore):
                 pool = self._pool
             with pool.connection() as conn:
                 yield conn
+        except psycopg.DataError as exc:  # the values, not the database: never an outage
+            raise RowRefused(f"{type(exc).__name__}: "
+                             f"{redact(str(exc).splitlines()[0] if str(exc) else '')}") from None
         except (psycopg.Error, PoolTimeout, OSError) as exc:  # either's message may quote it
             if isinstance(exc, psycopg.OperationalError | PoolTimeout | OSError):
                 self._close_quietly()  # the connections are gone: opened afresh next time
@@ -176,7 +183,8 @@ class PgStore(FeedbackStore):
 
     def backlog(self) -> Backlog:
         spool = self._writer.spool
-        return Backlog(spooled=spool.rows, dropped=spool.dropped, unreachable=self._writer.down)
+        return Backlog(spooled=spool.rows, dropped=spool.dropped, unreachable=self._writer.down,
+                       set_aside=self._sorting.count)
 
     def flush(self) -> None:
         self._writer.flush()
@@ -248,6 +256,8 @@ class PgStore(FeedbackStore):
         return self._settled.claim(session_id, owner)
 
     def _claim(self, session_id: str, principal: str) -> str:
+        if self._writer.spool.rows and not self._writer.down:  # its owners reach it first
+            self._writer.flush()
         mine = self._writer.local_session(session_id)  # this replica's Routes not yet sent
         claimant = max(mine, key=lambda r: r.ts).principal if mine else principal
         won = self._execute(CLAIM, (session_id, claimant, session_id))

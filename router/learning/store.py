@@ -37,6 +37,7 @@ class Backlog:
     spooled: int = 0  # rows in the local spool, waiting for the database
     dropped: int = 0  # rows dropped since start, the spool being full
     unreachable: bool = False
+    set_aside: int = 0  # rows the database refused for their content (a dead-letter file)
 
 
 class FeedbackStore(ABC):

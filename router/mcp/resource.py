@@ -8,9 +8,10 @@ protected resource metadata (RFC 9728) and names it in every 401.
   ``authorization_servers`` the issuer, ``bearer_methods_supported: ["header"]`` and the
   algorithms it accepts. The ``Host`` is checked as for ``/mcp`` (421 else).
 - **The door's URL.** ``mcp.resource_url`` (``--resource-url``), e.g.
-  ``https://router.example.com/mcp``, the URL hosts are given; without it, the URL the request
-  came to (its scheme and ``Host``), right for a door reached directly, not behind a proxy
-  that ends TLS.
+  ``https://router.example.com/mcp``, the URL hosts are given; without it, the address the
+  door listens on (the scheme and the local address and port of the request's connection),
+  right for a door reached directly, not behind a proxy. Never the request's ``Host`` header,
+  which the caller writes (a ``Host`` holding a quote would add parameters to the 401).
 - **401.** ``WWW-Authenticate: Bearer realm="skill-router", resource_metadata="<the absolute
   metadata URL>"`` (``router.mcp.auth.BearerGate``), so a host finds the issuer and asks the
   user to sign in there; the token it then sends must carry ``oidc.audience``.
@@ -25,7 +26,6 @@ from mcp.server.auth.routes import build_resource_metadata_url
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from mcp.shared.auth import ProtectedResourceMetadata
 from pydantic import AnyHttpUrl
-from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -64,11 +64,15 @@ class ResourceServer:
         return check.settings if check is not None else None
 
     def resource(self, scope: Scope) -> str:
-        """The door's URL, as configured or as this request reached it."""
+        """The door's URL, as configured, else the address the door listens on (the request's
+        local socket): never the request's ``Host``, which the caller writes."""
         if self.resource_url:
             return self.resource_url
-        host = Headers(scope=scope).get("host") or "localhost"
-        return f"{scope.get('scheme', 'http')}://{host}{self.path}"
+        server = scope.get("server")
+        host, port = (str(server[0]), server[1]) if server else ("localhost", None)
+        host = f"[{host}]" if ":" in host else host
+        where = f"{host}:{int(port)}" if port else host
+        return f"{'https' if scope.get('scheme') == 'https' else 'http'}://{where}{self.path}"
 
     def metadata_url(self, scope: Scope) -> str:
         return str(build_resource_metadata_url(AnyHttpUrl(self.resource(scope))))

@@ -32,6 +32,7 @@ from router.mcp.principals import acting_for_caller
 from router.mcp.resources import URI_TEMPLATE, list_skill_resources, parse_uri
 from router.mcp.sessions import DoorSessions
 from router.mcp.skills_ext import SkillsExtension, declare_on_legacy_handshake
+from router.mcp.strings import refuse_nul
 from router.mcp.trace_context import carry_traceparent
 
 log = logging.getLogger(__name__)
@@ -52,7 +53,8 @@ class SkillDoor(MCPServer[Any]):
         acting = [acting_for_caller(principals)] if principals is not None else []
         super().__init__(name="skill-router", instructions=INSTRUCTIONS, log_level="WARNING",
                          extensions=[SkillsExtension(backend)],
-                         middleware=[carry_traceparent, *acting, declare_on_legacy_handshake])
+                         middleware=[refuse_nul, carry_traceparent, *acting,
+                                     declare_on_legacy_handshake])
         self.backend = backend
         self.tools = tools.SkillTools(backend, sessions or DoorSessions())
         self._process_key = f"stdio-{uuid.uuid4().hex}"

@@ -36,6 +36,7 @@ from router.index.versions.retention import prune
 from router.objectstore import publish as publishing
 from router.objectstore.location import ObjectLocation, cache_root, is_remote
 from router.objectstore.skill_files import PACK, unpack
+from router.objectstore.unpack import recorded_sizes
 from router.skills.model import Skill, SkillKind
 
 if TYPE_CHECKING:
@@ -90,14 +91,20 @@ class RemoteIndex:
         version = found[0]
         if not version or "/" in version or version.startswith("."):
             raise IndexCorrupt(f"{self.url}: CURRENT names no valid version ({version!r})")
-        if version == self._refused[0]:
-            raise IndexCorrupt(self._refused[1])  # a damaged version is not fetched again
+        if version == self._refused[0]:  # a damaged version is not fetched again
+            raise VersionRefused(self._refused[1], version=version)
         if not (self.root / VERSIONS / version / MANIFEST).is_file():
             try:
                 self.fetch(version)
             except IndexCorrupt as exc:
                 self._refused = (version, str(exc))
-                raise
+                raise VersionRefused(str(exc), version=version) from exc
+            except (IndexUnavailable, OSError):
+                raise  # the bucket or this disk, not the version: tried again at the next poll
+            except (Exception, MemoryError) as exc:  # anything else its checks met: remembered
+                reason = f"{self.url}: version {version}: refused: {type(exc).__name__}: {exc}"
+                self._refused = (version, reason[:500])
+                raise VersionRefused(reason[:500], version=version) from None
         if self._local_current() != version:
             point_current(self.root, version)
             prune(self.root, max(2, self.keep))  # the one served until the swap stays
@@ -142,6 +149,10 @@ class RemoteIndex:
             if (tmp / PACK).is_file():
                 unpack(tmp / PACK, tmp)
                 (tmp / PACK).unlink()
+            elif recorded_sizes(tmp):
+                raise IndexCorrupt(f"{self.url}: version {version} records skill files but "
+                                   f"carries none (no {PACK}); a replica serves skill files "
+                                   "only from the version, never from a folder it names")
             _verify(tmp, self.url, version)
             final = self.root / VERSIONS / version
             if not final.exists():
@@ -186,6 +197,14 @@ class RemoteIndex:
             raise IndexUnavailable(f"built index {version} but could not publish it to "
                                    f"{self.url}: {exc}; this server goes back to the bucket's "
                                    "current version at its next poll") from exc
+
+
+class VersionRefused(IndexCorrupt):
+    """A version of the bucket failed its checks; ``version`` names it."""
+
+    def __init__(self, message: str, *, version: str) -> None:
+        super().__init__(message)
+        self.version = version
 
 
 def _verify(folder: Path, url: str, version: str) -> None:

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import tarfile
 import uuid
 from pathlib import Path, PurePosixPath
 
-from router.errors import IndexCorrupt
 from router.index.version_files import COMPACT_FROM, read_records, write_json
 from router.index.versions.layout import MANIFEST, checksums, read_manifest
+from router.objectstore.unpack import unpack_files
 from router.skills import digests
 from router.skills.digests import FileDigest
 from router.skills.model import Skill, SkillKind
@@ -29,7 +28,6 @@ from router.skills.sources.version_files import FILES, stored_name
 log = logging.getLogger(__name__)
 
 PACK = "files.tar"  # in object storage: the version's files/ in one object (one PUT, one GET)
-_PACKED = re.compile(r"files/[0-9a-f]{64}")
 
 
 def attach(folder: Path) -> int:
@@ -86,16 +84,6 @@ def pack(folder: Path, archive: Path) -> bool:
 
 
 def unpack(archive: Path, folder: Path) -> None:
-    """Extract a ``pack`` into ``folder``: only regular files named ``files/<sha256 hex>``
-    (anything else is IndexCorrupt); their bytes are checked against the manifest after."""
-    (folder / FILES).mkdir(exist_ok=True)
-    try:
-        with tarfile.open(archive) as tar:
-            for member in tar:
-                if not member.isfile() or not _PACKED.fullmatch(member.name):
-                    raise IndexCorrupt(f"{archive.name}: {member.name!r} is not a skill file")
-                handle = tar.extractfile(member)
-                assert handle is not None  # a regular file
-                (folder / member.name).write_bytes(handle.read())
-    except (OSError, tarfile.TarError) as exc:
-        raise IndexCorrupt(f"{archive.name}: unreadable: {exc}") from exc
+    """Extract a ``pack`` into ``folder`` with bounded memory, each file checked against its
+    record on the way (``router.objectstore.unpack``); IndexCorrupt naming why not."""
+    unpack_files(archive, folder)

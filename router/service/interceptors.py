@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextvars
 import logging
-import re
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -24,14 +23,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
+from google.protobuf.message import Message
 
+from router.common.tracing import traceparent_of
+from router.door.strings import nul_field, nul_message
 from router.skills.limits import REQUEST_ID_CHARS
 
 log = logging.getLogger(__name__)
 
 REQUEST_ID_KEY = "x-request-id"
 TRACEPARENT_KEY = "traceparent"
-_TRACEPARENT = re.compile(r"[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}")
 
 
 @dataclass
@@ -106,9 +107,9 @@ def trace_id_of(context: grpc.ServicerContext) -> str:
     """The trace id of the caller's W3C ``traceparent``, else a fresh one."""
     for key, value in context.invocation_metadata() or ():
         if key == TRACEPARENT_KEY and isinstance(value, str):
-            found = _TRACEPARENT.fullmatch(value.strip())
-            if found and found.group(1) != "0" * 32:
-                return found.group(1)
+            found = traceparent_of(value)  # W3C's rules: version ff, zero ids refused
+            if found:
+                return found.split("-")[1]
     return uuid.uuid4().hex
 
 
@@ -146,6 +147,9 @@ def _refuse_unparsable(request: Any, context: grpc.ServicerContext) -> None:
         context.abort(grpc.StatusCode.INVALID_ARGUMENT,
                       f"the request could not be parsed ({request.reason}); every string "
                       "field must be valid UTF-8")
+    where = nul_field(request) if isinstance(request, Message) else ""
+    if where:
+        context.abort(grpc.StatusCode.INVALID_ARGUMENT, nul_message(where))
 
 
 Unary = Callable[[Any, grpc.ServicerContext], Any]

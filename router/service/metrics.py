@@ -115,6 +115,9 @@ class EngineCollector(Collector):
                                     value=backlog.spooled)
             yield CounterMetricFamily(f"{PREFIX}_feedback_dropped_rows", "Feedback rows "
                                       "dropped, the spool being full", value=backlog.dropped)
+            yield CounterMetricFamily(f"{PREFIX}_feedback_set_aside_rows", "Feedback rows the "
+                                      "database refused for their content, kept in the "
+                                      "dead-letter file", value=backlog.set_aside)
             yield GaugeMetricFamily(f"{PREFIX}_feedback_store_unreachable", "1 while the "
                                     "feedback database cannot be reached",
                                     value=float(backlog.unreachable))

@@ -141,3 +141,29 @@ def test_a_callers_renewed_jwts_count_as_one_caller_for_sessions(
         tokens = [provider.token("team-client", jti=f"renewed-{n}") for n in range(3)]
         assert [post(door.url, token=t).status_code for t in tokens] == [200, 200, 429]
         assert post(door.url, token=provider.token("watcher-client")).status_code == 200
+
+
+def nested_header_jwt(depth: int = 5000) -> str:
+    """A JWT whose header is ``depth`` nested JSON arrays (base64url), unsigned."""
+    import base64
+
+    def part(raw: bytes) -> str:
+        return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+    return f"{part(b'[' * depth + b']' * depth)}.{part(b'{}')}.{part(b'sig')}"
+
+
+def test_a_jwt_header_of_nested_arrays_is_401(in_process: RunningDoor) -> None:
+    reply = post(in_process.url, token=nested_header_jwt())
+    assert reply.status_code == 401, reply.text
+    assert "Traceback" not in in_process.log()
+
+
+def test_the_401_never_names_the_request_host(in_process: RunningDoor) -> None:
+    listening = base(in_process)  # http://127.0.0.1:PORT: the address the door listens on
+    for host in ('a",error="x', "evil.example"):
+        refused = post(in_process.url, Host=host)
+        assert refused.status_code == 401
+        challenge = refused.headers["www-authenticate"]
+        assert "evil" not in challenge and 'error="x' not in challenge, challenge
+        assert f'resource_metadata="{listening}{WELL_KNOWN}/mcp"' in challenge

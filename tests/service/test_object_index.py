@@ -154,3 +154,22 @@ def test_info_and_route_read_a_bucket_index(tmp_path: Path, s3: S3,  # noqa: F81
     assert shown["skill_count"] == 3 and shown["path"].startswith(str(tmp_path / "reader"))
     assert main(["route", "PDF files and tables", "--index", s3.url(), "--json"]) == 0
     assert "skill-0" in capsys.readouterr().out
+
+
+def test_the_poller_names_the_bucket_version_it_refused(
+        tmp_path: Path, s3: S3, caplog: pytest.LogCaptureFixture) -> None:  # noqa: F811
+    skills = catalog(tmp_path)
+    engine, remote = replica(tmp_path, s3.url(), skills)
+    served = engine.info().version
+    add_skill(skills, "skill-new", "Handles weather forecasts for a city.")
+    publish(skills, s3.url())
+    damaged = remote.bucket.read_current()[0]  # type: ignore[index]
+    boto3.client("s3").put_object(Bucket=s3.bucket, Body=b"not vectors",
+                                  Key=f"index/versions/{damaged}/vectors.npy")
+    poller = IndexPoller(engine, interval=60)  # checked by hand
+    assert not poller.check() and not poller.check()
+    refusals = [r.getMessage() for r in caplog.records if "refused new index" in r.getMessage()]
+    assert len(refusals) == 1 and f"version {damaged}:" in refusals[0].split("refused new ")[1]
+    assert refusals[0].startswith(f"refused new index version {damaged}: ")
+    assert engine.info().version == served
+    engine.close()

@@ -4,7 +4,9 @@
 ``VersionFilesSource`` serves Activate, ReadResource, ListResources and the MCP door from those
 copies when the served version carries them, and from ``fallback`` (the source the version was
 built from) otherwise: a version published to object storage carries them, a local build does
-not. Discovery and digests are the fallback's.
+not. Discovery and digests are the fallback's. A server whose index is in object storage never
+falls back to the disk: whatever folder a version's records name, it serves only the files the
+version carries (a version whose records name a folder it does not carry serves none of it).
 """
 
 from __future__ import annotations
@@ -41,16 +43,21 @@ class VersionFilesSource(SkillSource):
 
     key = "version-files"
 
-    def __init__(self, served: Served, fallback: SkillSource) -> None:
+    def __init__(self, served: Served, fallback: SkillSource,
+                 disk: Callable[[], bool] = lambda: True) -> None:
         self._served = served
         self.fallback = fallback
+        self._disk = disk  # False on a replica serving a bucket: the version's files only
 
     def _carried(self, skill: Skill) -> tuple[Path, SkillDigests] | None:
         if skill.kind is SkillKind.MCP_TOOL:
             return None
         folder, recorded = self._served()
         if recorded is None or not folder or not (Path(folder) / FILES).is_dir():
-            return None
+            if self._disk():
+                return None
+            # never a disk path the version's records name: nothing is carried
+            return Path(folder or "."), SkillDigests((), complete=False)
         return Path(folder), recorded.get(skill.key) or SkillDigests((), complete=False)
 
     def discover(self, config: DiscoveryConfig, *, max_bytes: int = SKILL_FILE_MAX_BYTES,

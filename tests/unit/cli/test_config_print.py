@@ -45,3 +45,17 @@ def test_the_int8_query_encoder_is_the_default(capsys: pytest.CaptureFixture[str
         monkeypatch.setenv("SKILL_ROUTER_INDEX_QUERY_BACKEND", other)
         assert main(["config", "--print"]) == 0
         assert yaml.safe_load(capsys.readouterr().out)["index"]["query_backend"] == other
+
+
+@pytest.mark.parametrize("password", ["Base64/Pw+Q==", "sec@retPW", "a/b@c+d=e"])
+def test_config_print_masks_the_store_password(password: str,
+                                               capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SKILL_ROUTER_FEEDBACK_STORE_URL",
+                       f"postgresql://router:{password}@db:5432/feedback")
+    assert main(["config", "--print"]) == 0
+    out = capsys.readouterr().out
+    assert yaml.safe_load(out)["feedback"]["store_url"] == \
+        "postgresql://router:***@db:5432/feedback"
+    pieces = [password, *(p for p in password.replace("@", "/").split("/") if len(p) >= 4)]
+    assert not [piece for piece in pieces if piece in out]
