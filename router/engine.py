@@ -33,6 +33,7 @@ from router.index.store import IndexSnapshot
 from router.index.versions.layout import IndexInfo
 from router.learning.backends import open_store
 from router.learning.recorder import Recorder
+from router.learning.reveals import Reveals
 from router.learning.review import Review
 from router.reindex.reindexer import Reindexer
 from router.routing import router as core
@@ -86,6 +87,7 @@ class Engine:
                  if self.index_dir is not None or config.feedback.store_url else None)
         self.recorder = Recorder(store)
         self.review = Review(store, self.recorder.enabled)
+        self.reveals = Reveals(store, config.routing)  # what each session was shown
         # Rebuilds and reloads, one at a time (router.reindex.reindexer).
         self._reindexer = Reindexer(self.index_dir, config, lambda: self._served, self.swap)
 
@@ -108,8 +110,7 @@ class Engine:
         dense.set_threads(config.index.search_threads)
         return cls(snapshot, config, embedder, index_dir=index_dir)
 
-    def warm_up(self) -> None:
-        """Load the embedding model and touch the index, so the first real turn is fast."""
+    def warm_up(self) -> None:  # load the model and touch the index: a fast first turn
         self.route(RouteQuery(message="warm up"))
 
     def prime(self) -> None:
@@ -165,12 +166,10 @@ class Engine:
         """Held while the served index is rebuilt or reloaded; hold it to keep it still."""
         return self._reindexer.lock
 
-    def close(self) -> None:
-        """Sync and close what the Engine writes (the feedback segment of this process)."""
+    def close(self) -> None:  # sync and close the feedback segment of this process
         self.recorder.close()
 
-    def reindex_stats(self) -> ReindexStats:
-        """A copy of the reindex and reload counters."""
+    def reindex_stats(self) -> ReindexStats:  # a copy of the reindex and reload counters
         return self._reindexer.stats()
 
     def record_load_failure(self) -> None:
@@ -227,6 +226,7 @@ class Engine:
             # keep whose, so only an operator of every catalog sees them.
             result = replace(result, candidates=tuple(
                 replace(c, matched_example="") for c in result.candidates))
+        result = self.reveals.turn(query, result, explain)
         return replace(result, diagnostics=notes) if notes else result
 
     def route_turn(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:
@@ -252,8 +252,9 @@ class Engine:
         visible = self.visible(caller)
         done = self.activator.activate(name, session_id, active_skills, include_frontmatter,
                                        within=visible)
+        revealed = self.reveals.activated(session_id, done.name, visible)
         self.recorder.on_activate(visible.key(done.name), session_id, route_id,
-                                  principal=principal_name)
+                                  principal=principal_name, revealed=revealed)
         return done
 
     def feedback(self, skill: str, session_id: str, outcome: str, route_id: str = "",
@@ -264,6 +265,9 @@ class Engine:
         self.recorder.check_owner(session_id, route_id, principal_name)
         return self.recorder.on_feedback(visible.key(skill), session_id, outcome, route_id,
                                          principal_name)
+
+    def explain(self, query: RouteQuery) -> RouteResult:  # a route that changes no memory
+        return self.route(query, explain=True)
 
     def read_resource(self, name: str, path: str, caller: Principal = ANONYMOUS) -> Resource:
         return self.activator.read_resource(name, path, self.visible(caller))
@@ -283,9 +287,6 @@ class Engine:
         snapshot = self._snapshot
         pos = snapshot.position(name)
         return snapshot.skills[pos] if pos is not None else None
-
-    def explain(self, query: RouteQuery) -> RouteResult:
-        return self.route(query, explain=True)
 
     def skills(self, caller: Principal = ANONYMOUS) -> tuple[Skill, ...]:
         """``caller``'s view: one skill per name, by name."""

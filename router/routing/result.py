@@ -123,7 +123,7 @@ _FULL_CHARS: dict[tuple[object, ...], tuple[int, int]] = {}
 _FULL_CHARS_KEPT = 64
 
 
-def _entry(skill: Skill, config: RoutingConfig) -> catalog.Entry:
+def entry_of(skill: Skill, config: RoutingConfig) -> catalog.Entry:
     return catalog.Entry(skill.name, skill.description,
                          skill.location if config.include_location else "", _tool_name(skill),
                          _parameters_json(skill))
@@ -146,7 +146,7 @@ def full_catalog_chars(snap: IndexSnapshot, query: RouteQuery, config: RoutingCo
     found = _FULL_CHARS.get(key)
     if found is None:
         held = [snap.skills[p] for p in sorted(view.positions.values())]
-        entries = [_entry(s, config) for s in held if _shown_in(s, query)]
+        entries = [entry_of(s, config) for s in held if _shown_in(s, query)]
         found = (len(catalog.render(entries, query.format, config.activation_mode)),
                  len(entries))
         if len(_FULL_CHARS) >= _FULL_CHARS_KEPT:
@@ -157,6 +157,6 @@ def full_catalog_chars(snap: IndexSnapshot, query: RouteQuery, config: RoutingCo
     added = [snap.skills[p] for p in project]
     replaced = [view.position(s.name) for s in added]
     removed = [snap.skills[p] for p in replaced if p is not None]
-    return catalog.grown_size(*found, [_entry(s, config) for s in added if _shown_in(s, query)],
-                              [_entry(s, config) for s in removed if _shown_in(s, query)],
+    return catalog.grown_size(*found, [entry_of(s, config) for s in added if _shown_in(s, query)],
+                              [entry_of(s, config) for s in removed if _shown_in(s, query)],
                               query.format, config.activation_mode)

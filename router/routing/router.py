@@ -21,6 +21,7 @@ from router.config import RoutingConfig
 from router.examples.scoring import with_examples
 from router.index import dense
 from router.index.store import IndexSnapshot
+from router.routing import reveal
 from router.routing.calibrated import (
     example_mode,
     gate_in_force,
@@ -42,7 +43,7 @@ from router.routing.fusion import (
 )
 from router.routing.model import DropReason, Reason, RouteQuery, RouteResult
 from router.routing.project import Overlay
-from router.routing.result import Plan, filter_reason, narrowed
+from router.routing.result import Plan, entry_of, filter_reason, narrowed
 
 _EXPLICIT = re.compile(r"(?:^|(?<=\s))[/$]([A-Za-z0-9][A-Za-z0-9_-]{0,127})(?=$|[\s.,:;!?)])")
 
@@ -216,13 +217,23 @@ def _rank(snap: IndexSnapshot, fused: Sequence[Fused], top_k: int, fusion: Fusio
     return under_floor(routable, fusion) if plan.explain else ""
 
 
+def _with_stable(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig, view: View,
+                 result: RouteResult) -> RouteResult:
+    """``result`` with the caller's always-on skills and the stable block they make (of the
+    indexed view: a turn's project skills never change it)."""
+    always = [snap.skills[p] for p in always_on_positions(snap, config, view)]
+    text = reveal.stable_text([entry_of(s, config) for s in always], query.format,
+                              config.activation_mode, result.full_catalog_chars > 0)
+    return replace(result, always_on=tuple(s.name for s in always), stable_text=text)
+
+
 def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors, settings: Settings,
           *, explain: bool = False, view: View | None = None,
           project: Overlay | None = None) -> RouteResult:
     """Route one validated turn; ``vectors`` is ``encode_turn`` of ``retrieval_text(query)``;
     ``view``: the caller's (default: every catalog's); ``project``: the turn's project skills
     laid over ``snap`` and ``view`` (``router.routing.project``)."""
-    base = view or snap.everything
+    base, indexed = view or snap.everything, snap
     snap, view = (project.snap, project.view) if project is not None else (snap, base)
     plan = Plan(explain=explain)
     config = settings.routing
@@ -251,6 +262,7 @@ def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors, setting
     extra = range(project.first, len(snap.skills)) if project is not None else ()
     with stage(RENDER, *marks) as span:
         result = narrowed(snap, query, config, plan, unknown, base, extra)
+        result = _with_stable(indexed, query, config, base, result)
         span.set_attribute(SHOWN, len(result.skills))
     if not explain:
         return result
