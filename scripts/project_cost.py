@@ -18,8 +18,8 @@ import time
 
 from router.config import Config, RoutingConfig
 from router.engine import Engine
+from router.engine.project_turns import estimated_tokens
 from router.routing.model import InlineSkill, RouteQuery
-from router.routing.project_turns import estimated_tokens
 
 WORDS = ("deploy", "preview", "lint", "repository", "invoice", "tables", "scripts", "staging",
          "release", "notes", "schema", "migrate", "database", "render", "report", "check")

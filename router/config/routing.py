@@ -70,7 +70,7 @@ class RoutingConfig:
     activation_mode: str = "tool"  # "tool" (activate_skill) or "file" (read SKILL.md)
     include_location: bool = True
     # What one turn may embed of the project skills it sends and this caller has not sent
-    # before (router.routing.project_turns): texts x estimated tokens (characters / 4); 0 = no
+    # before (router.engine.project_turns): texts x estimated tokens (characters / 4); 0 = no
     # budget. And how many turns embed project skills at once, server-wide (>= 1).
     project_embed_budget_tokens: int = 16384
     project_embed_concurrency: int = 2

@@ -17,7 +17,7 @@ import pytest
 from router.access.model import Principal
 from router.config import Config, RoutingConfig
 from router.engine import Engine
-from router.routing.project_turns import EMBED_BATCH
+from router.engine.project_turns import EMBED_BATCH
 from router.service.interceptors import CallRecord
 from router.v1 import router_pb2 as pb
 from tests.service.test_catalog_views import HEADER, _reader, as_

@@ -10,11 +10,11 @@ import pytest
 
 from router.config import IndexConfig
 from router.encoders.hashing import HashEmbedder
+from router.engine.project_turns import ProjectTurns
 from router.errors import InvalidRequest
 from router.routing import catalog
 from router.routing.model import CatalogFormat, InlineSkill
 from router.routing.project import project_skills
-from router.routing.project_turns import ProjectTurns
 from router.skills.model import PROJECT_CATALOG, Level
 from tests.support.embedders import CountingEmbedder
 

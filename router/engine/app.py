@@ -22,6 +22,7 @@ from router.config import Config
 from router.encoders.base import Embedder
 from router.encoders.cache import QueryCache
 from router.encoders.factory import loading_in_background
+from router.engine.project_turns import ProjectTurns
 from router.errors import IndexUnavailable
 from router.index import dense
 from router.index.build import ReindexResult, ReindexStats
@@ -40,7 +41,6 @@ from router.routing import router as core
 from router.routing.fusion import FusionConfig
 from router.routing.model import Reason, RouteQuery, RouteResult
 from router.routing.project import check_bounds
-from router.routing.project_turns import ProjectTurns
 from router.routing.request import checked_query
 from router.routing.visible import ViewCache, Visible
 from router.skills.model import PROJECT_CATALOG, Diagnostic, Skill, skill_key

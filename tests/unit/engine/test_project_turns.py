@@ -14,10 +14,10 @@ import pytest
 
 from router.access.model import ROUTE, Principal
 from router.config import IndexConfig, RoutingConfig
+from router.engine.project_turns import EMBED_BATCH, ProjectTurns, Slots
 from router.errors import DeadlineExceeded, TooLarge
 from router.routing.deadline import NO_DEADLINE, Deadline
 from router.routing.model import InlineSkill, RouteQuery
-from router.routing.project_turns import EMBED_BATCH, ProjectTurns, Slots
 from tests.support.catalogs import three_catalogs
 from tests.support.embedders import CountingEmbedder
 from tests.support.indexes import open_engine
