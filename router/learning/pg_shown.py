@@ -83,7 +83,7 @@ class PgShown(ShownMemory):
         local = self._local.begin(session, reset, revealed)
         try:
             rows = self._execute(BEGIN, self._params(session, reset=reset,
-                                                     names=list(revealed)))
+                                                     names=list(dict.fromkeys(revealed))))
             self._turns += 1
             if self._turns % PRUNE_EVERY == 0:
                 for statement in PRUNE:
@@ -101,7 +101,7 @@ class PgShown(ShownMemory):
             return
         self._local.add(session, names)
         try:
-            self._execute(ADD, self._params(session, names=list(names)))
+            self._execute(ADD, self._params(session, names=list(dict.fromkeys(names))))
         except OSError as exc:
             log.debug("shown skills of %s kept in this process: %s", session, exc)
 

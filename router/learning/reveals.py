@@ -50,7 +50,7 @@ class Reveals:
         if session:
             held = [s.name for s in new.skills
                     if s.first_shown or s.reason in (Reason.ALWAYS_ON, Reason.ACTIVE)]
-            self.memory.add(session, [n for n in (*new.always_on, *held)
+            self.memory.add(session, [n for n in dict.fromkeys((*new.always_on, *held))
                                       if n not in seen.shown])
         return new
 
