@@ -93,7 +93,7 @@ def cached_tokens(previous: Sequence[Segment], prompt: Sequence[Segment]) -> flo
 def input_cost(turns: Sequence[Turn], layout: str, rates: Rates, base: float = BASE_TOKENS,
                reply: float = REPLY_TOKENS) -> float:
     """The input cost of the whole conversation under ``layout`` at ``rates``."""
-    total, previous = 0.0, []
+    total, previous = 0.0, list[Segment]()
     for prompt in prompts(turns, layout, base, reply):
         size = sum(s for _, s in prompt)
         read = cached_tokens(previous, prompt)
