@@ -1,11 +1,14 @@
 """The input cost of a conversation's prompts under a model API's prompt cache (pure).
 
-A prompt is a sequence of segments (the base system prompt, a catalog block, each user
-message, reveal and reply), each with a key that says whether it is the same bytes as a segment
-of the previous prompt. Each turn's prompt is read from the cache up to its first segment that
-differs from the previous turn's prompt (0.1x the input price), and the rest is written to the
-cache (1.25x on Anthropic's Messages API; OpenAI bills uncached input at 1x). Tokens are
-characters / 4. Costs are in token-equivalents of uncached input.
+A prompt is a sequence of segments (the system prompt, each user message, reveal and reply),
+each with a key that says whether it is the same bytes as a segment of the previous prompt.
+Each turn's prompt is read from the cache up to its first segment that differs from the previous
+turn's prompt (0.1x the input price), and the rest is written to the cache (1.25x on Anthropic's
+Messages API; OpenAI bills uncached input at 1x). Anthropic reads a cache only at a breakpoint
+(``cache_control``: here the end of the system prompt and of the previous request), so a
+system prompt whose catalog changed is written again whole, its base part too; OpenAI caches
+any common prefix, so its base part is still read. Tokens are characters / 4. Costs are in
+token-equivalents of uncached input.
 
 The three layouts ``skill-router eval --sessions`` compares:
 
@@ -32,10 +35,11 @@ class Rates:
 
     read: float
     write: float
+    any_prefix: bool  # any common prefix is read (else only up to a breakpoint)
 
 
-ANTHROPIC = Rates(read=0.1, write=1.25)
-OPENAI = Rates(read=0.1, write=1.0)
+ANTHROPIC = Rates(read=0.1, write=1.25, any_prefix=False)
+OPENAI = Rates(read=0.1, write=1.0, any_prefix=True)
 
 
 @dataclass(frozen=True)
@@ -57,8 +61,9 @@ def tokens(chars: int) -> float:
 
 
 def prompts(turns: Sequence[Turn], layout: str, base: float = BASE_TOKENS,
-            reply: float = REPLY_TOKENS) -> list[list[Segment]]:
-    """Each turn's prompt, as segments, under ``layout`` (one of ``LAYOUTS``)."""
+            reply: float = REPLY_TOKENS, any_prefix: bool = True) -> list[list[Segment]]:
+    """Each turn's prompt, as segments, under ``layout`` (one of ``LAYOUTS``); without
+    ``any_prefix`` the system prompt is one segment (read whole or not at all)."""
     if layout not in LAYOUTS:
         raise ValueError(f"unknown layout {layout!r}; use one of {', '.join(LAYOUTS)}")
     out: list[list[Segment]] = []
@@ -69,6 +74,8 @@ def prompts(turns: Sequence[Turn], layout: str, base: float = BASE_TOKENS,
         elif layout == "per_turn":
             system = [("base", base), (f"catalog:{turn.catalog_text}",
                                        tokens(len(turn.catalog_text)))]
+            if not any_prefix:
+                system = [(system[1][0], base + system[1][1])]
         else:
             system = [("base", base), (f"stable:{turn.stable_text}",
                                        tokens(len(turn.stable_text)))]
@@ -94,7 +101,7 @@ def input_cost(turns: Sequence[Turn], layout: str, rates: Rates, base: float = B
                reply: float = REPLY_TOKENS) -> float:
     """The input cost of the whole conversation under ``layout`` at ``rates``."""
     total, previous = 0.0, list[Segment]()
-    for prompt in prompts(turns, layout, base, reply):
+    for prompt in prompts(turns, layout, base, reply, rates.any_prefix):
         size = sum(s for _, s in prompt)
         read = cached_tokens(previous, prompt)
         total += rates.read * read + rates.write * (size - read)
