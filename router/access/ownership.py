@@ -11,12 +11,14 @@ A session id belongs to the principal whose call first named it; a ``route_id`` 
 whose Route made it (recorded in its route row, so every replica can tell). Route, Activate and
 Feedback from another principal on them are ``PermissionDenied`` before anything is written.
 
-The rules here are pure. Who owns what is kept by the feedback store
-(``router.learning.store.FeedbackStore.claim_session`` and ``find_route``), so a store shared by
-every replica can decide it at once; ``Owners`` is the table a store keeps in memory:
-``MAX_SESSIONS`` session ids (least recently used forgotten first, ten times what the activation
-session store keeps, so a session's active skills are forgotten first), and a session it does
-not know is looked up with ``known`` (the store's recent Routes).
+The rules here are pure. A session's owner is part of the Engine's session state
+(``router.engine.sessions``), which keeps it through the feedback store
+(``router.learning.store.FeedbackStore.claim_session``; a route's owner: ``find_route``), so a
+store shared by every replica can decide it at once; ``Owners`` is the table a store (or the
+session state without one) keeps in memory: ``MAX_SESSIONS`` session ids (least recently used
+forgotten first, ten times what the activated-skill memory keeps, so a session's active skills
+are forgotten first), and a session it does not know is looked up with ``known`` (the store's
+recent Routes).
 """
 
 from __future__ import annotations

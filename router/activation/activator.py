@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING, Protocol
 
 from router.access.ownership import check_session_fields
 from router.activation.content import manifest_body, render_content
-from router.activation.sessions import SessionStore
 from router.common.textsafe import is_unicode
 from router.errors import InvalidRequest, NotFound, PermissionDenied, SkillParseError
 from router.skills import digests
@@ -90,6 +89,30 @@ class SkillLookup(Protocol):
     def names(self) -> Sequence[str]: ...
 
 
+class ActiveSkills(Protocol):
+    """What activation reads and writes of a session: the Engine's session state
+    (``router.engine.sessions``)."""
+
+    def mark_active(self, session_id: str, name: str) -> bool: ...
+
+    def is_active(self, session_id: str, name: str) -> bool: ...
+
+    def active(self, session_id: str) -> frozenset[str]: ...
+
+
+class NoMemory:
+    """Sessions that remember nothing: every activation is a first one."""
+
+    def mark_active(self, session_id: str, name: str) -> bool:
+        return True
+
+    def is_active(self, session_id: str, name: str) -> bool:
+        return False
+
+    def active(self, session_id: str) -> frozenset[str]:
+        return frozenset()
+
+
 class Activator:
     """Activation, resource reads and argument checks against a skill lookup; each call may
     look names up ``within`` a caller's view instead (a skill outside it is not found, with
@@ -97,7 +120,7 @@ class Activator:
     unless another is given)."""
 
     def __init__(self, lookup: Callable[[str], Skill | None], names: Callable[[], Sequence[str]],
-                 sessions: SessionStore | None = None, *,
+                 sessions: ActiveSkills | None = None, *,
                  resource_list_cap: int = RESOURCE_LIST_CAP,
                  resource_max_bytes: int = RESOURCE_MAX_BYTES,
                  digests: Callable[[], Mapping[str, SkillDigests] | None] | None = None,
@@ -106,7 +129,7 @@ class Activator:
         self._lookup = lookup
         self._digests = digests or (lambda: None)
         self._names = names
-        self.sessions = sessions if sessions is not None else SessionStore()
+        self.sessions: ActiveSkills = sessions if sessions is not None else NoMemory()
         self._list_cap = resource_list_cap
         self._max_bytes = resource_max_bytes
 

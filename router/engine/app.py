@@ -9,23 +9,24 @@ from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from router.access.model import ANONYMOUS, OPS, Principal
-from router.access.ownership import check_session_fields
+from router.access.model import ANONYMOUS, Principal
+from router.access.ownership import check_session_fields, check_session_owner
 from router.activation.activator import Activation, Activator, Resource, ResourceList
-from router.activation.sessions import SessionStore
-from router.common.tracing import ENCODE, stage
 from router.config import Config
 from router.encoders.base import Embedder
 from router.encoders.cache import QueryCache
 from router.encoders.factory import loading_in_background
 from router.engine.project_turns import ProjectTurns
-from router.errors import IndexUnavailable
+from router.engine.reindexing import Reindexing
+from router.engine.reveals import activated
+from router.engine.sessions import SessionLimits, open_session_state
+from router.engine.turn import ROUTE, TURN, Parts, Stage, Turn, checked, run
+from router.engine.views import ViewCache
+from router.errors import IndexUnavailable, NotFound
 from router.index import dense
-from router.index.build import ReindexResult, ReindexStats
 from router.index.fine_tune.stored import is_tuned
 from router.index.query_encoder import serving_embedder, switch_query_embedder
 from router.index.remote.skill_files import VersionFilesSource
@@ -34,29 +35,25 @@ from router.index.store import IndexSnapshot
 from router.index.versions.layout import IndexInfo
 from router.learning.backends import open_store
 from router.learning.recorder import Recorder
-from router.learning.reveals import Reveals
 from router.learning.review import Review
 from router.reindex.reindexer import Reindexer
 from router.routing import router as core
 from router.routing.fusion import FusionConfig
-from router.routing.model import Reason, RouteQuery, RouteResult
-from router.routing.project import check_bounds
-from router.routing.request import checked_query
-from router.routing.visible import ViewCache, Visible
-from router.skills.model import PROJECT_CATALOG, Diagnostic, Skill, skill_key
+from router.routing.model import RouteQuery, RouteResult
+from router.routing.visible import Visible
+from router.skills.model import Diagnostic, Skill
 from router.skills.source import DEFAULT_SOURCE, create_source
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from router.activation.arguments import ValidationResult
-    from router.index.remote.mirror import RemoteIndex
     from router.skills.digests import SkillDigests
 
 log = logging.getLogger(__name__)
 
 
-class Engine:
+class Engine(Reindexing):
     """Route, explain and list against the current index snapshot."""
 
     def __init__(self, snapshot: IndexSnapshot, config: Config, embedder: Embedder,
@@ -76,18 +73,22 @@ class Engine:
         self._views = ViewCache()
         self._project = ProjectTurns(config.index, Path(index_dir) if index_dir else None,
                                      config.routing)
-        self.activator = Activator(self._lookup, lambda: [s.name for s in self.skills()],
-                                   SessionStore(), digests=lambda: self._snapshot.digests,
-                                   source=VersionFilesSource(self._carried,
-                                                             create_source(DEFAULT_SOURCE)))
         self.index_dir = Path(index_dir) if index_dir is not None else None
-        self.remote: RemoteIndex | None = None  # the bucket index_dir mirrors, if any
+        self.remote = None  # the bucket index_dir mirrors, if any
         # Learning from traffic (router.learning), and what operators see of it (the same store)
         store = (open_store(self.index_dir, config.feedback)
                  if self.index_dir is not None or config.feedback.store_url else None)
         self.recorder = Recorder(store)
         self.review = Review(store, self.recorder.enabled)
-        self.reveals = Reveals(store, config.routing)  # what each session was shown
+        self.sessions = open_session_state(store, SessionLimits(
+            max_shown_per_session=config.routing.max_shown_per_session))
+        self.activator = Activator(self._lookup, lambda: [s.name for s in self.skills()],
+                                   self.sessions, digests=lambda: self._snapshot.digests,
+                                   source=VersionFilesSource(self._carried,
+                                                             create_source(DEFAULT_SOURCE)))
+        self._parts = Parts(config, self._fusion, self._settings, self._cache,
+                            self._views, self._project, self.sessions, self.recorder,
+                            self.activator, self.visible)
         # Rebuilds and reloads, one at a time (router.reindex.reindexer).
         self._reindexer = Reindexer(self.index_dir, config, lambda: self._served, self.swap)
 
@@ -110,7 +111,8 @@ class Engine:
         dense.set_threads(config.index.search_threads)
         return cls(snapshot, config, embedder, index_dir=index_dir)
 
-    def warm_up(self) -> None:  # load the model and touch the index: a fast first turn
+    def warm_up(self) -> None:
+        """Load the embedding model and touch the index, so the first real turn is fast."""
         self.route(RouteQuery(message="warm up"))
 
     def prime(self) -> None:
@@ -166,93 +168,48 @@ class Engine:
         """Held while the served index is rebuilt or reloaded; hold it to keep it still."""
         return self._reindexer.lock
 
-    def close(self) -> None:  # sync and close the feedback segment of this process
+    def close(self) -> None:
+        """Sync and close what the Engine writes (the feedback segment of this process)."""
         self.recorder.close()
-
-    def reindex_stats(self) -> ReindexStats:  # a copy of the reindex and reload counters
-        return self._reindexer.stats()
-
-    def record_load_failure(self) -> None:
-        """Count a version found on disk that could not be served."""
-        self._reindexer.record_load_failure()
-
-    def reindex(self, full: bool = False) -> ReindexResult:
-        """Build a new version when a skill changed (or ``full``) and swap it in; routes in
-        flight finish on their snapshot. See ``Reindexer.run``."""
-        if self.remote is None:
-            return self._reindexer.run(full)
-        with self.remote.rebuilding(self._snapshot.skills):  # the bucket's poll waits
-            result = self._reindexer.run(full)
-            if result.swapped:  # every replica swaps to what one publishes
-                self.remote.publish_rebuilt(result.index_version)
-        return result
 
     def validate(self, query: RouteQuery) -> RouteQuery:
         """Check a request; return it with defaults filled. Raises InvalidRequest; changes
         nothing (``route`` claims the session)."""
-        query = checked_query(query, self._config.routing, self._fusion.history_turns)
-        check_bounds(query.project_skills)
-        check_session_fields(query.session_id, query.active_skills)
-        return query
-
-    def _vectors(self, query: RouteQuery, embedder: Embedder) -> core.QueryVectors:
-        return core.encode_turn(lambda texts: self._cache.encode(embedder, texts,
-                                                                 query.caller.name),
-                                core.retrieval_text(query), query.history, self._fusion)
+        return checked(self._parts, query)
 
     def visible(self, caller: Principal = ANONYMOUS) -> Visible:
         """The served snapshot as ``caller`` sees it (``router.access.view``)."""
         snapshot = self._snapshot
         return Visible(snapshot, self._views.view(snapshot, caller))
 
+    def _turn(self, query: RouteQuery, explain: bool,
+              stages: tuple[Stage, ...]) -> RouteResult:
+        snapshot, embedder = self._served  # the whole turn on one snapshot
+        return run(self._parts, Turn(query, snapshot, embedder, explain), stages)
+
     def route(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:
-        """Route a turn over the view of its caller (``query.caller``)."""
-        query = self.validate(query)
-        caller = query.caller
-        self.recorder.claim(query.session_id, caller.name)  # PermissionDenied: not theirs
-        remembered = self.activator.sessions.active(query.session_id)
-        if remembered:
-            query = replace(query, active_skills=(*query.active_skills,
-                                                  *sorted(remembered - set(query.active_skills))))
-        snapshot, embedder = self._served
-        view = self._views.view(snapshot, caller)
-        with stage(ENCODE, snapshot.info.version, caller.name):
-            vectors = self._vectors(query, embedder)
-        project, notes = self._project.lay(snapshot, view, query, caller, embedder)
-        result = core.route(snapshot, query, vectors, self._settings, explain=explain,
-                            view=view, project=project)
-        if explain and not (caller.may(OPS) and caller.sees_everything):
-            # A matched example may be another principal's user's request: the index does not
-            # keep whose, so only an operator of every catalog sees them.
-            result = replace(result, candidates=tuple(
-                replace(c, matched_example="") for c in result.candidates))
-        result = self.reveals.turn(query, result, explain)
-        return replace(result, diagnostics=notes) if notes else result
+        """Route a turn over the view of its caller (``query.caller``): ``ROUTE``."""
+        return self._turn(query, explain, ROUTE)
 
     def route_turn(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:
-        """``route``, and a ``/name`` the user typed activated (in ``explicit_content``)."""
-        result = self.route(query, explain=explain)
-        result = replace(result, route_id=self.recorder.on_route(query, result))
-        explicit = [s for s in result.skills if s.reason is Reason.EXPLICIT]
-        if not explicit or explicit[0].catalog == PROJECT_CATALOG:
-            return result  # a project skill's activation stays with the gateway
-        done = self.activator.activate(explicit[0].name, query.session_id, query.active_skills,
-                                       explicit=True, within=self.visible(query.caller))
-        self.recorder.on_explicit(skill_key(explicit[0].catalog, done.name), query,
-                                  result.route_id)
-        return replace(result, explicit_content=done.content)
+        """``route``, recorded, and a ``/name`` the user typed activated (in
+        ``explicit_content``): ``TURN``."""
+        return self._turn(query, explain, TURN)
 
     def activate(self, name: str, session_id: str = "", active_skills: tuple[str, ...] = (),
                  include_frontmatter: bool = False, route_id: str = "",
                  principal_name: str = "", caller: Principal = ANONYMOUS) -> Activation:
         """Activate ``name`` of ``caller``'s view (``principal_name``: whose session and route
         it is); what it teaches is keyed by the skill's catalog and name."""
-        self.recorder.check_owner(session_id, route_id, principal_name)
-        self._project.check_activation(principal_name, session_id, name)
+        self._check_owner(session_id, route_id, principal_name)
+        if name in self.sessions.project_names(principal_name, session_id):
+            raise NotFound(f"skill {name!r} is a project skill sent with the turn: activation "
+                           "stays with the gateway (read the SKILL.md at its location)")
         visible = self.visible(caller)
         done = self.activator.activate(name, session_id, active_skills, include_frontmatter,
                                        within=visible)
-        revealed = self.reveals.activated(session_id, done.name, visible)
+        revealed = activated(self.sessions, self._config.routing, session_id, done.name,
+                             visible)
         self.recorder.on_activate(visible.key(done.name), session_id, route_id,
                                   principal=principal_name, revealed=revealed)
         return done
@@ -262,12 +219,17 @@ class Engine:
         """Record an outcome for ``skill`` (``router.learning.recorder``); False if not stored."""
         visible = self.visible(caller)
         self.activator.find(skill, visible)  # NotFound (close names suggested): claims nothing
-        self.recorder.check_owner(session_id, route_id, principal_name)
+        self._check_owner(session_id, route_id, principal_name)
         return self.recorder.on_feedback(visible.key(skill), session_id, outcome, route_id,
                                          principal_name)
 
-    def explain(self, query: RouteQuery) -> RouteResult:  # a route that changes no memory
-        return self.route(query, explain=True)
+    def _check_owner(self, session_id: str, route_id: str, principal: str) -> None:
+        """Activate's and Feedback's check, before anything is written: the route and the
+        session are ``principal``'s (a session nobody owns becomes its); PermissionDenied
+        otherwise (InvalidRequest for a session id over its cap)."""
+        self.recorder.check_route(route_id, principal)
+        check_session_fields(session_id, ())
+        check_session_owner(self.sessions.claim(session_id, principal), principal)
 
     def read_resource(self, name: str, path: str, caller: Principal = ANONYMOUS) -> Resource:
         return self.activator.read_resource(name, path, self.visible(caller))
@@ -287,6 +249,9 @@ class Engine:
         snapshot = self._snapshot
         pos = snapshot.position(name)
         return snapshot.skills[pos] if pos is not None else None
+
+    def explain(self, query: RouteQuery) -> RouteResult:
+        return self.route(query, explain=True)
 
     def skills(self, caller: Principal = ANONYMOUS) -> tuple[Skill, ...]:
         """``caller``'s view: one skill per name, by name."""

@@ -1,8 +1,8 @@
 """The Engine's side of project skills sent with a turn (``RouteRequest.project_skills``):
 their embeddings, made with the full-precision model the catalog was built with (never an
 int8 copy) and kept by caller and content in a bounded cache, so the next turns of a
-conversation pay nothing; and which names were project skills in each caller's session, so an
-Activate of one says that activation stays with the gateway.
+conversation pay nothing. Which names were project skills in each caller's session is session
+state (``router.engine.sessions``).
 
 What a turn may cost is bounded: the texts it would embed (those not cached for its caller)
 times their estimated tokens stay within ``routing.project_embed_budget_tokens`` (else
@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +27,7 @@ from router.config import IndexConfig, RoutingConfig
 from router.encoders import backends
 from router.encoders.base import Embedder
 from router.encoders.cache import QueryCache
-from router.errors import NotFound, TooLarge
+from router.errors import TooLarge
 from router.index.example_store import FLOAT32, vectors_of
 from router.index.store import IndexSnapshot
 from router.index.vectors import embedding_text
@@ -36,11 +35,10 @@ from router.routing.deadline import Deadline
 from router.routing.model import RouteQuery
 from router.routing.project import Overlay, allowed, overlay, project_skills
 from router.skills.limits import PROJECT_SKILL_VECTORS
-from router.skills.model import Diagnostic
+from router.skills.model import Diagnostic, Skill
 
 log = logging.getLogger(__name__)
 
-SESSIONS_KEPT = 4096  # (principal_name, session) pairs whose project skill names are remembered
 EMBED_BATCH = 8  # project skills embedded between two checks of the caller's deadline
 
 
@@ -92,7 +90,6 @@ class ProjectTurns:
         self.slots = Slots((routing or RoutingConfig()).project_embed_concurrency)
         self._vectors = QueryCache(PROJECT_SKILL_VECTORS)
         self._full: dict[str, Embedder] = {}
-        self._names: OrderedDict[tuple[str, str], frozenset[str]] = OrderedDict()
         self._lock = threading.Lock()
 
     def _embedder(self, serving: Embedder) -> Embedder:
@@ -115,30 +112,42 @@ class ProjectTurns:
                 self._full = {serving.model_id: found}
         return found
 
+    @staticmethod
+    def select(query: RouteQuery, caller: Principal) -> tuple[tuple[Skill, ...],
+                                                              tuple[Diagnostic, ...]]:
+        """The turn's usable project skills ``caller`` may send, and the diagnostics of those
+        left out."""
+        usable, notes = project_skills(query.project_skills)
+        skills, hidden = allowed(usable, caller)
+        return skills, notes + hidden
+
     def lay(self, snap: IndexSnapshot, view: View, query: RouteQuery, caller: Principal,
             serving: Embedder) -> tuple[Overlay | None, tuple[Diagnostic, ...]]:
         """The turn's project skills over ``snap`` and ``view`` (None when none is usable),
         and the diagnostics of those left out."""
-        usable, notes = project_skills(query.project_skills)
-        skills, hidden = allowed(usable, caller)
-        notes += hidden
-        self.remember(caller.name, query.session_id, (s.name for s in skills))
+        skills, notes = self.select(query, caller)
+        return self.embed(snap, view, skills, caller, serving, query.until), notes
+
+    def embed(self, snap: IndexSnapshot, view: View, skills: Sequence[Skill],
+              caller: Principal, serving: Embedder, until: Deadline) -> Overlay | None:
+        """``skills`` (``select``'s) embedded for ``caller`` and laid over ``snap`` and
+        ``view``, the work stopped at ``until``; None when there are none."""
         if not skills:
-            return None, notes
+            return None
         embedder = self._embedder(serving)
         texts = [embedding_text(s) for s in skills]
         new = self._vectors.missing(embedder.model_id, texts, caller.name)
         self._check_budget([texts[i] for i in new])
         if new:
-            self.slots.hold(query.until)
+            self.slots.hold(until)
         try:
             vectors = np.asarray(self._vectors.encode(
                 embedder, texts, caller.name, batch=EMBED_BATCH,
-                before=lambda: query.until.check("embedding project skills")))
+                before=lambda: until.check("embedding project skills")))
         finally:
             if new:
                 self.slots.release()
-        return overlay(snap, view, skills, vectors, caller), notes
+        return overlay(snap, view, skills, vectors, caller)
 
     def _check_budget(self, new: list[str]) -> None:
         cost = sum(estimated_tokens(t) for t in new)
@@ -148,24 +157,3 @@ class ProjectTurns:
                 f"tokens to embed (characters / 4), over the budget of {self._budget} a turn; "
                 "send fewer or shorter project skills (the ones this turn needs), or spread "
                 "them over turns: project skills this caller already sent cost nothing")
-
-    def remember(self, principal_name: str, session: str, names: Iterable[str]) -> None:
-        if not session:
-            return
-        held = frozenset(names)
-        with self._lock:
-            if held:
-                self._names[(principal_name, session)] = held
-                self._names.move_to_end((principal_name, session))
-                while len(self._names) > SESSIONS_KEPT:
-                    self._names.popitem(last=False)
-            else:
-                self._names.pop((principal_name, session), None)
-
-    def check_activation(self, principal_name: str, session: str, name: str) -> None:
-        """NotFound when ``name`` was a project skill on the session's latest turn."""
-        with self._lock:
-            held = self._names.get((principal_name, session), frozenset())
-        if name in held:
-            raise NotFound(f"skill {name!r} is a project skill sent with the turn: activation "
-                           "stays with the gateway (read the SKILL.md at its location)")

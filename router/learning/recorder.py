@@ -20,7 +20,10 @@
   Route's message as a negative example for it. Feedback that names neither a route nor a
   session is not recorded at all (it could be anyone's, and would move the counters).
 - Every row carries the caller's principal (``router.access.ownership``); a route row's
-  principal owns its ``route_id``: ``route_owner`` tells the Engine, which refuses the others.
+  principal owns its ``route_id``: ``check_route`` refuses the others (who owns a session is
+  the Engine's session state, ``router.engine.sessions``).
+- What a Route showed comes from the turn as plain values (``RoutedTurn``): the user's message
+  without its ``/names``, and the skills with why each was shown.
 
 The Engine owns one ``Recorder`` over its feedback store (``router.learning.store``);
 ``Recorder.disabled()`` records nothing and hands out no ids.
@@ -30,27 +33,42 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 
-from router.access.ownership import (
-    NOT_YOURS,
-    Owners,
-    check_route_owner,
-    check_session_fields,
-    check_session_owner,
-)
+from router.access.ownership import NOT_YOURS, check_route_owner
 from router.config import FeedbackConfig
 from router.errors import InvalidRequest, PermissionDenied
 from router.learning.policy import check_policy
 from router.learning.routes import RouteWindow, ShownRoute, pick
 from router.learning.rows import ACTIVATE, FEEDBACK, OUTCOMES, ROUTE, Row
 from router.learning.store import FeedbackStore
-from router.routing.model import Reason, RouteQuery, RouteResult
-from router.routing.router import explicit_names
 from router.skills.model import PROJECT_CATALOG, skill_key
 
 log = logging.getLogger(__name__)
 
 MAX_ROUTE_ID_CHARS = 64
+
+
+@dataclass(frozen=True)
+class ShownSkill:
+    """A skill a Route showed: ``retrieved`` for the message (not always-on, not already
+    active), ``named`` by the user (``/name``)."""
+
+    catalog: str
+    name: str
+    retrieved: bool = False
+    named: bool = False
+
+
+@dataclass(frozen=True)
+class RoutedTurn:
+    """What one Route showed, as the turn hands it over: ``request`` is the user's message
+    without its ``/names``."""
+
+    session: str
+    principal: str
+    request: str
+    skills: tuple[ShownSkill, ...]
 
 
 class Recorder:
@@ -64,7 +82,6 @@ class Recorder:
         self.enabled = store is not None and self.policy.enabled
         self._window = RouteWindow()
         self._failing = False  # the last write failed (later failures are logged quietly)
-        self._owners = Owners()  # who created each session id, when there is no store
 
     @classmethod
     def disabled(cls) -> Recorder:
@@ -89,20 +106,20 @@ class Recorder:
         if self.store is not None:
             self.store.close()
 
-    def on_route(self, query: RouteQuery, result: RouteResult) -> str:
+    def on_route(self, turn: RoutedTurn) -> str:
         """Store what this Route showed; its ``route_id`` ("" when disabled)."""
         if not self.enabled:
             return ""
         assert self.store is not None
-        route_id = self.store.new_route_id(query.caller.name)
-        indexed = [s for s in result.skills if s.catalog != PROJECT_CATALOG]  # ours to learn
-        row = Row(kind=ROUTE, ts=time.time(), session=query.session_id, route_id=route_id,
-                  query=explicit_names(query.message)[1],
+        route_id = self.store.new_route_id(turn.principal)
+        indexed = [s for s in turn.skills if s.catalog != PROJECT_CATALOG]  # ours to learn
+        row = Row(kind=ROUTE, ts=time.time(), session=turn.session, route_id=route_id,
+                  query=turn.request,
                   shown=tuple(skill_key(s.catalog, s.name) for s in indexed),
                   retrieved=tuple(skill_key(s.catalog, s.name) for s in indexed
-                                  if s.reason is Reason.RETRIEVED),
-                  principal=query.caller.name,
-                  forced=any(s.reason is Reason.EXPLICIT for s in result.skills))
+                                  if s.retrieved),
+                  principal=turn.principal,
+                  forced=any(s.named for s in turn.skills))
         if not self._append(row, durable=False):  # synced soon after, off the turn's path
             return ""
         self._window.add(ShownRoute.from_row(row))
@@ -116,26 +133,15 @@ class Recorder:
             return None
         return self.store.find_route(route_id)
 
-    def claim(self, session_id: str, principal: str) -> None:
-        """Make ``principal`` the owner of ``session_id`` (a checked one:
-        ``check_session_fields``) if nobody owns it yet; PermissionDenied when another
-        principal does."""
-        owner = (self.store.claim_session(session_id, principal) if self.store is not None
-                 else self._owners.claim(session_id, principal))
-        check_session_owner(owner, principal)
-
-    def check_owner(self, session_id: str, route_id: str, principal: str) -> None:
-        """Activate's and Feedback's check, before anything is written: the route and the
-        session are ``principal``'s (a session nobody owns becomes its); PermissionDenied
-        otherwise (InvalidRequest for a session id over its cap)."""
+    def check_route(self, route_id: str, principal: str) -> None:
+        """Activate's and Feedback's check, before anything is written: the route is
+        ``principal``'s, or not known; PermissionDenied otherwise."""
         made = (self.store.route_made_for(route_id, principal)
                 if self.enabled and route_id and self.store is not None else None)
         if made is False:  # made for another caller, as the id itself says
             raise PermissionDenied(NOT_YOURS.format(what="route_id"))
         if made is None:
             check_route_owner(self.route_owner(route_id), principal)
-        check_session_fields(session_id, ())
-        self.claim(session_id, principal)
 
     def route_owner(self, route_id: str) -> str | None:
         """The principal whose Route made ``route_id``; None when it is not known."""
@@ -154,12 +160,12 @@ class Recorder:
                 return pick(window, skill, route_id)
         return pick(self._window.last(session), skill) if session else None
 
-    def on_explicit(self, skill: str, query: RouteQuery, route_id: str) -> None:
+    def on_explicit(self, skill: str, turn: RoutedTurn, route_id: str) -> None:
         """Count the activation of a skill the user named on Route ``route_id``; it teaches
         nothing (the user chose it, not the model)."""
         if self.enabled:
-            self._append(Row(kind=ACTIVATE, ts=time.time(), skill=skill, session=query.session_id,
-                             route_id=route_id, principal=query.caller.name))
+            self._append(Row(kind=ACTIVATE, ts=time.time(), skill=skill, session=turn.session,
+                             route_id=route_id, principal=turn.principal))
 
     def _latest(self, session: str, principal: str) -> ShownRoute | None:
         """The session's latest Route (the current turn's request), unless the user named a

@@ -5,7 +5,7 @@ The key is the MCP session (``Mcp-Session-Id`` on HTTP, the process on stdio). T
 forwards that key: it generates its own ``session_id`` and passes it, with the session's active
 skills and latest ``route_id``, on every call, so a proxied service needs no affinity between
 replicas and an activation is tied to the search that showed the skill (learning from traffic).
-Memory is bounded like ``router.activation.sessions.SessionStore`` (least recently used first,
+Memory is bounded like ``router.engine.activated.SessionStore`` (least recently used first,
 idle expiry); forgetting only means a skill's instructions may be sent a second time.
 """
 
@@ -18,7 +18,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from router.activation.sessions import SessionStore
+from router.engine.activated import SessionStore
 
 
 @dataclass(frozen=True)

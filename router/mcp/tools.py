@@ -30,7 +30,7 @@ from router.errors import RouterError
 from router.mcp.backend import Backend
 from router.mcp.resources import resource_uri
 from router.mcp.sessions import DoorSessions
-from router.routing.router import explicit_names
+from router.routing.query_text import explicit_names
 
 log = logging.getLogger(__name__)
 

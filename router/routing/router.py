@@ -1,4 +1,5 @@
-"""Per-turn routing (pure: an index snapshot, query vectors and a request in; a result out).
+"""Per-turn routing (pure: an index snapshot, query vectors and a request in; a result out):
+``rank`` then ``render``.
 
 Order of the narrowed catalog: explicit ``/name`` skills, always-on skills, skills already
 active in the agent's context, then retrieved skills by fused score. No skill appears twice;
@@ -9,13 +10,11 @@ searches within it, so nothing outside it is ranked, shown or counted.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-import numpy as np
-
 from router.access.view import View
+from router.calibration.catalog_gate import ViewGate
 from router.common.tracing import CANDIDATES, FUSE, GATE, RENDER, SEARCH, SHOWN, stage
 from router.config import RoutingConfig
 from router.examples.scoring import with_examples
@@ -37,15 +36,11 @@ from router.routing.fusion import (
     fuse_views,
     gate,
     history_text,
-    mix_history,
-    pool,
-    query_views,
 )
 from router.routing.model import DropReason, Reason, RouteQuery, RouteResult
 from router.routing.project import Overlay
+from router.routing.query_text import QueryVectors, explicit_names
 from router.routing.result import Plan, entry_of, filter_reason, narrowed
-
-_EXPLICIT = re.compile(r"(?:^|(?<=\s))[/$]([A-Za-z0-9][A-Za-z0-9_-]{0,127})(?=$|[\s.,:;!?)])")
 
 
 @dataclass(frozen=True)
@@ -56,44 +51,6 @@ class Settings:
 
     routing: RoutingConfig
     fusion: FusionConfig
-
-
-@dataclass(frozen=True)
-class QueryVectors:
-    """The encoded turn: one row per view of ``query_views`` (row 0, the whole message, already
-    mixed with recent history)."""
-
-    views: tuple[str, ...]
-    matrix: np.ndarray
-
-
-def encode_turn(encode: Callable[[Sequence[str]], np.ndarray], text: str,
-                history: Sequence[str], fusion: FusionConfig) -> QueryVectors:
-    """Embed a turn's views with ``encode``, in one call: the sentences (or the message), then
-    the recent history. A multi-sentence message is embedded sentence by sentence and its
-    whole-message vector pooled from those (as good, and cheaper)."""
-    views = query_views(text, fusion) if text else []
-    if not views:
-        return QueryVectors((), np.zeros((0, 0), dtype=np.float32))
-    texts = views if len(views) == 1 else views[1:]
-    past = history_text(history, fusion) if fusion.history_weight > 0 else ""
-    rows = np.asarray(encode([*texts, past] if past else texts), dtype=np.float32)
-    parts = rows[: len(texts)]
-    matrix = parts.copy() if len(views) == 1 else np.vstack([pool(parts)[None, :], parts])
-    if past:
-        matrix[0] = mix_history(matrix[0], rows[len(texts)], fusion.history_weight)
-    return QueryVectors(tuple(views), matrix)
-
-
-def explicit_names(message: str) -> tuple[list[str], str]:
-    """``/name`` and ``$name`` mentions, and the message with them removed."""
-    names = [m.group(1) for m in _EXPLICIT.finditer(message)]
-    rest = _EXPLICIT.sub(" ", message).strip()
-    return names, rest
-
-
-def retrieval_text(query: RouteQuery) -> str:
-    return explicit_names(query.message)[1]
 
 
 def _explicit(snap: IndexSnapshot, view: View, message: str, plan: Plan) -> list[str]:
@@ -227,10 +184,29 @@ def _with_stable(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig, 
     return replace(result, always_on=tuple(s.name for s in always), stable_text=text)
 
 
-def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors, settings: Settings,
-          *, explain: bool = False, view: View | None = None,
-          project: Overlay | None = None) -> RouteResult:
-    """Route one validated turn; ``vectors`` is ``encode_turn`` of ``retrieval_text(query)``;
+@dataclass(frozen=True)
+class Ranked:
+    """A turn ranked (``rank``), before its catalog is rendered (``render``): the snapshot and
+    view it ranked over (project skills laid over them), the caller's ``base`` view, the plan
+    of what it picked, and what Explain tells of the gate."""
+
+    snap: IndexSnapshot
+    base: View
+    plan: Plan
+    unknown: tuple[str, ...]
+    extra: range | tuple[int, ...]
+    marks: tuple[str, str]  # what the stages' spans carry
+    judged: ViewGate  # the caller's catalogs' gate
+    fusion: FusionConfig  # tuned for the snapshot
+    explicit: bool  # the user named a skill
+    refused: str  # why the gate refused the turn, for Explain
+    indexed: IndexSnapshot  # the snapshot without the project skills (the stable block's)
+
+
+def rank(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors, settings: Settings,
+         *, explain: bool = False, view: View | None = None,
+         project: Overlay | None = None) -> Ranked:
+    """Rank one validated turn; ``vectors`` is ``encode_turn`` of ``retrieval_text(query)``;
     ``view``: the caller's (default: every catalog's); ``project``: the turn's project skills
     laid over ``snap`` and ``view`` (``router.routing.project``)."""
     base, indexed = view or snap.everything, snap
@@ -260,15 +236,26 @@ def route(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors, setting
         floor = _rank(snap, fused, query.top_k or config.top_k, fusion, plan, bool(refused))
         span.set_attribute(CANDIDATES, len(fused))
     extra = range(project.first, len(snap.skills)) if project is not None else ()
-    with stage(RENDER, *marks) as span:
-        result = narrowed(snap, query, config, plan, unknown, base, extra)
-        result = _with_stable(indexed, query, config, base, result)
+    return Ranked(snap, base, plan, tuple(unknown), extra, marks, judged, fusion, explicit,
+                  refused or floor, indexed)
+
+
+def render(ranked: Ranked, query: RouteQuery, config: RoutingConfig) -> RouteResult:
+    """The ranked turn's result: its catalog rendered, and for Explain what it reports."""
+    snap, plan = ranked.snap, ranked.plan
+    with stage(RENDER, *ranked.marks) as span:
+        result = narrowed(snap, query, config, plan, list(ranked.unknown), ranked.base,
+                          ranked.extra)
+        result = _with_stable(ranked.indexed, query, config, ranked.base, result)
         span.set_attribute(SHOWN, len(result.skills))
-    if not explain:
+    if not plan.explain:
         return result
-    examples = snap.examples is not None and not explicit
-    return replace(result, gate=gate_in_force(judged, fusion), dense_weight=fusion.dense_weight,
+    fusion = ranked.fusion
+    examples = snap.examples is not None and not ranked.explicit
+    return replace(result, gate=gate_in_force(ranked.judged, fusion),
+                   dense_weight=fusion.dense_weight,
                    example_mode=example_mode(snap) if examples else "",
                    lexical_with_examples=examples and snap.lexical_examples is not None,
                    settings_reason=snap.tuning.reason if examples and snap.tuning else "",
-                   refused=refused or floor)
+                   refused=ranked.refused)
+

@@ -158,6 +158,17 @@ def test_calibration_imports_neither_the_index_nor_routing() -> None:
     assert {name: found for name, found in upward.items() if found} == {}
 
 
+def test_routing_imports_neither_the_encoders_nor_learning() -> None:
+    modules = _modules()
+    below = {name: _imports(path, set(modules)) for name, path in modules.items()
+             if name.startswith("router.routing")}
+    assert below  # the package exists
+    upward = {name: sorted(i for i in found
+                           if i.startswith(("router.encoders", "router.learning")))
+              for name, found in below.items()}
+    assert {name: found for name, found in upward.items() if found} == {}
+
+
 MAX_PACKAGE_SHARE = 0.16  # of router/'s lines, for any one top-level package or module
 UNIT = REPO / "tests" / "unit"
 
@@ -198,10 +209,11 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("evaluation",),
     ("client",),
     ("door",),  # what every door shares: path policy, poller, status map, flags
-    ("engine",),
+    ("engine",),  # serving, the turn's stages, the session state
     ("reindex",),
-    ("learning", "activation"),
-    ("routing",),
+    ("activation",),
+    ("routing",),  # the turn's pure parts: no state, no encoder, nothing learned
+    ("learning",),  # takes what a turn showed as plain values (router.learning.recorder)
     ("index",),
     ("calibration",),
     ("examples",),

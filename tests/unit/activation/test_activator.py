@@ -17,8 +17,8 @@ from router.activation.content import (
     manifest_body,
     render_content,
 )
-from router.activation.sessions import SessionStore
 from router.config import DiscoveryConfig
+from router.engine.activated import SessionStore
 from router.errors import InvalidRequest, NotFound, PermissionDenied, StaleFile, TooLarge
 from router.skills.disk_source import DiskSource
 from router.skills.model import Skill, SkillKind

@@ -14,6 +14,7 @@ from router.calibration import catalog_gate, gate
 from router.calibration.gate import bundled_requests
 from router.encoders.base import normalise
 from router.encoders.hashing import HashEmbedder
+from router.engine.views import ViewCache
 from router.examples.scoring import (
     BOTH,
     CLOSEST,
@@ -28,7 +29,7 @@ from router.index.versions.layout import VERSIONS, current_version
 from router.routing.calibrated import gate_of
 from router.routing.fusion import FusionConfig
 from router.routing.model import RouteQuery
-from router.routing.visible import ViewCache, Visible
+from router.routing.visible import Visible
 from router.skills.model import Skill
 from tests.support.indexes import open_engine
 from tests.support.skills import skill_record

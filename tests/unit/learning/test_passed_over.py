@@ -18,8 +18,7 @@ from router.learning.policy import select_examples
 from router.learning.recorder import Recorder
 from router.learning.rows import ACTIVATE, Row, parse_row
 from router.learning.traffic import learned_examples
-from router.routing.model import RouteQuery
-from tests.unit.learning.test_recorder import result
+from tests.unit.learning.test_recorder import routed
 
 NOW = 1_800_000_000.0
 POLICY = FeedbackConfig(min_sessions=2, max_per_session=50)
@@ -29,7 +28,7 @@ def _teach(root: Path, message: str, shown: tuple[str, ...], skill: str,
            sessions: tuple[str, ...] = ("a", "b")) -> None:
     recorder = Recorder(FileStore(root, POLICY))
     for session in sessions:
-        recorder.on_route(RouteQuery(message=message, session_id=session), result(*shown))
+        recorder.on_route(routed(message, *shown, session=session))
         recorder.on_activate(skill, session)
     recorder.close()
 

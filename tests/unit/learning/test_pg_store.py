@@ -170,7 +170,7 @@ def test_a_route_id_tells_every_replica_its_owner_before_its_row_arrives(databas
     assert other.route_made_for(nonce, "bob") is None  # no MAC: the stored Route decides
     recorder = Recorder(other)
     with pytest.raises(PermissionDenied):
-        recorder.check_owner("", route_id, "bob")
-    recorder.check_owner("", route_id, "alice")
+        recorder.check_route(route_id, "bob")
+    recorder.check_route(route_id, "alice")
     for store in (first, other):
         store.close()

@@ -15,8 +15,8 @@ from router.errors import InvalidRequest
 from router.index.store import build_index
 from router.routing.fusion import FusionConfig, history_text, mix_history, pool, query_views
 from router.routing.model import CatalogFormat, DropReason, Reason, RouteQuery
+from router.routing.query_text import encode_turn, explicit_names
 from router.routing.result import filter_reason
-from router.routing.router import encode_turn, explicit_names
 from router.skills.model import Skill
 from tests.support.indexes import build_hash_index, open_engine
 from tests.support.skills import skill_record

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from router.activation.activator import Activator
-from router.activation.sessions import SessionStore
 from router.encoders.hashing import HashEmbedder
+from router.engine.activated import SessionStore
 from router.errors import NotFound, SkillParseError
 from router.index.store import build_index, load_index
 from router.skills.discovery import scan_root

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from router.activation.sessions import SessionStore
+from router.engine.activated import SessionStore
 from tests.support.race import race
 
 
