@@ -4,15 +4,19 @@ already shown (``router.learning.shown``).
 
 ``session_turns`` holds each session's turn count, when its memory starts (``since``: its first
 turn, or its last ``context_reset``) and its last turn; ``session_shown`` one row per skill
-shown, with the turn and the time it was first shown. A turn's start is one statement. Times
-are the database's, so the replicas' clocks never disagree. While the database cannot be
-reached, this process's own memory answers (a repeat reveal at worst, never a failed turn).
+shown, with the turn and the time it was first shown. A turn's start is one statement on the
+turn's path; what the turn showed is written off it, by one writer thread, in order, within
+moments (a later turn of this process, or a recall, waits for what it queued). Times are the
+database's, so the replicas' clocks never disagree. While the database cannot be reached, this
+process's own memory answers (a repeat reveal at worst, never a failed turn).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import queue
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -72,6 +76,32 @@ class PgShown(ShownMemory):
         self._execute = execute
         self._local = LocalShown(limit, ttl_seconds)  # while the database is away
         self._turns = 0
+        self._writes: queue.Queue[tuple[str, dict[str, object]]] = queue.Queue()
+        self._writer: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def _write(self, sql: str, params: dict[str, object]) -> None:
+        """Queue one statement for the writer thread (started on first use)."""
+        with self._lock:
+            if self._writer is None:
+                self._writer = threading.Thread(target=self._drain, name="shown-skills",
+                                                daemon=True)
+                self._writer.start()
+        self._writes.put((sql, params))
+
+    def _drain(self) -> None:
+        while True:
+            sql, params = self._writes.get()
+            try:
+                self._execute(sql, params)
+            except OSError as exc:
+                log.debug("shown skills kept in this process: %s", exc)
+            finally:
+                self._writes.task_done()
+
+    def flush(self) -> None:
+        """Wait until what this process queued is written (or given up)."""
+        self._writes.join()
 
     def _params(self, session: str, **more: object) -> dict[str, object]:
         return {"s": session, "ttl": self.ttl, "limit": self.limit, **more}
@@ -81,16 +111,17 @@ class PgShown(ShownMemory):
         if not session:
             return Seen()
         local = self._local.begin(session, reset, revealed)
+        self.flush()  # this process's earlier turns first (written moments after each)
         try:
             rows = self._execute(BEGIN, self._params(session, reset=reset,
                                                      names=list(dict.fromkeys(revealed))))
-            self._turns += 1
-            if self._turns % PRUNE_EVERY == 0:
-                for statement in PRUNE:
-                    self._execute(statement, self._params(session))
         except OSError as exc:
             log.debug("shown-skill memory of %s from this process: %s", session, exc)
             return local
+        self._turns += 1
+        if self._turns % PRUNE_EVERY == 0:
+            for statement in PRUNE:
+                self._write(statement, self._params(session))
         seen = _seen(rows[0], self.limit)
         for name in revealed:  # the statement's own rows are not in its snapshot
             seen.shown.setdefault(name, seen.turn)
@@ -100,14 +131,12 @@ class PgShown(ShownMemory):
         if not session or not names:
             return
         self._local.add(session, names)
-        try:
-            self._execute(ADD, self._params(session, names=list(dict.fromkeys(names))))
-        except OSError as exc:
-            log.debug("shown skills of %s kept in this process: %s", session, exc)
+        self._write(ADD, self._params(session, names=list(dict.fromkeys(names))))
 
     def recall(self, session: str) -> Seen:
         if not session:
             return Seen()
+        self.flush()
         try:
             rows = self._execute(RECALL, self._params(session))
         except OSError:

@@ -7,6 +7,8 @@ memory kept to its owner; an activation of a skill revealed turns ago teaches.""
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -26,6 +28,13 @@ from tests.support.servers import Served, serving
 from tests.support.skills import add_skill
 
 ALWAYS = "skill-5"
+
+
+def eventually(check: Callable[[], bool], seconds: float = 30.0) -> None:
+    deadline, pause = time.monotonic() + seconds, threading.Event()
+    while not check():
+        assert time.monotonic() < deadline, "not observed in time"
+        pause.wait(0.02)
 
 
 def engine(index: Path, **feedback: Any) -> Engine:
@@ -186,13 +195,23 @@ def test_the_fleets_replicas_share_the_memory(index: Path, tmp_path: Path,
         for opened in engines:
             stack.callback(opened.close)
         one, two = (stack.enter_context(serving(opened)) for opened in engines)
+
+        def shown(stub: pb_grpc.SkillRouterStub) -> list[tuple[str, int]]:
+            explained = stub.Explain(pb.RouteRequest(message=PDF, session_id="fleet"))
+            return [(s.name, s.turn) for s in explained.shown]
+
+        def seen_by(stub: pb_grpc.SkillRouterStub, *pairs: tuple[str, int]) -> None:
+            eventually(lambda: set(pairs) <= set(shown(stub)))  # the other replica's write
+
         assert revealed(turn(one.stub, PDF, "fleet")) == [SKILL_OF[PDF]]
+        seen_by(two.stub, (SKILL_OF[PDF], 1))
         assert revealed(turn(two.stub, PDF, "fleet")) == []
         assert revealed(turn(two.stub, GIT, "fleet")) == [SKILL_OF[GIT]]
+        seen_by(one.stub, (SKILL_OF[GIT], 3))
         assert revealed(turn(one.stub, GIT, "fleet")) == []
         reset = turn(one.stub, PDF, "fleet", context_reset=True)
         assert revealed(reset) == [SKILL_OF[PDF]]
+        seen_by(two.stub, (SKILL_OF[PDF], 5))
         assert revealed(turn(two.stub, GIT, "fleet")) == [SKILL_OF[GIT]]
-        shown = two.stub.Explain(pb.RouteRequest(message=PDF, session_id="fleet")).shown
-        assert [(s.name, s.turn) for s in shown] == [
-            (ALWAYS, 5), (SKILL_OF[PDF], 5), (SKILL_OF[GIT], 6)]
+        seen_by(one.stub, (SKILL_OF[GIT], 6))
+        assert shown(two.stub) == [(ALWAYS, 5), (SKILL_OF[PDF], 5), (SKILL_OF[GIT], 6)]

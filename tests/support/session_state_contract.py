@@ -139,6 +139,7 @@ class SessionStateContract:
                                                              state: SessionState) -> None:
         state.begin_turn("s1")
         state.record_shown("s1", ["a"])
+        assert state.shown("s1").pairs() == (("a", 1),)  # written by now (it may be queued)
         other = self.open(place)
         seen = other.begin_turn("s1")
         assert seen.pairs() == ((("a", 1),) if self.SHARED_SHOWN else ())
