@@ -84,6 +84,7 @@ def checked(parts: Parts, query: RouteQuery) -> RouteQuery:
 
 
 def validate(parts: Parts, turn: Turn) -> Turn:
+    """The request checked before any work (``checked``)."""
     return replace(turn, query=checked(parts, turn.query))
 
 
@@ -123,6 +124,7 @@ def encode(parts: Parts, turn: Turn) -> Turn:
 
 
 def route(parts: Parts, turn: Turn) -> Turn:
+    """The turn ranked over the caller's view and its project skills (``router.routing``)."""
     assert turn.vectors is not None
     view = parts.views.view(turn.snapshot, turn.query.caller)
     ranked = core.rank(turn.snapshot, turn.query, turn.vectors, parts.settings,

@@ -93,13 +93,14 @@ def test_an_oversized_request_is_resource_exhausted(engine: Engine, tmp_path: Pa
 
 
 class _HeldEngine(Engine):
-    """Holds each route until ``release`` is set: a deadline then passes inside the server."""
+    """Holds each served Route until ``release`` is set: a deadline then passes inside the
+    server."""
 
     release = threading.Event()
 
-    def route(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:
+    def route_turn(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:
         self.release.wait(timeout=30)
-        return super().route(query, explain=explain)
+        return super().route_turn(query, explain=explain)
 
 
 def test_a_passed_deadline_is_deadline_exceeded_and_the_server_stays_healthy(

@@ -19,9 +19,9 @@ class ThreadsSeen(Engine):
 
     seen: ClassVar[list[int]] = []
 
-    def route(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:
+    def route_turn(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:
         self.seen.append(int(faiss.omp_get_max_threads()))
-        return super().route(query, explain=explain)
+        return super().route_turn(query, explain=explain)
 
 
 def test_every_call_thread_searches_on_the_configured_thread_count(engine: Engine) -> None:

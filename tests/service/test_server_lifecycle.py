@@ -35,11 +35,11 @@ REQUEST = pb.RouteRequest(message="merge PDF documents")
 
 
 class FailingEngine(Engine):
-    """Raises ``error`` from route; everything else works."""
+    """Raises ``error`` from a served Route; everything else works."""
 
     error: Exception = RuntimeError("boom")
 
-    def route(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:
+    def route_turn(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:
         raise self.error
 
 
@@ -50,10 +50,10 @@ class GatedEngine(Engine):
     entered = threading.Event()
     release = threading.Event()
 
-    def route(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:
+    def route_turn(self, query: RouteQuery, *, explain: bool = False) -> RouteResult:
         self.entered.set()
         assert self.release.wait(timeout=30), "the test never released the route"
-        return super().route(query, explain=explain)
+        return super().route_turn(query, explain=explain)
 
 
 def clone(engine: Engine, cls: type[Engine]) -> Engine:
