@@ -24,7 +24,7 @@ from router.engine.reindexing import Reindexing
 from router.engine.reveals import activated
 from router.engine.sessions import SessionLimits, open_session_state
 from router.engine.turn import ROUTE, TURN, Parts, Stage, Turn, checked, run
-from router.engine.views import ViewCache
+from router.engine.views import CatalogSizes, ViewCache
 from router.errors import IndexUnavailable, NotFound
 from router.index import dense
 from router.index.fine_tune.stored import is_tuned
@@ -71,6 +71,7 @@ class Engine(Reindexing):
         self._settings = core.Settings(config.routing, self._fusion)  # once, not per turn
         self._cache = QueryCache()
         self._views = ViewCache()
+        self._sizes = CatalogSizes()
         self._project = ProjectTurns(config.index, Path(index_dir) if index_dir else None,
                                      config.routing)
         self.index_dir = Path(index_dir) if index_dir is not None else None
@@ -86,8 +87,8 @@ class Engine(Reindexing):
                                    self.sessions, digests=lambda: self._snapshot.digests,
                                    source=VersionFilesSource(self._carried,
                                                              create_source(DEFAULT_SOURCE)))
-        self._parts = Parts(config, self._fusion, self._settings, self._cache,
-                            self._views, self._project, self.sessions, self.recorder,
+        self._parts = Parts(config, self._fusion, self._settings, self._cache, self._views,
+                            self._sizes, self._project, self.sessions, self.recorder,
                             self.activator, self.visible)
         # Rebuilds and reloads, one at a time (router.reindex.reindexer).
         self._reindexer = Reindexer(self.index_dir, config, lambda: self._served, self.swap)
@@ -119,11 +120,9 @@ class Engine(Reindexing):
         """What a first Route computes besides its encode, done ahead: the size of the whole
         catalog a caller of every catalog would inject (rendered once per index version and
         format). ``serve`` calls it while the model loads, so the two overlap."""
-        from router.routing.result import full_catalog_chars
-
         snapshot = self._snapshot
-        full_catalog_chars(snapshot, self.validate(RouteQuery(message="warm up")),
-                           self._settings.routing, self._views.view(snapshot, ANONYMOUS))
+        self._sizes(snapshot, self.validate(RouteQuery(message="warm up")),
+                    self._settings.routing, self._views.view(snapshot, ANONYMOUS))
 
     @property
     def _snapshot(self) -> IndexSnapshot:

@@ -25,7 +25,7 @@ from router.encoders.cache import QueryCache
 from router.engine.project_turns import ProjectTurns
 from router.engine.reveals import revealed
 from router.engine.sessions import SessionState
-from router.engine.views import ViewCache
+from router.engine.views import CatalogSizes, ViewCache
 from router.index.store import IndexSnapshot
 from router.learning.recorder import Recorder, RoutedTurn, ShownSkill
 from router.routing import router as core
@@ -47,6 +47,7 @@ class Parts:
     settings: core.Settings
     cache: QueryCache  # the turns' query vectors
     views: ViewCache  # each caller's view of a snapshot
+    sizes: CatalogSizes  # the size of each view's whole catalog
     project: ProjectTurns  # project skills' vectors and the slots that embed them
     sessions: SessionState
     recorder: Recorder
@@ -135,7 +136,7 @@ def route(parts: Parts, turn: Turn) -> Turn:
 def render(parts: Parts, turn: Turn) -> Turn:
     """The catalog rendered; what Explain may show of it; the project skills' diagnostics."""
     assert turn.ranked is not None
-    result = core.render(turn.ranked, turn.query, parts.settings.routing)
+    result = core.render(turn.ranked, turn.query, parts.settings.routing, parts.sizes)
     caller = turn.query.caller
     if turn.explain and not (caller.may(OPS) and caller.sees_everything):
         # A matched example may be another principal's user's request: the index does not

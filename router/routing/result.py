@@ -8,7 +8,7 @@ scores and reason; ``narrowed`` renders the picked skills into the catalog withi
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from router.access.view import View
@@ -69,8 +69,8 @@ def filter_reason(skill: Skill) -> DropReason | None:
 
 
 def narrowed(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig, plan: Plan,
-             unknown: list[str], view: View | None = None,
-             project: Sequence[int] = ()) -> RouteResult:
+             unknown: list[str], view: View | None = None, project: Sequence[int] = (),
+             sizes: FullSize | None = None) -> RouteResult:
     """The turn's result: the picked skills that fit the catalog budget, rendered; the rest
     marked over budget among the candidates when explaining (``plan.explain``)."""
     picked = plan.picked
@@ -99,7 +99,7 @@ def narrowed(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig, plan
         candidates = tuple(sorted(plan.candidates.values(), key=lambda c: -c.fused_score))
     return RouteResult(
         skills=tuple(routed[:shown]), catalog_text=text, index_version=snap.info.version,
-        full_catalog_chars=full_catalog_chars(snap, query, config, view, project),
+        full_catalog_chars=full_catalog_chars(snap, query, config, view, project, sizes),
         catalog_chars=len(text),
         routed_count=len(routed), unknown_explicit=tuple(unknown), candidates=candidates,
         activate_tool_json=tool)
@@ -116,11 +116,10 @@ def _tool_name(skill: Skill) -> str:
     return skill.api_name if skill.parameters is not None else ""
 
 
-# The unrouted catalog's size and entry count per (snapshot, format, mode, view): rendering
-# every skill costs milliseconds at 10k skills, so it is done once. Kept here, not on the
-# snapshot, which routing only reads. A lost race recomputes the same value.
-_FULL_CHARS: dict[tuple[object, ...], tuple[int, int]] = {}
-_FULL_CHARS_KEPT = 64
+# The unrouted catalog's size and entry count for a (snapshot, format, mode, view): rendering
+# every skill costs milliseconds at 10k skills, so the Engine keeps them
+# (``router.engine.views.CatalogSizes``); routing only computes them.
+FullSize = Callable[[IndexSnapshot, RouteQuery, RoutingConfig, View], tuple[int, int]]
 
 
 def entry_of(skill: Skill, config: RoutingConfig) -> catalog.Entry:
@@ -135,23 +134,24 @@ def _shown_in(skill: Skill, query: RouteQuery) -> bool:
         not query.format.tools_only or skill.parameters is not None)
 
 
+def full_catalog_size(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig,
+                      view: View) -> tuple[int, int]:
+    """The characters and entries of the catalog an agent would inject without routing: every
+    routable skill of the caller's ``view``."""
+    held = [snap.skills[p] for p in sorted(view.positions.values())]
+    entries = [entry_of(s, config) for s in held if _shown_in(s, query)]
+    return len(catalog.render(entries, query.format, config.activation_mode)), len(entries)
+
+
 def full_catalog_chars(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig,
-                       view: View | None = None, project: Sequence[int] = ()) -> int:
+                       view: View | None = None, project: Sequence[int] = (),
+                       sizes: FullSize | None = None) -> int:
     """Size of the catalog an agent would inject without routing (every routable skill of
     the caller's ``view``, default every catalog's), with the turn's ``project`` rows (they
-    replace the view's skills of their names)."""
+    replace the view's skills of their names); ``sizes`` gives the view's alone (kept by the
+    caller; default: computed, ``full_catalog_size``)."""
     view = view or snap.everything
-    key = (snap.info.path, snap.info.version, query.format, config.activation_mode,
-           config.include_location, view.key)
-    found = _FULL_CHARS.get(key)
-    if found is None:
-        held = [snap.skills[p] for p in sorted(view.positions.values())]
-        entries = [entry_of(s, config) for s in held if _shown_in(s, query)]
-        found = (len(catalog.render(entries, query.format, config.activation_mode)),
-                 len(entries))
-        if len(_FULL_CHARS) >= _FULL_CHARS_KEPT:
-            _FULL_CHARS.clear()  # snapshots come and go; a few formats of the live ones fit
-        _FULL_CHARS[key] = found
+    found = (sizes or full_catalog_size)(snap, query, config, view)
     if not project:
         return found[0]
     added = [snap.skills[p] for p in project]

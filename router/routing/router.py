@@ -40,7 +40,7 @@ from router.routing.fusion import (
 from router.routing.model import DropReason, Reason, RouteQuery, RouteResult
 from router.routing.project import Overlay
 from router.routing.query_text import QueryVectors, explicit_names
-from router.routing.result import Plan, entry_of, filter_reason, narrowed
+from router.routing.result import FullSize, Plan, entry_of, filter_reason, narrowed
 
 
 @dataclass(frozen=True)
@@ -240,12 +240,14 @@ def rank(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors, settings
                   refused or floor, indexed)
 
 
-def render(ranked: Ranked, query: RouteQuery, config: RoutingConfig) -> RouteResult:
-    """The ranked turn's result: its catalog rendered, and for Explain what it reports."""
+def render(ranked: Ranked, query: RouteQuery, config: RoutingConfig,
+           sizes: FullSize | None = None) -> RouteResult:
+    """The ranked turn's result: its catalog rendered, and for Explain what it reports
+    (``sizes``: the whole catalog's, ``router.routing.result.full_catalog_chars``)."""
     snap, plan = ranked.snap, ranked.plan
     with stage(RENDER, *ranked.marks) as span:
         result = narrowed(snap, query, config, plan, list(ranked.unknown), ranked.base,
-                          ranked.extra)
+                          ranked.extra, sizes)
         result = _with_stable(ranked.indexed, query, config, ranked.base, result)
         span.set_attribute(SHOWN, len(result.skills))
     if not plan.explain:
