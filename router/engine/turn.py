@@ -136,7 +136,9 @@ def route(parts: Parts, turn: Turn) -> Turn:
 def render(parts: Parts, turn: Turn) -> Turn:
     """The catalog rendered; what Explain may show of it; the project skills' diagnostics."""
     assert turn.ranked is not None
-    result = core.render(turn.ranked, turn.query, parts.settings.routing, parts.sizes)
+    ranked, config = turn.ranked, parts.settings.routing
+    whole = parts.sizes(ranked.snap, turn.query, config, ranked.base)  # kept: done once
+    result = core.render(ranked, turn.query, config, whole)
     caller = turn.query.caller
     if turn.explain and not (caller.may(OPS) and caller.sees_everything):
         # A matched example may be another principal's user's request: the index does not

@@ -8,7 +8,7 @@ scores and reason; ``narrowed`` renders the picked skills into the catalog withi
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from router.access.view import View
@@ -70,7 +70,7 @@ def filter_reason(skill: Skill) -> DropReason | None:
 
 def narrowed(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig, plan: Plan,
              unknown: list[str], view: View | None = None, project: Sequence[int] = (),
-             sizes: FullSize | None = None) -> RouteResult:
+             whole: tuple[int, int] | None = None) -> RouteResult:
     """The turn's result: the picked skills that fit the catalog budget, rendered; the rest
     marked over budget among the candidates when explaining (``plan.explain``)."""
     picked = plan.picked
@@ -99,7 +99,7 @@ def narrowed(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig, plan
         candidates = tuple(sorted(plan.candidates.values(), key=lambda c: -c.fused_score))
     return RouteResult(
         skills=tuple(routed[:shown]), catalog_text=text, index_version=snap.info.version,
-        full_catalog_chars=full_catalog_chars(snap, query, config, view, project, sizes),
+        full_catalog_chars=full_catalog_chars(snap, query, config, view, project, whole),
         catalog_chars=len(text),
         routed_count=len(routed), unknown_explicit=tuple(unknown), candidates=candidates,
         activate_tool_json=tool)
@@ -114,12 +114,6 @@ def _parameters_json(skill: Skill) -> str:
 def _tool_name(skill: Skill) -> str:
     """A callable skill's name as the model APIs see it; "" for an instruction-only one."""
     return skill.api_name if skill.parameters is not None else ""
-
-
-# The unrouted catalog's size and entry count for a (snapshot, format, mode, view): rendering
-# every skill costs milliseconds at 10k skills, so the Engine keeps them
-# (``router.engine.views.CatalogSizes``); routing only computes them.
-FullSize = Callable[[IndexSnapshot, RouteQuery, RoutingConfig, View], tuple[int, int]]
 
 
 def entry_of(skill: Skill, config: RoutingConfig) -> catalog.Entry:
@@ -145,13 +139,14 @@ def full_catalog_size(snap: IndexSnapshot, query: RouteQuery, config: RoutingCon
 
 def full_catalog_chars(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig,
                        view: View | None = None, project: Sequence[int] = (),
-                       sizes: FullSize | None = None) -> int:
+                       whole: tuple[int, int] | None = None) -> int:
     """Size of the catalog an agent would inject without routing (every routable skill of
     the caller's ``view``, default every catalog's), with the turn's ``project`` rows (they
-    replace the view's skills of their names); ``sizes`` gives the view's alone (kept by the
-    caller; default: computed, ``full_catalog_size``)."""
+    replace the view's skills of their names). ``whole``: the view's own
+    ``full_catalog_size``, when the caller kept it (rendering every skill costs milliseconds
+    at 10k skills: the Engine keeps them, ``router.engine.views.CatalogSizes``)."""
     view = view or snap.everything
-    found = (sizes or full_catalog_size)(snap, query, config, view)
+    found = whole or full_catalog_size(snap, query, config, view)
     if not project:
         return found[0]
     added = [snap.skills[p] for p in project]

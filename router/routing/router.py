@@ -40,7 +40,7 @@ from router.routing.fusion import (
 from router.routing.model import DropReason, Reason, RouteQuery, RouteResult
 from router.routing.project import Overlay
 from router.routing.query_text import QueryVectors, explicit_names
-from router.routing.result import FullSize, Plan, entry_of, filter_reason, narrowed
+from router.routing.result import Plan, entry_of, filter_reason, narrowed
 
 
 @dataclass(frozen=True)
@@ -241,13 +241,14 @@ def rank(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors, settings
 
 
 def render(ranked: Ranked, query: RouteQuery, config: RoutingConfig,
-           sizes: FullSize | None = None) -> RouteResult:
+           whole: tuple[int, int] | None = None) -> RouteResult:
     """The ranked turn's result: its catalog rendered, and for Explain what it reports
-    (``sizes``: the whole catalog's, ``router.routing.result.full_catalog_chars``)."""
+    (``whole``: the caller's whole catalog's size, ``router.routing.result.full_catalog_chars``,
+    when kept)."""
     snap, plan = ranked.snap, ranked.plan
     with stage(RENDER, *ranked.marks) as span:
         result = narrowed(snap, query, config, plan, list(ranked.unknown), ranked.base,
-                          ranked.extra, sizes)
+                          ranked.extra, whole)
         result = _with_stable(ranked.indexed, query, config, ranked.base, result)
         span.set_attribute(SHOWN, len(result.skills))
     if not plan.explain:
