@@ -4,11 +4,14 @@ The "model" here is scripted so the example runs offline and deterministically; 
 would send the system prompt and messages to its LLM and act on the tool call it returns.
 
 The turn:
-  1. Route the user's message; inject ``catalog_text`` into the system prompt; keep ``route_id``.
+  1. Route the user's message; put ``stable_text`` in the system prompt (the same bytes on every
+     turn, so the model API's prompt cache holds) and ``reveal_text`` right after the user's
+     message (kept in the history); keep ``route_id``.
   2. The model picks a skill from the routed names and calls ``activate_skill``.
   3. Activate it, passing ``route_id`` back (the router learns from shown-then-activated skills,
      whichever replica answers); the ``<skill_content>`` result goes into the conversation.
-  4. Compaction drops old messages but keeps every skill-content message.
+  4. Compaction drops old messages but keeps every skill-content message; the next Route says
+     so (``context_reset``), and what that turn needs is revealed again.
   5. ReadResource fetches a bundled file the instructions refer to.
   6. Activating the same skill again in the session returns ``already_active`` (no second copy).
   7. A user typing ``/name`` gets the skill's content straight from Route (``explicit_content``).
@@ -82,8 +85,12 @@ def route_and_activate(client: SkillRouterClient, message: str,
     print(f"   routed: {[s.name for s in route.skills]} "
           f"({route.catalog_chars} of {route.full_catalog_chars} catalog characters), "
           f"route_id {route.route_id or '(feedback off)'}")
-    conversation = [Message("system", f"{SYSTEM_PROMPT}\n\n{route.catalog_text}"),
+    # The system prompt never changes: the prompt cache keeps it and everything after it.
+    conversation = [Message("system", f"{SYSTEM_PROMPT}\n\n{route.stable_text}"),
                     Message("user", message)]
+    if route.reveal_text:  # the skills new to the conversation, kept in the history
+        conversation.append(Message("user", route.reveal_text))
+    print(f"   revealed: {[s.name for s in route.skills if s.first_shown]}")
     step(2, "The model picks a skill")
     name = scripted_model(route)
     print(f"   model calls activate_skill(name={name!r})")
@@ -96,8 +103,9 @@ def route_and_activate(client: SkillRouterClient, message: str,
 
 
 def protect_and_read(client: SkillRouterClient, conversation: list[Message], name: str,
-                     activation: pb.ActivateResponse) -> None:
-    """Steps 4-5: compaction keeps the skill content; read the first bundled file."""
+                     activation: pb.ActivateResponse, session: str) -> None:
+    """Steps 4-5: compaction keeps the skill content and the next Route says it happened;
+    read the first bundled file."""
     step(4, "Compact the conversation; skill content is protected")
     conversation += [Message("assistant", "Working on it."), Message("user", "Thanks!"),
                      Message("assistant", "Done.")]
@@ -106,6 +114,14 @@ def protect_and_read(client: SkillRouterClient, conversation: list[Message], nam
     print(f"   {len(conversation)} messages -> {len(compacted)}; skill content kept: {kept}")
     if kept != 1:
         raise GatewayError("compaction lost the skill content")
+    first = conversation[1].content
+    again = client.route(first, session_id=session)
+    print(f"   the same request again: revealed {[s.name for s in again.skills if s.first_shown]}")
+    reset = client.route(first, session_id=session, context_reset=True)
+    active = [s.name for s in reset.skills if s.reason == pb.ROUTE_REASON_ACTIVE]
+    print(f"   after compaction (context_reset): revealed "
+          f"{[s.name for s in reset.skills if s.first_shown]}, active {active} (its content "
+          "was kept)")
     step(5, "Read a bundled file")
     if not activation.resources:
         print("   (the skill bundles no files)")
@@ -135,7 +151,7 @@ def run(client: SkillRouterClient, message: str) -> None:
     session = f"gateway-{uuid.uuid4().hex[:8]}"
     print(f"skill-router at {client.target}, session {session}")
     conversation, name, activation, route_id = route_and_activate(client, message, session)
-    protect_and_read(client, conversation, name, activation)
+    protect_and_read(client, conversation, name, activation, session)
     dedup_and_explicit(client, name, session)
     step(8, "Report how the skill worked out")
     reply = client.feedback(name, "success", session_id=session, route_id=route_id)

@@ -21,7 +21,7 @@ import copy
 import json
 from collections.abc import Callable, Sequence
 from types import TracebackType
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import grpc
 from google.protobuf.message import Message
@@ -133,22 +133,24 @@ class SkillRouterClient:
     def route(self, message: str, history: Sequence[str] = (), session_id: str = "",
               top_k: int = 0, format: str = "xml", active_skills: Sequence[str] = (),
               max_catalog_chars: int = 0, project_skills: Sequence[pb.InlineSkill] = (),
-              ) -> pb.RouteResponse:
+              **context: Unpack[Context]) -> pb.RouteResponse:
         """The narrowed catalog for one turn. ``format`` is "xml", "json", "markdown", or a
-        tool search answer: "anthropic" or "openai" (docs/gateway.md, "Tool search")."""
+        tool search answer: "anthropic" or "openai" (docs/gateway.md, "Tool search");
+        ``context``: what the model still sees (``Context``)."""
         response: pb.RouteResponse = self._call(self._stub.Route, route_request(
             message, history, session_id, top_k, format, active_skills, max_catalog_chars,
-            project_skills))
+            project_skills, **context))
         return response
 
     def explain(self, message: str, history: Sequence[str] = (), session_id: str = "",
                 top_k: int = 0, format: str = "xml", active_skills: Sequence[str] = (),
                 max_catalog_chars: int = 0, project_skills: Sequence[pb.InlineSkill] = (),
-                ) -> pb.ExplainResponse:
-        """Route's answer plus every candidate's scores and why it was kept or dropped."""
+                **context: Unpack[Context]) -> pb.ExplainResponse:
+        """Route's answer plus every candidate's scores and why it was kept or dropped, and
+        what the session has been shown (Explain changes nothing of it)."""
         response: pb.ExplainResponse = self._call(self._stub.Explain, route_request(
             message, history, session_id, top_k, format, active_skills, max_catalog_chars,
-            project_skills))
+            project_skills, **context))
         return response
 
     def activate(self, name: str, session_id: str = "", active_skills: Sequence[str] = (),
@@ -253,13 +255,23 @@ class SkillRouterClient:
 def route_request(message: str, history: Sequence[str] = (), session_id: str = "",
                   top_k: int = 0, format: str = "xml", active_skills: Sequence[str] = (),
                   max_catalog_chars: int = 0, project_skills: Sequence[pb.InlineSkill] = (),
-                  ) -> pb.RouteRequest:
+                  **context: Unpack[Context]) -> pb.RouteRequest:
     """A RouteRequest from plain values; an unknown ``format`` is a ValueError."""
     if format not in _FORMATS:
         raise ValueError(f"unknown format {format!r}; use one of {', '.join(_FORMATS)}")
     return pb.RouteRequest(message=message, history=list(history), session_id=session_id,
                            top_k=top_k, format=_FORMATS[format], active_skills=list(active_skills),
-                           max_catalog_chars=max_catalog_chars, project_skills=project_skills)
+                           max_catalog_chars=max_catalog_chars, project_skills=project_skills,
+                           revealed_skills=list(context.get("revealed_skills", ())),
+                           context_reset=context.get("context_reset", False))
+
+
+class Context(TypedDict, total=False):
+    """What a gateway says of the model's context on a Route (docs/gateway.md, "Keeping the
+    prompt cache")."""
+
+    revealed_skills: Sequence[str]  # skills the model has been shown, by the gateway's record
+    context_reset: bool  # the conversation was compacted: reveal what this turn needs again
 
 
 def _stub(channel: grpc.Channel, principal_name: str,

@@ -57,6 +57,11 @@ def register(sub: Any) -> None:
     e.add_argument("--no-naive", dest="naive", action="store_false",
                    help="skip the naive baselines (centroid, max-sim; same examples) shown "
                         "beside the product")
+    e.add_argument("--sessions", type=int, default=0, metavar="N",
+                   help="instead: what a conversation's catalogs cost under the model APIs' "
+                        "prompt caches, over N sessions of each kind drawn from --queries")
+    e.add_argument("--turns", type=int, default=8, metavar="T", help="turns a session")
+    e.add_argument("--seed", type=int, default=0, help="the sessions' draw seed")
     e.set_defaults(handler=cmd_eval)
 
 
@@ -148,6 +153,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         picked = drawn.draw(args.root, args.draw, args.draw_seed, args.cache)
         args.root, requests = picked.root, drawn.relabel(requests, picked.names)
     engine, examples = _eval_engine(args, config)
+    if args.sessions:
+        return _session_costs(args, engine, requests)
     outcomes = runner.run(engine, requests, top_k=args.top_k)
     tables = _scores(outcomes, args.split)
     if examples:
@@ -170,6 +177,20 @@ def cmd_eval(args: argparse.Namespace) -> int:
         title = f"{args.queries} ({engine.info().skill_count} skills)"
         _print_tables(title, tables, naive, tagged, worst, outcomes)
     return _check_baseline(args.baseline, tables["all"]) if args.baseline else 0
+
+
+def _session_costs(args: argparse.Namespace, engine: Engine,
+                   requests: list[metrics.Labelled]) -> int:
+    from router.evaluation import sessions
+
+    tallies = sessions.run(engine, requests, args.sessions, args.turns, args.seed)
+    if args.format == "json":
+        print(json.dumps({k: sessions.row(t) for k, t in tallies.items()}, indent=1))
+    else:
+        print(sessions.table(tallies, f"{args.queries} ({engine.info().skill_count} skills), "
+                                      f"{args.turns}-turn sessions; input cost per session in "
+                                      "token-equivalents"))
+    return 0
 
 
 def _scores(outcomes: list[metrics.Outcome], split: bool) -> dict[str, metrics.Scores]:

@@ -133,12 +133,18 @@ class RoutingConfig:
     # budget. And how many turns embed project skills at once, server-wide (>= 1).
     project_embed_budget_tokens: int = 16384
     project_embed_concurrency: int = 2
+    # Skills one session remembers having been shown (router.learning.shown): past it the
+    # oldest are forgotten and may be revealed again.
+    max_shown_per_session: int = 256
 
     def __post_init__(self) -> None:  # a typo would silently mean "tool" (routing.catalog)
         _read_modes(self, "routing", {"activation_mode": ActivationMode})
         if self.project_embed_budget_tokens < 0 or self.project_embed_concurrency < 1:
             raise InvalidRequest("config routing.project_embed_budget_tokens must be >= 0 and "
                                  "routing.project_embed_concurrency >= 1")
+        if self.max_shown_per_session < 1:
+            raise InvalidRequest("config routing.max_shown_per_session must be >= 1 (skills "
+                                 "a session remembers having been shown)")
 
 
 @dataclass(frozen=True)

@@ -164,7 +164,8 @@ class Console:
                   else _client(request))  # as a principal, within the operator's own view
         if form.message:
             answer = await self.call(client.explain, form.message, history=form.history,
-                                     top_k=form.top_k, active_skills=form.active)
+                                     top_k=form.top_k, active_skills=form.active,
+                                     session_id=form.session)
             result = views.explain_view(answer)
         return self.render("route.html", session=session, form=form, result=result,
                            page="route")

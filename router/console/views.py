@@ -21,14 +21,16 @@ FILTERS = (*FLAGS, NEVER)  # the flags, and the skills routed often but never ac
 
 @dataclass(frozen=True)
 class RouteForm:
-    """The /route query string: message, top_k, history (one turn a line), active skills, and
-    the principal to route as (``as``: delegation, "" = the caller itself)."""
+    """The /route query string: message, top_k, history (one turn a line), active skills, the
+    principal to route as (``as``: delegation, "" = the caller itself) and the conversation
+    (``session``: what it has been shown is listed; Explain changes nothing of it)."""
 
     message: str = ""
     top_k: int = 0
     history: tuple[str, ...] = ()
     active: tuple[str, ...] = ()
     acting: str = ""
+    session: str = ""
 
     @classmethod
     def parse(cls, params: Mapping[str, str]) -> RouteForm:
@@ -41,7 +43,8 @@ class RouteForm:
         return cls(message=params.get("message", ""), top_k=max(0, min(top_k, MAX_TOP_K)),
                    history=tuple(h for h in history if h)[-MAX_HISTORY:],
                    active=tuple(a for a in active if a),
-                   acting=params.get("as", "").strip()[:MAX_NAME])
+                   acting=params.get("as", "").strip()[:MAX_NAME],
+                   session=params.get("session", "").strip()[:MAX_NAME])
 
 
 def _percent(value: float, scale: float) -> float:
@@ -74,7 +77,10 @@ def explain_view(answer: pb.ExplainResponse) -> dict[str, Any]:
             "index_version": route.index_version, "routed_count": route.routed_count,
             "shown_count": route.shown_count, "catalog_chars": route.catalog_chars,
             "full_catalog_chars": route.full_catalog_chars,
-            "unknown_explicit": list(route.unknown_explicit)}
+            "unknown_explicit": list(route.unknown_explicit),
+            "session_shown": [(s.name, s.turn) for s in answer.shown],
+            "first_shown": [s.name for s in route.skills if s.first_shown],
+            "stable_text": route.stable_text, "reveal_text": route.reveal_text}
 
 
 def _status(skill: pb.SkillInfo) -> str:

@@ -21,7 +21,8 @@ from router.encoders.cache import QueryCache
 from router.encoders.factory import loading_in_background
 from router.engine.project_turns import ProjectTurns
 from router.engine.reindexing import Reindexing
-from router.engine.sessions import open_session_state
+from router.engine.reveals import activated
+from router.engine.sessions import SessionLimits, open_session_state
 from router.engine.turn import ROUTE, TURN, Parts, Stage, Turn, checked, run
 from router.engine.views import CatalogSizes, ViewCache
 from router.errors import IndexUnavailable, NotFound
@@ -80,7 +81,8 @@ class Engine(Reindexing):
                  if self.index_dir is not None or config.feedback.store_url else None)
         self.recorder = Recorder(store)
         self.review = Review(store, self.recorder.enabled)
-        self.sessions = open_session_state(store)  # every session's owner and memory
+        self.sessions = open_session_state(store, SessionLimits(
+            max_shown_per_session=config.routing.max_shown_per_session))
         self.activator = Activator(self._lookup, lambda: [s.name for s in self.skills()],
                                    self.sessions, digests=lambda: self._snapshot.digests,
                                    source=VersionFilesSource(
@@ -208,8 +210,10 @@ class Engine(Reindexing):
         visible = self.visible(caller)
         done = self.activator.activate(name, session_id, active_skills, include_frontmatter,
                                        within=visible)
+        revealed = activated(self.sessions, self._config.routing, session_id, done.name,
+                             visible)
         self.recorder.on_activate(visible.key(done.name), session_id, route_id,
-                                  principal=principal_name)
+                                  principal=principal_name, revealed=revealed)
         return done
 
     def feedback(self, skill: str, session_id: str, outcome: str, route_id: str = "",

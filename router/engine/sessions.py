@@ -14,16 +14,15 @@ keeps for it, and nowhere else:
 - **project-skill names**: the names sent as project skills on the session's latest turn, so an
   Activate of one says that activation stays with the gateway (``remember_project``,
   ``project_names``), in this process, for the last ``PROJECT_SESSIONS`` sessions.
+- **what the session was shown**: its reveals, always-on and activated skills, each with the
+  turn it was first shown on (``begin_turn``, ``record_shown``, ``shown``; bounded per session
+  and expiring: ``router.learning.shown``). Kept where the owner is: the PostgreSQL store's
+  tables for the fleet (``router.learning.pg_shown``), else this process's memory.
 
-Where the next piece goes (what each session was shown, with the turn each skill was shown
-on): add its methods to ``SessionState`` beside the others (for example
-``record_shown(session_id, turn, names)`` and ``shown(session_id) -> Mapping[str, int]``,
-bounded per session), keep it in ``KeptSessionState`` in memory, and where it must be shared
-by the fleet, keep it where the owner is kept: a ``PgSessionState(KeptSessionState)`` over the
-PostgreSQL feedback store's database (a table added by a migration in
-``router.learning.pg_migrations``), returned by ``open_session_state`` for that store. The turn
-reads and writes it in a stage of ``router.engine.turn``; its behaviour is pinned for every
-implementation by ``tests/support/session_state_contract.py``.
+A new piece: its methods on ``SessionState`` beside the others, kept by ``KeptSessionState``
+(in memory, or where the store shares it with the fleet), read and written in a stage of
+``router.engine.turn``; its behaviour pinned for every implementation by
+``tests/support/session_state_contract.py``.
 """
 
 from __future__ import annotations
@@ -31,11 +30,12 @@ from __future__ import annotations
 import threading
 from abc import ABC, abstractmethod
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from router.access.ownership import Owners
 from router.engine.activated import SessionStore
+from router.learning.shown import LocalShown, Seen
 from router.learning.store import FeedbackStore
 
 PROJECT_SESSIONS = 4096  # (principal name, session) pairs whose project skill names are kept
@@ -49,6 +49,7 @@ class SessionLimits:
     ttl_seconds: float = 3600
     max_skills_per_session: int = 256
     project_sessions: int = PROJECT_SESSIONS
+    max_shown_per_session: int = 256  # routing.max_shown_per_session
 
 
 class SessionState(ABC):
@@ -87,7 +88,22 @@ class SessionState(ABC):
     def project_names(self, principal: str, session_id: str) -> frozenset[str]:
         """The names ``remember_project`` kept for the session (empty when none)."""
 
-    # what the session was shown: the next piece goes here (the module doc says how)
+    # what the session was shown
+
+    @abstractmethod
+    def begin_turn(self, session_id: str, reset: bool = False,
+                   revealed: Sequence[str] = ()) -> Seen:
+        """Start the session's next turn (forgotten first on ``reset``; ``revealed`` added
+        on it); what the session was shown as the turn starts."""
+
+    @abstractmethod
+    def record_shown(self, session_id: str, names: Sequence[str]) -> None:
+        """``names`` shown on the session's current turn (a name remembered keeps its
+        turn); past the bound the oldest are forgotten."""
+
+    @abstractmethod
+    def shown(self, session_id: str) -> Seen:
+        """What the session was shown, changing nothing."""
 
 
 class KeptSessionState(SessionState):
@@ -103,6 +119,9 @@ class KeptSessionState(SessionState):
         self._project_sessions = limits.project_sessions
         self._names: OrderedDict[tuple[str, str], frozenset[str]] = OrderedDict()
         self._lock = threading.Lock()
+        bound, ttl = limits.max_shown_per_session, limits.ttl_seconds
+        self._shown = (store.shown_memory(bound, ttl) if store is not None
+                       else LocalShown(bound, ttl, max_sessions=limits.max_sessions))
 
     def claim(self, session_id: str, principal: str) -> str:
         if self._store is not None:
@@ -134,6 +153,16 @@ class KeptSessionState(SessionState):
     def project_names(self, principal: str, session_id: str) -> frozenset[str]:
         with self._lock:
             return self._names.get((principal, session_id), frozenset())
+
+    def begin_turn(self, session_id: str, reset: bool = False,
+                   revealed: Sequence[str] = ()) -> Seen:
+        return self._shown.begin(session_id, reset, revealed)
+
+    def record_shown(self, session_id: str, names: Sequence[str]) -> None:
+        self._shown.add(session_id, names)
+
+    def shown(self, session_id: str) -> Seen:
+        return self._shown.recall(session_id)
 
 
 def open_session_state(store: FeedbackStore | None,

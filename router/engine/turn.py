@@ -23,6 +23,7 @@ from router.config import Config
 from router.encoders.base import Embedder
 from router.encoders.cache import QueryCache
 from router.engine.project_turns import ProjectTurns
+from router.engine.reveals import revealed
 from router.engine.sessions import SessionState
 from router.engine.views import CatalogSizes, ViewCache
 from router.index.store import IndexSnapshot
@@ -148,6 +149,15 @@ def render(parts: Parts, turn: Turn) -> Turn:
                    else result)
 
 
+def reveal(parts: Parts, turn: Turn) -> Turn:
+    """What the session has not been shown yet, as ``reveal_text`` (``router.engine.reveals``);
+    a Route remembers it, Explain only reads."""
+    assert turn.result is not None
+    result = revealed(parts.sessions, parts.config.routing, turn.query, turn.result,
+                      turn.explain)
+    return replace(turn, result=result)
+
+
 def routed(turn: Turn) -> RoutedTurn:
     """What the turn showed, for the recorder."""
     assert turn.result is not None
@@ -180,7 +190,7 @@ def activate_named(parts: Parts, turn: Turn) -> Turn:
     return replace(turn, result=replace(result, explicit_content=done.content))
 
 
-ROUTE: tuple[Stage, ...] = (validate, claim, remember, encode, route, render)
+ROUTE: tuple[Stage, ...] = (validate, claim, remember, encode, route, render, reveal)
 TURN: tuple[Stage, ...] = (*ROUTE, record, activate_named)
 
 

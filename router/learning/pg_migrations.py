@@ -43,6 +43,21 @@ MIGRATIONS: tuple[str, ...] = (
         secret bytea NOT NULL
     );
     """,
+    """
+    CREATE TABLE session_turns (
+        session text PRIMARY KEY,
+        turn integer NOT NULL,
+        since double precision NOT NULL,
+        ts double precision NOT NULL
+    );
+    CREATE TABLE session_shown (
+        session text NOT NULL,
+        name text NOT NULL,
+        turn integer NOT NULL,
+        ts double precision NOT NULL,
+        PRIMARY KEY (session, name)
+    );
+    """,
 )
 
 

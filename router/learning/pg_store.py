@@ -17,7 +17,7 @@ import hashlib
 import secrets
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -45,6 +45,7 @@ from router.learning.pg_url import pg_target, redact
 from router.learning.pg_writer import PgWriter
 from router.learning.routes import WINDOW, ShownRoute
 from router.learning.rows import PURGE, Row, new_id
+from router.learning.shown import ShownMemory
 from router.learning.spool import Spool, default_spool_dir
 from router.learning.stats import ROUTE_KEEP_SECONDS, compact_rows
 from router.learning.store import Backlog, FeedbackStore, StoreUnavailable
@@ -158,7 +159,8 @@ class PgStore(FeedbackStore):
     def location(self) -> str:
         return self._location
 
-    def _execute(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    def _execute(self, sql: str, params: tuple[Any, ...] | Mapping[str, Any] = ()
+                 ) -> list[tuple[Any, ...]]:
         """One statement's rows; OSError at once while the database is marked down."""
         self._writer.check_up()
         try:
@@ -265,6 +267,11 @@ class PgStore(FeedbackStore):
             return str(won[0][0])
         owner = self._execute(OWNER_OF, (session_id,))  # sees a claim committed meanwhile
         return str(owner[0][0]) if owner else claimant
+
+    def shown_memory(self, limit: int, ttl_seconds: float) -> ShownMemory:
+        from router.learning.pg_shown import PgShown
+
+        return PgShown(self._execute, limit, ttl_seconds)
 
     def close(self) -> None:
         self._writer.close()  # what is waiting sent, or spooled

@@ -13,7 +13,9 @@
   this process's memory. Only the model's choices teach: a skill the user named (``/name`` or
   ``$name``, activated by Route) is counted but records no example, and its Route is ``forced``:
   no later activation learns from it. Activations that match no shown skill are counted but
-  teach nothing.
+  teach nothing, unless the skill was revealed to the session on an earlier turn
+  (``router.learning.reveals``): the model was shown it, and the session's latest Route's
+  message teaches it.
 - A Feedback outcome is counted; ``wrong_skill`` on a Route that showed the skill records that
   Route's message as a negative example for it. Feedback that names neither a route nor a
   session is not recorded at all (it could be anyone's, and would move the counters).
@@ -165,12 +167,25 @@ class Recorder:
             self._append(Row(kind=ACTIVATE, ts=time.time(), skill=skill, session=turn.session,
                              route_id=route_id, principal=turn.principal))
 
+    def _latest(self, session: str, principal: str) -> ShownRoute | None:
+        """The session's latest Route (the current turn's request), unless the user named a
+        skill in it."""
+        window = (self.store.session_routes(session) if self.store is not None
+                  else self._window.last(session))
+        mine = [r for r in window if r.principal == principal]
+        latest = max(mine, key=lambda r: r.ts) if mine else None
+        return latest if latest is not None and not latest.forced else None
+
     def on_activate(self, skill: str, session: str, route_id: str = "",
-                    principal: str = "") -> None:
-        """Count an activation; a positive example when the rule holds."""
+                    principal: str = "", revealed: bool = False) -> None:
+        """Count an activation; a positive example when the rule holds (``revealed``: the
+        skill was revealed to the session on an earlier turn, so the current turn's request
+        teaches it even when no Route of the window showed it)."""
         if not self.enabled:
             return
         route = self._showing(skill, session, route_id, principal)
+        if route is None and revealed and session:
+            route = self._latest(session, principal)
         row = Row(kind=ACTIVATE, ts=time.time(), skill=skill,
                   session=session or (route.session if route else ""),
                   query=route.query if route is not None else "",

@@ -20,6 +20,7 @@ from router.config import FeedbackConfig
 from router.errors import Unavailable
 from router.learning.routes import ShownRoute
 from router.learning.rows import Row, new_id
+from router.learning.shown import LocalShown, ShownMemory
 
 log = logging.getLogger(__name__)
 
@@ -120,6 +121,12 @@ class FeedbackStore(ABC):
         it already (by an earlier claim, or by the session's recent Routes known as
         ``session_routes`` knows them), else ``principal``, who owns it from now on. An empty
         id is nobody's: ``principal`` (the rules: ``router.access.ownership``)."""
+
+    def shown_memory(self, limit: int, ttl_seconds: float) -> ShownMemory:
+        """What each session was shown (``router.learning.shown``), kept where this store
+        shares it with the other replicas: this process's memory for a store that shares
+        nothing of it."""
+        return LocalShown(limit, ttl_seconds)
 
     @abstractmethod
     def close(self) -> None:

@@ -92,16 +92,20 @@ def render(entries: Sequence[Entry], fmt: CatalogFormat,
     """The whole block plus instruction, or ``""`` when there is nothing to show."""
     if not entries:
         return ""
-    parts = [render_entry(e, fmt) for e in entries]
     if fmt.tools_only:  # JSON for an API, no instruction (router.routing.tool_search)
-        return tool_search.render_block(parts, fmt)
+        return tool_search.render_block([render_entry(e, fmt) for e in entries], fmt)
+    return f"{instruction(activation_mode)}\n\n{block(entries, fmt)}\n"
+
+
+def block(entries: Sequence[Entry], fmt: CatalogFormat) -> str:
+    """The entries' block in one of the catalog formats (XML, JSON, Markdown), without the
+    instruction or a final line break."""
+    parts = [render_entry(e, fmt) for e in entries]
     if fmt is CatalogFormat.XML:
-        block = "<available_skills>\n" + "".join(parts) + "</available_skills>"
-    elif fmt is CatalogFormat.JSON:
-        block = '{"available_skills": [' + ", ".join(parts) + "]}"
-    else:
-        block = "## Available skills\n\n" + "".join(parts).rstrip("\n")
-    return f"{instruction(activation_mode)}\n\n{block}\n"
+        return "<available_skills>\n" + "".join(parts) + "</available_skills>"
+    if fmt is CatalogFormat.JSON:
+        return '{"available_skills": [' + ", ".join(parts) + "]}"
+    return "## Available skills\n\n" + "".join(parts).rstrip("\n")
 
 
 def grown_size(size: int, count: int, added: Sequence[Entry], removed: Sequence[Entry],

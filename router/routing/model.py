@@ -71,6 +71,8 @@ class RouteQuery:
     caller: Principal = ANONYMOUS  # who asks: routed over its view; it owns the session and route
     project_skills: tuple[InlineSkill, ...] = ()  # routed with the catalog (router.routing.project)
     until: Deadline = NO_DEADLINE  # when nobody waits for the answer any more (the door's call)
+    revealed_skills: tuple[str, ...] = ()  # shown to the model by the gateway's own record
+    context_reset: bool = False  # the conversation was compacted: forget what it was shown
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,7 @@ class RoutedSkill:
     parameters_json: str = ""  # JSON Schema of a callable (manifest.json) skill
     catalog: str = "default"  # the named catalog it comes from (router.skills.catalogs)
     tool_name: str = ""  # a callable skill's name as the model APIs see it ("" = not callable)
+    first_shown: bool = False  # in this turn's reveal_text: new to the session
 
 
 @dataclass(frozen=True)
@@ -118,3 +121,7 @@ class RouteResult:
     settings_reason: str = ""  # why the build chose these settings (explaining; "" = defaults)
     refused: str = ""  # why the relevance gate gave the turn nothing (explaining; "" = it did not)
     diagnostics: tuple[Diagnostic, ...] = ()  # project skills left out, and why
+    always_on: tuple[str, ...] = ()  # the caller's always-on skills (in stable_text)
+    stable_text: str = ""  # the cached system block: the reveal instruction, always-on skills
+    reveal_text: str = ""  # this turn's skills new to the session, to append after the message
+    shown: tuple[tuple[str, int], ...] = ()  # what the session was shown, and on which turn

@@ -8,7 +8,13 @@ from dataclasses import replace
 from router.config import RoutingConfig
 from router.errors import InvalidRequest
 from router.routing.model import CatalogFormat, RouteQuery
-from router.skills.limits import CATALOG_BUDGET_CHARS, HISTORY_TURNS, MESSAGE_CHARS
+from router.skills.limits import (
+    ACTIVE_SKILLS,
+    CATALOG_BUDGET_CHARS,
+    HISTORY_TURNS,
+    MESSAGE_CHARS,
+    REQUEST_NAME_CHARS,
+)
 
 
 def checked_query(query: RouteQuery, routing: RoutingConfig, history_used: int) -> RouteQuery:
@@ -34,4 +40,11 @@ def checked_query(query: RouteQuery, routing: RoutingConfig, history_used: int) 
                              f"{CATALOG_BUDGET_CHARS}; got {query.max_catalog_chars}")
     if not isinstance(query.format, CatalogFormat):
         raise InvalidRequest(f"unknown catalog format {query.format!r}")
+    if len(query.revealed_skills) > ACTIVE_SKILLS:
+        raise InvalidRequest(f"revealed_skills lists {len(query.revealed_skills)} names; the "
+                             f"limit is {ACTIVE_SKILLS}: send the skills the model still sees")
+    if any(not name or len(name) > REQUEST_NAME_CHARS for name in query.revealed_skills):
+        raise InvalidRequest("revealed_skills holds an empty name or one over "
+                             f"{REQUEST_NAME_CHARS} characters: send the names the catalog "
+                             "showed")
     return replace(query, top_k=query.top_k or routing.top_k)

@@ -116,7 +116,7 @@ def _tool_name(skill: Skill) -> str:
     return skill.api_name if skill.parameters is not None else ""
 
 
-def _entry(skill: Skill, config: RoutingConfig) -> catalog.Entry:
+def entry_of(skill: Skill, config: RoutingConfig) -> catalog.Entry:
     return catalog.Entry(skill.name, skill.description,
                          skill.location if config.include_location else "", _tool_name(skill),
                          _parameters_json(skill))
@@ -133,7 +133,7 @@ def full_catalog_size(snap: IndexSnapshot, query: RouteQuery, config: RoutingCon
     """The characters and entries of the catalog an agent would inject without routing: every
     routable skill of the caller's ``view``."""
     held = [snap.skills[p] for p in sorted(view.positions.values())]
-    entries = [_entry(s, config) for s in held if _shown_in(s, query)]
+    entries = [entry_of(s, config) for s in held if _shown_in(s, query)]
     return len(catalog.render(entries, query.format, config.activation_mode)), len(entries)
 
 
@@ -152,6 +152,6 @@ def full_catalog_chars(snap: IndexSnapshot, query: RouteQuery, config: RoutingCo
     added = [snap.skills[p] for p in project]
     replaced = [view.position(s.name) for s in added]
     removed = [snap.skills[p] for p in replaced if p is not None]
-    return catalog.grown_size(*found, [_entry(s, config) for s in added if _shown_in(s, query)],
-                              [_entry(s, config) for s in removed if _shown_in(s, query)],
+    return catalog.grown_size(*found, [entry_of(s, config) for s in added if _shown_in(s, query)],
+                              [entry_of(s, config) for s in removed if _shown_in(s, query)],
                               query.format, config.activation_mode)

@@ -20,6 +20,7 @@ from router.config import RoutingConfig
 from router.examples.scoring import with_examples
 from router.index import dense
 from router.index.store import IndexSnapshot
+from router.routing import reveal
 from router.routing.calibrated import (
     example_mode,
     fitted_fusion,
@@ -39,7 +40,7 @@ from router.routing.fusion import (
 from router.routing.model import DropReason, Reason, RouteQuery, RouteResult
 from router.routing.project import Overlay
 from router.routing.query_text import QueryVectors, explicit_names
-from router.routing.result import Plan, filter_reason, narrowed
+from router.routing.result import Plan, entry_of, filter_reason, narrowed
 
 
 @dataclass(frozen=True)
@@ -173,6 +174,16 @@ def _rank(snap: IndexSnapshot, fused: Sequence[Fused], top_k: int, fusion: Fusio
     return under_floor(routable, fusion) if plan.explain else ""
 
 
+def _with_stable(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig, view: View,
+                 result: RouteResult) -> RouteResult:
+    """``result`` with the caller's always-on skills and the stable block they make (of the
+    indexed view: a turn's project skills never change it)."""
+    always = [snap.skills[p] for p in always_on_positions(snap, config, view)]
+    text = reveal.stable_text([entry_of(s, config) for s in always], query.format,
+                              config.activation_mode, result.full_catalog_chars > 0)
+    return replace(result, always_on=tuple(s.name for s in always), stable_text=text)
+
+
 @dataclass(frozen=True)
 class Ranked:
     """A turn ranked (``rank``), before its catalog is rendered (``render``): the snapshot and
@@ -189,6 +200,7 @@ class Ranked:
     fusion: FusionConfig  # tuned for the snapshot
     explicit: bool  # the user named a skill
     refused: str  # why the gate refused the turn, for Explain
+    indexed: IndexSnapshot  # the snapshot without the project skills (the stable block's)
 
 
 def rank(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors, settings: Settings,
@@ -197,7 +209,7 @@ def rank(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors, settings
     """Rank one validated turn; ``vectors`` is ``encode_turn`` of ``retrieval_text(query)``;
     ``view``: the caller's (default: every catalog's); ``project``: the turn's project skills
     laid over ``snap`` and ``view`` (``router.routing.project``)."""
-    base = view or snap.everything
+    base, indexed = view or snap.everything, snap
     snap, view = (project.snap, project.view) if project is not None else (snap, base)
     plan = Plan(explain=explain)
     config = settings.routing
@@ -225,7 +237,7 @@ def rank(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors, settings
         span.set_attribute(CANDIDATES, len(fused))
     extra = range(project.first, len(snap.skills)) if project is not None else ()
     return Ranked(snap, base, plan, tuple(unknown), extra, marks, judged, fusion, explicit,
-                  refused or floor)
+                  refused or floor, indexed)
 
 
 def render(ranked: Ranked, query: RouteQuery, config: RoutingConfig,
@@ -237,6 +249,7 @@ def render(ranked: Ranked, query: RouteQuery, config: RoutingConfig,
     with stage(RENDER, *ranked.marks) as span:
         result = narrowed(snap, query, config, plan, list(ranked.unknown), ranked.base,
                           ranked.extra, whole)
+        result = _with_stable(ranked.indexed, query, config, ranked.base, result)
         span.set_attribute(SHOWN, len(result.skills))
     if not plan.explain:
         return result

@@ -80,7 +80,7 @@ FEEDBACK_OUTCOME_WRONG_SKILL: FeedbackOutcome
 FEEDBACK_OUTCOME_NOT_USED: FeedbackOutcome
 
 class RouteRequest(_message.Message):
-    __slots__ = ("message", "history", "session_id", "top_k", "format", "active_skills", "max_catalog_chars", "project_skills")
+    __slots__ = ("message", "history", "session_id", "top_k", "format", "active_skills", "max_catalog_chars", "project_skills", "revealed_skills", "context_reset")
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
     HISTORY_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
@@ -89,6 +89,8 @@ class RouteRequest(_message.Message):
     ACTIVE_SKILLS_FIELD_NUMBER: _ClassVar[int]
     MAX_CATALOG_CHARS_FIELD_NUMBER: _ClassVar[int]
     PROJECT_SKILLS_FIELD_NUMBER: _ClassVar[int]
+    REVEALED_SKILLS_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_RESET_FIELD_NUMBER: _ClassVar[int]
     message: str
     history: _containers.RepeatedScalarFieldContainer[str]
     session_id: str
@@ -97,7 +99,9 @@ class RouteRequest(_message.Message):
     active_skills: _containers.RepeatedScalarFieldContainer[str]
     max_catalog_chars: int
     project_skills: _containers.RepeatedCompositeFieldContainer[InlineSkill]
-    def __init__(self, message: _Optional[str] = ..., history: _Optional[_Iterable[str]] = ..., session_id: _Optional[str] = ..., top_k: _Optional[int] = ..., format: _Optional[_Union[CatalogFormat, str]] = ..., active_skills: _Optional[_Iterable[str]] = ..., max_catalog_chars: _Optional[int] = ..., project_skills: _Optional[_Iterable[_Union[InlineSkill, _Mapping]]] = ...) -> None: ...
+    revealed_skills: _containers.RepeatedScalarFieldContainer[str]
+    context_reset: bool
+    def __init__(self, message: _Optional[str] = ..., history: _Optional[_Iterable[str]] = ..., session_id: _Optional[str] = ..., top_k: _Optional[int] = ..., format: _Optional[_Union[CatalogFormat, str]] = ..., active_skills: _Optional[_Iterable[str]] = ..., max_catalog_chars: _Optional[int] = ..., project_skills: _Optional[_Iterable[_Union[InlineSkill, _Mapping]]] = ..., revealed_skills: _Optional[_Iterable[str]] = ..., context_reset: _Optional[bool] = ...) -> None: ...
 
 class InlineSkill(_message.Message):
     __slots__ = ("name", "description", "location")
@@ -110,7 +114,7 @@ class InlineSkill(_message.Message):
     def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., location: _Optional[str] = ...) -> None: ...
 
 class RoutedSkill(_message.Message):
-    __slots__ = ("name", "description", "location", "score", "reason", "parameters_json", "catalog", "tool_name")
+    __slots__ = ("name", "description", "location", "score", "reason", "parameters_json", "catalog", "tool_name", "first_shown")
     NAME_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     LOCATION_FIELD_NUMBER: _ClassVar[int]
@@ -119,6 +123,7 @@ class RoutedSkill(_message.Message):
     PARAMETERS_JSON_FIELD_NUMBER: _ClassVar[int]
     CATALOG_FIELD_NUMBER: _ClassVar[int]
     TOOL_NAME_FIELD_NUMBER: _ClassVar[int]
+    FIRST_SHOWN_FIELD_NUMBER: _ClassVar[int]
     name: str
     description: str
     location: str
@@ -127,10 +132,11 @@ class RoutedSkill(_message.Message):
     parameters_json: str
     catalog: str
     tool_name: str
-    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., location: _Optional[str] = ..., score: _Optional[float] = ..., reason: _Optional[_Union[RouteReason, str]] = ..., parameters_json: _Optional[str] = ..., catalog: _Optional[str] = ..., tool_name: _Optional[str] = ...) -> None: ...
+    first_shown: bool
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., location: _Optional[str] = ..., score: _Optional[float] = ..., reason: _Optional[_Union[RouteReason, str]] = ..., parameters_json: _Optional[str] = ..., catalog: _Optional[str] = ..., tool_name: _Optional[str] = ..., first_shown: _Optional[bool] = ...) -> None: ...
 
 class RouteResponse(_message.Message):
-    __slots__ = ("skills", "catalog_text", "index_version", "full_catalog_chars", "catalog_chars", "routed_count", "shown_count", "unknown_explicit", "explicit_content", "activate_tool_json", "route_id", "diagnostics")
+    __slots__ = ("skills", "catalog_text", "index_version", "full_catalog_chars", "catalog_chars", "routed_count", "shown_count", "unknown_explicit", "explicit_content", "activate_tool_json", "route_id", "diagnostics", "stable_text", "reveal_text")
     SKILLS_FIELD_NUMBER: _ClassVar[int]
     CATALOG_TEXT_FIELD_NUMBER: _ClassVar[int]
     INDEX_VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -143,6 +149,8 @@ class RouteResponse(_message.Message):
     ACTIVATE_TOOL_JSON_FIELD_NUMBER: _ClassVar[int]
     ROUTE_ID_FIELD_NUMBER: _ClassVar[int]
     DIAGNOSTICS_FIELD_NUMBER: _ClassVar[int]
+    STABLE_TEXT_FIELD_NUMBER: _ClassVar[int]
+    REVEAL_TEXT_FIELD_NUMBER: _ClassVar[int]
     skills: _containers.RepeatedCompositeFieldContainer[RoutedSkill]
     catalog_text: str
     index_version: str
@@ -155,7 +163,9 @@ class RouteResponse(_message.Message):
     activate_tool_json: str
     route_id: str
     diagnostics: _containers.RepeatedCompositeFieldContainer[Diagnostic]
-    def __init__(self, skills: _Optional[_Iterable[_Union[RoutedSkill, _Mapping]]] = ..., catalog_text: _Optional[str] = ..., index_version: _Optional[str] = ..., full_catalog_chars: _Optional[int] = ..., catalog_chars: _Optional[int] = ..., routed_count: _Optional[int] = ..., shown_count: _Optional[int] = ..., unknown_explicit: _Optional[_Iterable[str]] = ..., explicit_content: _Optional[str] = ..., activate_tool_json: _Optional[str] = ..., route_id: _Optional[str] = ..., diagnostics: _Optional[_Iterable[_Union[Diagnostic, _Mapping]]] = ...) -> None: ...
+    stable_text: str
+    reveal_text: str
+    def __init__(self, skills: _Optional[_Iterable[_Union[RoutedSkill, _Mapping]]] = ..., catalog_text: _Optional[str] = ..., index_version: _Optional[str] = ..., full_catalog_chars: _Optional[int] = ..., catalog_chars: _Optional[int] = ..., routed_count: _Optional[int] = ..., shown_count: _Optional[int] = ..., unknown_explicit: _Optional[_Iterable[str]] = ..., explicit_content: _Optional[str] = ..., activate_tool_json: _Optional[str] = ..., route_id: _Optional[str] = ..., diagnostics: _Optional[_Iterable[_Union[Diagnostic, _Mapping]]] = ..., stable_text: _Optional[str] = ..., reveal_text: _Optional[str] = ...) -> None: ...
 
 class ListSkillsRequest(_message.Message):
     __slots__ = ("include_files", "all_catalogs")
@@ -282,7 +292,7 @@ class Candidate(_message.Message):
     def __init__(self, name: _Optional[str] = ..., dense_score: _Optional[float] = ..., lexical_score: _Optional[float] = ..., fused_score: _Optional[float] = ..., kept: _Optional[bool] = ..., reason: _Optional[str] = ..., matched_example: _Optional[str] = ...) -> None: ...
 
 class ExplainResponse(_message.Message):
-    __slots__ = ("route", "candidates", "gate", "dense_weight", "example_mode", "lexical_with_examples", "settings_reason", "refused")
+    __slots__ = ("route", "candidates", "gate", "dense_weight", "example_mode", "lexical_with_examples", "settings_reason", "refused", "shown")
     ROUTE_FIELD_NUMBER: _ClassVar[int]
     CANDIDATES_FIELD_NUMBER: _ClassVar[int]
     GATE_FIELD_NUMBER: _ClassVar[int]
@@ -291,6 +301,7 @@ class ExplainResponse(_message.Message):
     LEXICAL_WITH_EXAMPLES_FIELD_NUMBER: _ClassVar[int]
     SETTINGS_REASON_FIELD_NUMBER: _ClassVar[int]
     REFUSED_FIELD_NUMBER: _ClassVar[int]
+    SHOWN_FIELD_NUMBER: _ClassVar[int]
     route: RouteResponse
     candidates: _containers.RepeatedCompositeFieldContainer[Candidate]
     gate: float
@@ -299,7 +310,16 @@ class ExplainResponse(_message.Message):
     lexical_with_examples: bool
     settings_reason: str
     refused: str
-    def __init__(self, route: _Optional[_Union[RouteResponse, _Mapping]] = ..., candidates: _Optional[_Iterable[_Union[Candidate, _Mapping]]] = ..., gate: _Optional[float] = ..., dense_weight: _Optional[float] = ..., example_mode: _Optional[str] = ..., lexical_with_examples: _Optional[bool] = ..., settings_reason: _Optional[str] = ..., refused: _Optional[str] = ...) -> None: ...
+    shown: _containers.RepeatedCompositeFieldContainer[ShownSkill]
+    def __init__(self, route: _Optional[_Union[RouteResponse, _Mapping]] = ..., candidates: _Optional[_Iterable[_Union[Candidate, _Mapping]]] = ..., gate: _Optional[float] = ..., dense_weight: _Optional[float] = ..., example_mode: _Optional[str] = ..., lexical_with_examples: _Optional[bool] = ..., settings_reason: _Optional[str] = ..., refused: _Optional[str] = ..., shown: _Optional[_Iterable[_Union[ShownSkill, _Mapping]]] = ...) -> None: ...
+
+class ShownSkill(_message.Message):
+    __slots__ = ("name", "turn")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TURN_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    turn: int
+    def __init__(self, name: _Optional[str] = ..., turn: _Optional[int] = ...) -> None: ...
 
 class ActivateRequest(_message.Message):
     __slots__ = ("name", "session_id", "active_skills", "include_frontmatter", "route_id")

@@ -8,11 +8,15 @@ from __future__ import annotations
 import html
 import re
 
+import grpc
 import httpx2
 
 from router.calibration.gate import bundled_requests
+from router.service.server import RouterServer
+from router.v1 import router_pb2 as pb
 from tests.console.conftest import HOSTILE, HOSTILE_TEXT, PDF_SKILL
 from tests.support.pages import csrf
+from tests.support.servers import make_stub
 
 RAW = ("<script>alert(1)</script>", "<img src=x onerror=alert(1)>")
 
@@ -129,3 +133,22 @@ def test_a_request_the_router_refuses_is_a_400_page(console: str) -> None:
     answer = get(f"{console}/route", message="merge two PDF files", active=active)
     assert answer.status_code == 400
     assert "The router answered INVALID_ARGUMENT" in answer.text
+
+
+def test_route_page_shows_what_a_session_was_shown_and_on_which_turn(
+        console: str, grpc_server: RouterServer) -> None:
+    with grpc.insecure_channel(f"127.0.0.1:{grpc_server.port}") as channel:
+        stub = make_stub(channel)
+        stub.Route(pb.RouteRequest(message="merge two PDF files into one PDF",
+                                   session_id="console-conv", top_k=1))
+        stub.Route(pb.RouteRequest(message="merge two PDF files into one PDF",
+                                   session_id="console-conv", top_k=1))
+    page = get(f"{console}/route", message="merge two PDF files into one PDF",
+               session="console-conv").text
+    table = page.split('id="session-shown"', 1)[1].split("</table>", 1)[0]
+    assert re.findall(r'<tr><td><a href="/skills/([^"]+)">[^<]+</a></td><td class="num">(\d+)'
+                      r"</td></tr>", table) == [(PDF_SKILL, "1")]
+    assert "nothing new" in page.split('id="reveal-names"', 1)[1].split("</p>", 1)[0]
+    fresh = get(f"{console}/route", message="merge two PDF files into one PDF").text
+    assert 'id="session-shown"' not in fresh
+    assert PDF_SKILL in fresh.split('id="reveal-names"', 1)[1].split("</p>", 1)[0]

@@ -61,7 +61,11 @@ def test_an_activation_of_a_skill_not_shown_records_nothing(served: Served, inde
     assert sorted(r.skill for r in activations(index)) == ["skill-0", "skill-1", "skill-2"]
 
 
-def test_the_window_is_the_sessions_last_three_routes(served: Served, index: Path) -> None:
+def test_the_window_is_the_sessions_last_three_routes_or_the_reveals_before_them(
+        served: Served, index: Path) -> None:
+    """Within the window the Route that showed the skill teaches it; past the window the
+    skill, revealed on an earlier turn, is still in the model's context: the session's latest
+    request teaches it."""
     for session, later in (("kept", [GIT, CSV]), ("dropped", [GIT, CSV, DOCKER])):
         first = route(served.stub, PDF, session)
         for message in later:
@@ -71,7 +75,9 @@ def test_the_window_is_the_sessions_last_three_routes(served: Served, index: Pat
         for message in later:
             route(served.stub, message, session + "-memory")
         activate(served.stub, "skill-0", session + "-memory")  # no route_id: same rule
-    assert positives(index) == {("kept", PDF, "skill-0"), ("kept-memory", PDF, "skill-0")}
+    assert positives(index) == {("kept", PDF, "skill-0"), ("kept-memory", PDF, "skill-0"),
+                                ("dropped", DOCKER, "skill-0"),
+                                ("dropped-memory", DOCKER, "skill-0")}
 
 
 def test_a_typed_name_is_counted_and_teaches_nothing(served: Served, index: Path) -> None:

@@ -22,6 +22,9 @@ def test_gateway_runs_a_turn_end_to_end(tree_server: RouterServer) -> None:
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "model calls activate_skill(name='pdf-tools')" in out
+    assert "   revealed: ['pdf-tools'" in out
+    assert "the same request again: revealed []" in out
+    assert "after compaction (context_reset): revealed [], active ['pdf-tools']" in out
     assert '<skill_content name="pdf-tools">' in out
     assert "skill content kept: 1" in out
     assert "references/guide.md: 8 bytes, text/markdown" in out

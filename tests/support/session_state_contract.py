@@ -4,7 +4,8 @@ An implementation's test module subclasses ``SessionStateContract`` as ``Test<Im
 and defines ``open(place, limits)``: a session state at ``place``, where opening the same
 ``place`` again is another replica sharing it (the file store: an index folder; PostgreSQL: a
 database). ``SHARED_OWNERS`` says whether a claim made on one replica binds the others at once
-(a store the fleet shares). The base is not collected by itself.
+(a store the fleet shares), ``SHARED_SHOWN`` whether what a session was shown is (the
+PostgreSQL store). The base is not collected by itself.
 """
 
 from __future__ import annotations
@@ -15,13 +16,15 @@ import pytest
 
 from router.engine.sessions import SessionLimits, SessionState
 
-LIMITS = SessionLimits(max_sessions=4, max_skills_per_session=3, project_sessions=2)
+LIMITS = SessionLimits(max_sessions=4, max_skills_per_session=3, project_sessions=2,
+                       max_shown_per_session=3)
 
 
 class SessionStateContract:
     """What the Engine relies on, whatever keeps a session's state."""
 
     SHARED_OWNERS = False
+    SHARED_SHOWN = False
 
     def open(self, place: Path, limits: SessionLimits = LIMITS) -> SessionState:
         raise NotImplementedError  # each implementation's subclass opens its state at ``place``
@@ -100,3 +103,44 @@ class SessionStateContract:
             state.remember_project("alice", session, [f"p-{session}"])
         assert state.project_names("alice", "s1") == frozenset()
         assert state.project_names("alice", "s3") == frozenset({"p-s3"})
+
+    # what the session was shown
+
+    def test_a_session_remembers_what_it_was_shown_and_on_which_turn(
+            self, state: SessionState) -> None:
+        assert state.begin_turn("s1").pairs() == ()
+        state.record_shown("s1", ["a", "b", "a"])
+        seen = state.begin_turn("s1", revealed=["c"])
+        assert (seen.turn, seen.pairs()) == (2, (("a", 1), ("b", 1), ("c", 2)))
+        state.record_shown("s1", ["b"])  # already shown: keeps its turn
+        assert state.shown("s1").pairs() == (("a", 1), ("b", 1), ("c", 2))
+        assert state.shown("s2").pairs() == () and state.shown("s1").turn == 2
+
+    def test_a_reset_forgets_and_keeps_what_the_gateway_says(self, state: SessionState) -> None:
+        state.begin_turn("s1")
+        state.record_shown("s1", ["a", "b"])
+        seen = state.begin_turn("s1", reset=True, revealed=["b"])
+        assert (seen.turn, seen.pairs()) == (2, (("b", 2),))
+        assert state.begin_turn("s1", reset=True).pairs() == ()
+
+    def test_a_session_is_shown_at_most_its_bound(self, state: SessionState) -> None:
+        state.begin_turn("s1")
+        state.record_shown("s1", ["a", "b"])
+        state.begin_turn("s1")
+        state.record_shown("s1", ["c", "d"])
+        assert state.shown("s1").pairs() == (("b", 1), ("c", 2), ("d", 2))  # oldest forgotten
+
+    def test_no_session_is_shown_nothing(self, state: SessionState) -> None:
+        assert state.begin_turn("", revealed=["a"]).pairs() == ()
+        state.record_shown("", ["a"])
+        assert state.shown("").pairs() == () and state.shown("").turn == 0
+
+    def test_a_replica_sees_what_was_shown_where_it_is_shared(self, place: Path,
+                                                             state: SessionState) -> None:
+        state.begin_turn("s1")
+        state.record_shown("s1", ["a"])
+        assert state.shown("s1").pairs() == (("a", 1),)  # written by now (it may be queued)
+        other = self.open(place)
+        seen = other.begin_turn("s1")
+        assert seen.pairs() == ((("a", 1),) if self.SHARED_SHOWN else ())
+        assert seen.turn == (2 if self.SHARED_SHOWN else 1)

@@ -52,6 +52,8 @@ def query_from_proto(request: pb.RouteRequest, caller: Principal = ANONYMOUS) ->
         caller=caller,
         project_skills=tuple(InlineSkill(s.name, s.description, s.location)
                              for s in request.project_skills),
+        revealed_skills=tuple(request.revealed_skills),
+        context_reset=request.context_reset,
     )
 
 
@@ -60,7 +62,7 @@ def routed_to_proto(skill: RoutedSkill) -> pb.RoutedSkill:
                           location=skill.location, score=skill.score,
                           reason=_REASONS.get(skill.reason, pb.ROUTE_REASON_UNSPECIFIED),
                           parameters_json=skill.parameters_json, catalog=skill.catalog,
-                          tool_name=skill.tool_name)
+                          tool_name=skill.tool_name, first_shown=skill.first_shown)
 
 
 def route_to_proto(result: RouteResult) -> pb.RouteResponse:
@@ -78,6 +80,8 @@ def route_to_proto(result: RouteResult) -> pb.RouteResponse:
         activate_tool_json=result.activate_tool_json,
         route_id=result.route_id,
         diagnostics=[diagnostic_to_proto(d) for d in result.diagnostics],
+        stable_text=result.stable_text,
+        reveal_text=result.reveal_text,
     )
 
 
@@ -94,4 +98,5 @@ def explain_to_proto(result: RouteResult) -> pb.ExplainResponse:
         gate=result.gate, dense_weight=result.dense_weight, example_mode=result.example_mode,
         lexical_with_examples=result.lexical_with_examples,
         settings_reason=result.settings_reason, refused=result.refused,
+        shown=[pb.ShownSkill(name=name, turn=turn) for name, turn in result.shown],
     )

@@ -5,7 +5,7 @@ contract catches a state that forgets."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -32,6 +32,7 @@ class TestFileStore(SessionStateContract):
 
 class TestPgStore(SessionStateContract):
     SHARED_OWNERS = True
+    SHARED_SHOWN = True
     stores: list[FeedbackStore]
 
     @pytest.fixture(autouse=True)
@@ -56,6 +57,11 @@ class _ForgetsProjectNames(KeptSessionState):
         return None
 
 
+class _ForgetsShown(KeptSessionState):
+    def record_shown(self, session_id: str, names: Sequence[str]) -> None:
+        return None
+
+
 class _ForgetsOwners(KeptSessionState):
     def claim(self, session_id: str, principal: str) -> str:
         return principal
@@ -73,6 +79,10 @@ def test_the_contract_catches_a_state_that_forgets(tmp_path: Path) -> None:
     names = _Broken(_ForgetsProjectNames)
     with pytest.raises(AssertionError):
         names.test_project_names_are_the_latest_turns_per_caller(names.open(tmp_path))
+    shown = _Broken(_ForgetsShown)
+    with pytest.raises(AssertionError):
+        shown.test_a_session_remembers_what_it_was_shown_and_on_which_turn(
+            shown.open(tmp_path))
     owners = _Broken(_ForgetsOwners)
     with pytest.raises(AssertionError):
         owners.test_the_first_claimant_owns_a_session(owners.open(tmp_path))

@@ -26,7 +26,7 @@ def engine(tmp_path: Path) -> Engine:
 
 def test_the_stages_are_named_in_order() -> None:
     assert [s.__name__ for s in ROUTE] == ["validate", "claim", "remember", "encode", "route",
-                                          "render"]
+                                          "render", "reveal"]
     assert TURN[:len(ROUTE)] == ROUTE
     assert [s.__name__ for s in TURN[len(ROUTE):]] == ["record", "activate_named"]
 
