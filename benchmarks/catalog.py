@@ -58,6 +58,12 @@ TRIGGERS = (
     "the task is to {verb} {obj}, even if they do not name this skill",
     "working with {obj} and the goal is to {verb}",
 )
+ROUNDS = (  # the sentence added to every skill of the 2nd, 3rd, ... pass over the combinations
+    "Works from the command line", "Reports progress in a chat thread",
+    "Keeps a dry-run mode for reviewers", "Writes its results to a shared folder",
+    "Asks before overwriting anything", "Logs each step for later replay",
+    "Runs inside a container", "Sends a summary by email",
+)
 REQUESTS = (
     "Can you {verb} the {obj} {ctx}?",
     "I need to {verb} our {obj} {ctx}, please.",
@@ -79,16 +85,23 @@ def _combos(rng: random.Random) -> list[tuple[str, str, str, int]]:
 
 
 def catalog(size: int, seed: int = 7) -> list[Skill]:
-    """``size`` distinct skills (up to ~780,000), the same for the same seed."""
+    """``size`` distinct skills, the same for the same seed. The first ``len(combos)``
+    (771,900) use each verb x object x context x trigger once; each further round goes through
+    them again with one more sentence (``ROUNDS``), so a catalog of up to ~6.9M skills still
+    has no two descriptions alike, and its first skills are those of a smaller one."""
     rng = random.Random(seed)
     combos = _combos(rng)
-    if size > len(combos):
-        raise ValueError(f"at most {len(combos)} synthetic skills; asked for {size}")
+    limit = len(combos) * (1 + len(ROUNDS))
+    if size > limit:
+        raise ValueError(f"at most {limit} synthetic skills; asked for {size}")
     skills = []
-    for n, (verb, obj, ctx, trig) in enumerate(combos[:size]):
+    for n in range(size):
+        lap = n // len(combos)
+        verb, obj, ctx, trig = combos[n % len(combos)]
         when = TRIGGERS[trig].format(obj=obj, verb=verb, ctx=ctx)
+        extra = f" {ROUNDS[lap - 1]}." if lap else ""
         description = (f"{verb.capitalize()} {obj} {ctx}. Use when {when}. "
-                       f"Handles edge cases #{n % 97}.")
+                       f"Handles edge cases #{n % 97}.{extra}")
         name = f"{_slug(verb)}-{_slug(obj)}-{n}"
         skills.append(synthetic_skill(name, description))
     return skills

@@ -99,7 +99,11 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
     cache = previous_vectors(root, embedder.model_id) if reuse else {}
     cache.update(fine_tuned.known)
     cache.update(carried.known or {})
+    mark = time.perf_counter()
     vectors, reused = embed_skills(ordered, embedder, cache, progress)
+    log.info("embedded %d skills (%d reused) in %.2fs on %s", len(ordered), reused,
+             time.perf_counter() - mark, "/".join(placed.values()))
+    mark = time.perf_counter()
     documents = [skill_document(s.name, s.description) for s in ordered]
     # the FAISS graph (native, GIL released) is built on a thread while BM25 and the examples
     # run here: at 1M skills each takes about a minute, so overlapping them saves one
@@ -111,6 +115,7 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
             examples, embedder, root, fit_settings=stages.fit_settings, query=carried.query,
             trained=fine_tuned.trained)
         dense_index = graph.result()
+    log.info("BM25, examples and FAISS in %.2fs", time.perf_counter() - mark)
     built_at = datetime.now(UTC)
     stamp = built_at.isoformat()
     version = built_at.strftime("%Y%m%dT%H%M%S%fZ") + "-" + uuid.uuid4().hex[:6]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from benchmarks import gpu_build
@@ -35,3 +36,27 @@ def test_cuda_is_refused_by_name_where_torch_sees_none(
     with pytest.raises(SystemExit, match="CUDA") as stopped:
         gpu_build.main(["--count", "5", "--model", "hash", "--device", "cuda"])
     assert str(stopped.value).startswith("error: ")
+
+
+def test_embedding_only_stops_after_the_embedding(capsys: pytest.CaptureFixture[str]) -> None:
+    gpu_build.main(["--count", "30", "--model", "hash", "--device", "cpu", "--embedding-only"])
+    out = capsys.readouterr().out
+    assert "  discovery " in out and "  embedding " in out and "30 skills: embedding" in out
+    for stage in ("digests", "examples", "bm25", "faiss", "write"):
+        assert f"  {stage} " not in out
+
+
+def test_compared_rows_are_spread_over_the_catalog() -> None:
+    assert gpu_build.spread(10, 3).tolist() == [0, 4, 9]  # 4.5 rounds to even
+    assert gpu_build.spread(3, 5).tolist() == [0, 1, 2]
+    assert gpu_build.spread(1_000_000, 2000)[[0, -1]].tolist() == [0, 999_999]
+
+
+def test_top_overlap_counts_shared_members_of_each_top_k() -> None:
+    reference = np.eye(6, dtype=np.float32)
+    queries = np.array([[6, 5, 4, 3, 2, 1], [1, 2, 3, 4, 5, 6]], dtype=np.float32)
+    assert gpu_build.top_overlap(queries, reference, reference, k=3) == (1.0, 1.0)
+    swapped = reference[[0, 1, 3, 2, 4, 5]]  # ours ranks rows 2 and 3 the other way
+    queries = np.array([[6, 5, 0, 4, 0, 0]], dtype=np.float32)  # reference top 2: rows 0, 1
+    assert gpu_build.top_overlap(queries, swapped, reference, k=2) == (1.0, 1.0)
+    assert gpu_build.top_overlap(queries, swapped, reference, k=3) == (2 / 3, 0.0)

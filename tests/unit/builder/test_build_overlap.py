@@ -1,7 +1,10 @@
-"""The FAISS index, now built on a thread beside BM25, is the index of the version's vectors."""
+"""The FAISS index, now built on a thread beside BM25, is the index of the version's vectors;
+a build logs how long the embedding and the overlapped BM25 / examples / FAISS stage took."""
 
 from __future__ import annotations
 
+import logging
+import re
 from pathlib import Path
 
 import numpy as np
@@ -28,3 +31,13 @@ def test_the_written_dense_index_searches_the_written_vectors(
     _, expected = fresh.search(vectors, 3)
     assert (got[:, 0] == np.arange(len(vectors))).all()  # every skill finds itself first
     assert (got == expected).all()
+
+
+def test_a_build_logs_its_embedding_and_index_stages(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="router.index.store")
+    index_folder(write_catalog(tmp_path / "skills", 5), tmp_path / "index")
+    said = [r.getMessage() for r in caplog.records if r.name == "router.index.store"]
+    assert any(re.fullmatch(r"embedded 5 skills \(0 reused\) in [\d.]+s on cpu/fp32", m)
+               for m in said)
+    assert any(re.fullmatch(r"BM25, examples and FAISS in [\d.]+s", m) for m in said)
