@@ -35,9 +35,9 @@ def test_the_written_dense_index_searches_the_written_vectors(
 
 def test_a_build_logs_its_embedding_and_index_stages(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.INFO, logger="router.index.store")
+    caplog.set_level(logging.INFO, logger="router.builder.version")
     index_folder(write_catalog(tmp_path / "skills", 5), tmp_path / "index")
-    said = [r.getMessage() for r in caplog.records if r.name == "router.index.store"]
+    said = [r.getMessage() for r in caplog.records if r.name == "router.builder.version"]
     assert any(re.fullmatch(r"embedded 5 skills \(0 reused\) in [\d.]+s on cpu/fp32", m)
                for m in said)
     assert any(re.fullmatch(r"BM25, examples and FAISS in [\d.]+s", m) for m in said)
