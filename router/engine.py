@@ -17,7 +17,6 @@ from router.access.model import ANONYMOUS, OPS, Principal
 from router.access.ownership import check_session_fields
 from router.activation.activator import Activation, Activator, Resource, ResourceList
 from router.activation.sessions import SessionStore
-from router.builder.pipeline import ReindexResult, ReindexStats
 from router.common.tracing import ENCODE, stage
 from router.config import Config
 from router.encoders.base import Embedder
@@ -35,6 +34,7 @@ from router.learning.recorder import Recorder
 from router.learning.review import Review
 from router.objectstore.skill_files import VersionFilesSource
 from router.reindex.reindexer import Reindexer
+from router.reindex.result import ReindexResult, ReindexStats
 from router.routing import router as core
 from router.routing.fusion import FusionConfig
 from router.routing.model import Reason, RouteQuery, RouteResult
