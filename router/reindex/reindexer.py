@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from router.builder import pipeline as build
 from router.builder.recipe import Recipe, Sources
@@ -25,21 +26,27 @@ from router.index.versions.encoder import base_of
 from router.index.versions.layout import current_version
 from router.reindex.result import ReindexResult, ReindexStats
 
+if TYPE_CHECKING:
+    from router.objectstore.mirror import RemoteIndex
+
 log = logging.getLogger(__name__)
 
 
 class Reindexer:
     """Rebuilds or reloads the index under ``index_dir`` from what ``served`` returns (the
     snapshot and query encoder being served) and hands each new version to ``swap`` (a rebuilt
-    one before older ones are pruned)."""
+    one before older ones are pruned). ``remote`` returns the index in object storage
+    ``index_dir`` mirrors, if any: the recipe publishes a rebuilt version there."""
 
     def __init__(self, index_dir: Path | None, config: Config,
                  served: Callable[[], tuple[IndexSnapshot, Embedder]],
-                 swap: Callable[[IndexSnapshot], None]) -> None:
+                 swap: Callable[[IndexSnapshot], None],
+                 remote: Callable[[], RemoteIndex | None] = lambda: None) -> None:
         self._index_dir = index_dir
         self._config = config
         self._served = served
         self._swap = swap
+        self._remote = remote
         self.lock = threading.Lock()  # held while the served index is rebuilt or reloaded
         self._stats_lock = threading.Lock()  # guards _stats, which metrics read at any time
         self._stats = ReindexStats()
@@ -108,7 +115,8 @@ class Reindexer:
         recorded = build.recorded_settings(info.path)
         discovery = build.discovery_from_settings(recorded, info.version)
         # embedded with the full-precision model, whatever serves queries (router.builder.plan)
-        recipe = Recipe.for_index(self._config, discovery, index_dir, model=base_of(info.model))
+        recipe = Recipe.for_index(self._config, discovery, index_dir, model=base_of(info.model),
+                                  remote=self._remote())
         outcome = recipe.build(
             Sources(files=tuple(files_from_settings(recorded))), serving=query,
             served=build.Served(info.version, snapshot.skills, recorded), full=full,
