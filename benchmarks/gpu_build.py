@@ -96,7 +96,7 @@ def _stages(catalog: Path, folder: Path, args: argparse.Namespace,
     from router.index import dense
     from router.index.lexical import LexicalIndex, skill_document
     from router.index.vectors import embed_skills, embedding_text
-    from router.skills.source import create_source
+    from router.skills.sources.base import create_source
 
     times: dict[str, float] = {}
     config = DiscoveryConfig(org_roots=(str(catalog),), catalog_max_dirs=0)

@@ -16,9 +16,9 @@ from typing import Any
 
 from benchmarks import catalog as bench_catalog
 from benchmarks import views as bench_views
+from router.builder.inputs import Carried
+from router.builder.version import build_index
 from router.encoders.base import Embedder
-from router.index.build_inputs import Carried
-from router.index.store import build_index
 from router.skills.model import Skill
 
 SHARE_OF_FULL = 0.02

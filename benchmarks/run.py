@@ -40,14 +40,14 @@ from benchmarks import views as bench_views
 from benchmarks.encoders import CachedEmbedder, encoder_figures, skill_vectors
 from benchmarks.options import BenchOptions
 from benchmarks.search import search_figures
+from router.builder.inputs import Carried
+from router.builder.version import build_index
 from router.config import Config
 from router.encoders.base import Embedder
 from router.encoders.factory import make_embedder
 from router.engine import Engine
 from router.index import dense
-from router.index.build_inputs import Carried
 from router.index.query_encoder import prepare_query_embedder, query_embedder
-from router.index.store import build_index
 from router.index.vectors import embedding_text
 from router.routing.model import RouteQuery
 

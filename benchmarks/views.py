@@ -83,11 +83,11 @@ def main() -> None:
     from benchmarks.encoders import CachedEmbedder, skill_vectors
     from benchmarks.options import BenchOptions
     from benchmarks.project import COUNTS, project_figures, project_rows
+    from router.builder.inputs import Carried
+    from router.builder.version import build_index
     from router.config import Config
     from router.index import dense
-    from router.index.build_inputs import Carried
     from router.index.query_encoder import prepare_query_embedder, query_embedder
-    from router.index.store import build_index
 
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--sizes", default="10000,100000")

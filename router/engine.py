@@ -24,17 +24,17 @@ from router.encoders.cache import QueryCache
 from router.encoders.factory import loading_in_background
 from router.errors import IndexUnavailable
 from router.index import dense
-from router.index.build import ReindexResult, ReindexStats
-from router.index.fine_tune.stored import is_tuned
 from router.index.query_encoder import serving_embedder, switch_query_embedder
-from router.index.remote.skill_files import VersionFilesSource
 from router.index.serving import load_serving_index
 from router.index.store import IndexSnapshot
+from router.index.versions.encoder import is_tuned
 from router.index.versions.layout import IndexInfo
 from router.learning.backends import open_store
 from router.learning.recorder import Recorder
 from router.learning.review import Review
+from router.objectstore.skill_files import VersionFilesSource
 from router.reindex.reindexer import Reindexer
+from router.reindex.result import ReindexResult, ReindexStats
 from router.routing import router as core
 from router.routing.fusion import FusionConfig
 from router.routing.model import Reason, RouteQuery, RouteResult
@@ -43,13 +43,13 @@ from router.routing.project_turns import ProjectTurns
 from router.routing.request import checked_query
 from router.routing.visible import ViewCache, Visible
 from router.skills.model import PROJECT_CATALOG, Diagnostic, Skill, skill_key
-from router.skills.source import DEFAULT_SOURCE, create_source
+from router.skills.sources.base import DEFAULT_SOURCE, create_source
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from router.activation.arguments import ValidationResult
-    from router.index.remote.mirror import RemoteIndex
+    from router.objectstore.mirror import RemoteIndex
     from router.skills.digests import SkillDigests
 
 log = logging.getLogger(__name__)

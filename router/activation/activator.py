@@ -2,11 +2,11 @@
 
 ``Activator`` is the application-level half of activation; the gRPC servicer and the CLI call it
 through the Engine and know nothing of files. Every file is read through the skill source
-handed in (``router.skills.source``; the disk unless another is given), never opened here: a
+handed in (``router.skills.sources.base``; the disk unless another is given), never opened here: a
 skill's instructions from its ``SKILL.md`` at activation time, its bundled files on request.
 A callable (``manifest.json``) skill's content is generated from its indexed record, so the
 schema the model sees is the one its arguments are validated against; an MCP server's tool's
-too, once its recorded ``tool.json`` passes the digest check (``router.skills.mcp_source``).
+too, once its recorded ``tool.json`` passes the digest check (``router.skills.sources.mcp``).
 
 Rules, in order: an unknown name is ``NotFound`` (with close names suggested); a disabled skill is
 ``PermissionDenied``; a user's explicit ``/name`` needs a user-invocable skill, and activation by
@@ -40,7 +40,7 @@ from router.skills.digests import SkillDigests
 from router.skills.files import skill_text
 from router.skills.limits import REQUEST_NAME_CHARS, RESOURCE_LIST_CAP, RESOURCE_MAX_BYTES
 from router.skills.model import DEFAULT_CATALOG, Skill, SkillKind
-from router.skills.source import SkillSource, create_source
+from router.skills.sources.base import SkillSource, create_source
 
 if TYPE_CHECKING:
     from router.activation.arguments import ValidationResult

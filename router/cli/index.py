@@ -6,16 +6,13 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from router.common.textsafe import printable
 from router.config import FINE_TUNE_MODES, load_config, replace, worker_count
 from router.door.flags import add_feedback_store_arg, with_feedback_store
 from router.errors import InvalidRequest
 from router.skills.model import Diagnostic
-
-if TYPE_CHECKING:
-    from router.index.remote.mirror import RemoteIndex
 
 
 def register(sub: Any) -> None:
@@ -63,11 +60,10 @@ def register(sub: Any) -> None:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
+    from router.builder.recipe import Recipe, Sources
+    from router.builder.shards import ShardSpec
     from router.cli.skills import discovery_config_from_args
     from router.common.checkpoints import checkpoint
-    from router.index.remote import partials
-    from router.index.shards import ShardSpec
-    from router.reindex.recipe import Recipe, Sources
     from router.skills.scan_plan import allow_partial
 
     config = with_feedback_store(load_config(getattr(args, "config", None)), args)
@@ -77,9 +73,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     if args.build_workers is not None:
         config = replace(config, index=replace(
             config.index, build_workers=worker_count(args.build_workers, "--build-workers")))
-    out = args.out or config.index.index_dir
-    remote = _remote(out, config, args)  # s3://: built in its local mirror, then published
-    out = str(remote.root) if remote is not None else out
+    out = args.out or config.index.index_dir  # s3://: built in its mirror, then published
     spec = ShardSpec.parse(args.shard) if args.shard else None
     started = time.perf_counter()
     discovery = allow_partial(discovery_config_from_args(args, config.discovery),
@@ -89,43 +83,22 @@ def cmd_index(args: argparse.Namespace) -> int:
                               precision=args.precision, progress=sys.stderr.isatty())
     checkpoint("starting")
     if spec is not None:
-        shard = recipe.shard(spec)
-        if remote is not None:  # the merge reads it from the bucket (router.index.remote.partials)
-            partials.push_partials(remote)
+        shard = recipe.shard(spec)  # in a bucket, sent there for the merge
         _report(f"shard {spec.index}/{spec.count}: {shard.skills} of {shard.total} skills "
                 f"({shard.reused} embeddings reused)", shard.skills, started, shard.path,
                 shard.diagnostics)
         return 0
     sources = Sources(files=tuple(args.examples))
-    if remote is not None and args.merge:
-        partials.pull_partials(remote)
-    # the recipe reads traffic, makes the gate's query encoder, builds, then exports it
+    # the recipe reads traffic, makes the gate's query encoder, builds, exports it, publishes
     outcome = (recipe.merge(sources, export=True) if args.merge
                else recipe.build(sources, export=True))
     info = outcome.info
     if info is None:  # only a build given the served skills may skip writing
         raise InvalidRequest("nothing was built")
-    if remote is not None:
-        remote.publish(info.version)
-        if args.merge:
-            partials.drop_merged(remote)
     _report(f"index {info.version}: {info.skill_count} skills, {len(outcome.diagnostics)} "
-            "diagnostics", info.skill_count, started, remote.url if remote else info.path,
-            outcome.diagnostics)
+            "diagnostics", info.skill_count, started,
+            recipe.remote.url if recipe.remote else info.path, outcome.diagnostics)
     return 0
-
-
-def _remote(out: str, config: Any, args: argparse.Namespace) -> RemoteIndex | None:
-    """The mirror of an ``s3://`` output, brought up to the bucket's version (so unchanged
-    embeddings are reused); None for a folder. Shards send their partials through the bucket."""
-    from router.index.remote.location import is_remote
-    from router.index.remote.mirror import RemoteIndex
-
-    if not is_remote(out):
-        return None
-    remote = RemoteIndex(out, config.index.cache_dir, keep=config.index.keep_versions)
-    remote.sync()
-    return remote
 
 
 def _report(what: str, skills: int, started: float, path: object,

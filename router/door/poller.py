@@ -4,7 +4,7 @@ A version that fails to load (corrupt, partial, built for another model or forma
 with one log line naming it and the reason; the server keeps serving its last good snapshot
 and does not retry that version, but loads the next one that appears.
 An engine serving an ``s3://`` index (``engine.remote``) first brings its local mirror up to
-the bucket's ``CURRENT`` (``router.index.remote.mirror``: fetched and verified first).
+the bucket's ``CURRENT`` (``router.objectstore.mirror``: fetched and verified first).
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ ONNX = Backend("onnx", "onnxruntime", exported=True, int8=False, full_precision=
 ONNX_INT8 = Backend("onnx-int8", "onnxruntime", exported=True, int8=True, full_precision="onnx")
 
 BACKENDS: dict[str, Backend] = {b.name: b for b in (TORCH, ONNX, ONNX_INT8)}
-BUILD = TORCH.name  # a build embeds with sentence-transformers (router.index.plan)
+BUILD = TORCH.name  # a build embeds with sentence-transformers (router.builder.plan)
 SERVE = ONNX_INT8.name  # the query backend when none is configured (IndexConfig.query_backend)
 
 

@@ -13,7 +13,7 @@ linear decay, as sentence-transformers' ``fit`` does. Training texts are truncat
 On a CPU it runs on ``threads`` torch threads: on a small shared machine one thread measured
 3-8x faster per step than two (two threads contending with other work spin and stall).
 It always runs every step it planned: the caller bounds the work by the pairs it hands in
-(``router.index.fine_tune``), never by elapsed time, so the same pairs give the same model on a
+(``router.builder.fine_tune``), never by elapsed time, so the same pairs give the same model on a
 busy machine as on an idle one. ``resume`` continues a trained run on a copy of its model
 through the epochs it has not run (the same seeded plan: a 1-epoch run continued to 2 epochs
 sees the second epoch of a 2-epoch plan, with its own warm-up and decay). torch loads only

@@ -22,7 +22,7 @@ from pathlib import Path
 from router.errors import InvalidRequest
 from router.evaluation.metrics import Labelled
 from router.evaluation.runner import cache_slug, root_discovery
-from router.skills.source import create_source
+from router.skills.sources.base import create_source
 
 NOTHING_FITS = "nothing_fits"  # the tag of a relabelled request
 MARKER = ".drawn.json"  # the drawn names, written last: a folder without it is redrawn

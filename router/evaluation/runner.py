@@ -10,12 +10,12 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from router.builder.recipe import Recipe, Sources
 from router.config import Config, DiscoveryConfig
 from router.engine import Engine
 from router.errors import InvalidRequest
 from router.evaluation.metrics import Labelled, Outcome, Scores, score, split_of
 from router.examples.model import Example
-from router.reindex.recipe import Recipe, Sources
 from router.routing.model import Reason, RouteQuery
 
 log = logging.getLogger(__name__)

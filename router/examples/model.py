@@ -24,7 +24,7 @@ class Example:
     ``negatives`` should not (a should-not-trigger query, a WRONG_SKILL report).
     ``passed_over``: skills a turn showed for the request beside the one activated, passed
     over for it (learned from traffic): weak evidence, never a should-not-trigger label; only
-    encoder fine-tuning may use them, as weak negatives (``router.index.fine_tune``).
+    encoder fine-tuning may use them, as weak negatives (``router.builder.fine_tune``).
     ``origin`` says where it was read or learned (a file path, ``traffic``), for Explain and
     ``skill-router examples list``.
     """

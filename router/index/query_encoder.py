@@ -2,7 +2,7 @@
 (``serving_embedder``, ``query_embedder``), exporting it at index time
 (``prepare_query_embedder``) and switching to another when a version built with another model
 is served (``switch_query_embedder``). A fine-tuned model is loaded from the ``encoder/`` of a
-version that holds it (``router.index.fine_tune.stored``); the encoders themselves are
+version that holds it (``router.index.versions.encoder``); the encoders themselves are
 ``router.encoders``."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from router.config import IndexConfig
 from router.encoders import backends
 from router.encoders.base import Embedder
 from router.encoders.factory import OnnxRun, load_now, make_embedder
-from router.index.fine_tune.stored import base_of, is_tuned, locate
+from router.index.versions.encoder import base_of, is_tuned, locate
 from router.index.versions.recovery import startup_model
 
 log = logging.getLogger(__name__)

@@ -1,4 +1,4 @@
-"""Build, save and load an index directory, atomically.
+"""The index directory a build writes (``router.builder.version``) and its loading.
 
 Layout under an index root (default ``index_data/``)::
 
@@ -11,25 +11,21 @@ Layout under an index root (default ``index_data/``)::
         lexical/                 the BM25 index (router.index.lexical)
         examples.json, .npy      example requests and gate calibration (router.index.example_store)
         encoder/                 the fine-tuned encoder, when the build adopted one
-                                 (router.index.fine_tune.stage; the manifest model is then
+                                 (router.builder.fine_tune.stage; the manifest model is then
                                  ``<base>+ft-<hash12>``)
 
-A build writes into ``.tmp-*`` beside ``versions/``, renames it into place, then replaces
-``CURRENT``; a half-written build is never pointed at. Loading verifies every checksum.
+A build (``router.builder.version``) writes into ``.tmp-*`` beside ``versions/``, renames it
+into place, then replaces ``CURRENT``; a half-written build is never pointed at. Loading
+verifies every checksum.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import os
-import shutil
-import time
-import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -41,38 +37,21 @@ from router.access.view import View, view_of
 from router.calibration.catalog_gate import CatalogGates, ViewGate
 from router.calibration.gate import Calibration, ZeroShotGate
 from router.calibration.settings import TunedSettings
-from router.common.checkpoints import checkpoint
-from router.encoders.base import Embedder
 from router.errors import IndexCorrupt
-from router.examples.model import Example
 from router.examples.scoring import ExampleIndex
 from router.index import dense, digest_store
 from router.index import example_store as stored_examples
-from router.index.build_inputs import Carried, Stages
-from router.index.fine_tune import stage as encoder_fine_tune
-from router.index.fine_tune import stored as stored_encoder
-from router.index.lexical import LexicalIndex, skill_document
-from router.index.vectors import catalog_centroid, embed_skills, previous_vectors
-from router.index.version_files import (
-    COMPACT_FROM,
-    build_record,
-    library_versions,
-    read_records,
-    write_files,
-    write_json,
-)
+from router.index.lexical import LexicalIndex
+from router.index.vectors import catalog_centroid
+from router.index.version_files import read_records
 from router.index.versions.layout import (
-    MANIFEST,
     VERSIONS,
     IndexInfo,
-    checksums,
     current_version,
     info_from_manifest,
     mismatched,
-    point_current,
     read_manifest,
 )
-from router.skills import digests
 from router.skills.catalogs import complete_order
 from router.skills.model import DEFAULT_CATALOG, Diagnostic, Skill
 
@@ -136,104 +115,6 @@ class IndexSnapshot:
 
     def position(self, name: str) -> int | None:
         return self.positions.get(name)
-
-
-def build_index(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic],
-                embedder: Embedder, root: str | Path, *, examples: Sequence[Example] = (),
-                stages: Stages | None = None, carried: Carried | None = None) -> IndexInfo:
-    """Embed ``skills`` and write a new version under ``root``; make it current atomically.
-
-    ``examples`` (from every source) are selected, embedded and stored with the version, and
-    the relevance gate is calibrated against the catalog (``router.calibration.gate_fit``).
-    ``stages`` may fit the routing settings to them (``router.calibration.settings_fit``) and
-    replace the encoder with one fine-tuned on them, stored in the version
-    (``router.index.fine_tune.stage``; every vector of the version is then that model's).
-    ``carried`` (``router.index.build_inputs.Carried``): ``reuse`` takes the current version's
-    embedding of any unchanged text instead of encoding it again; ``known`` adds embeddings
-    made elsewhere (a sharded build's partials), keyed by ``vectors.text_key``; ``settings``
-    (e.g. the discovery settings) are kept in the manifest; ``digested``: the skills' file
-    digests already computed against the current version's record (``build`` fingerprints
-    them), recorded as they are when ``reuse``, so the files are not read twice; ``workers``
-    split the BM25 words of a large catalog over processes; ``query``: the encoder that will
-    serve queries, when its vectors differ (the gate is calibrated on them).
-    """
-    root = Path(root)
-    (root / VERSIONS).mkdir(parents=True, exist_ok=True)
-    carried = carried or Carried()
-    staging = stored_encoder.new_staging(root)
-    try:
-        return _build(skills, diagnostics, embedder, examples, stages or Stages(), carried,
-                      encoder_fine_tune.Place(root, staging, carried.reuse))
-    finally:
-        stored_encoder.discard(staging)
-
-
-def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder: Embedder,
-           examples: Sequence[Example], stages: Stages, carried: Carried,
-           place: encoder_fine_tune.Place) -> IndexInfo:
-    progress, reuse, digested, root = stages.progress, carried.reuse, carried.digested, place.root
-    started = time.perf_counter()
-    ordered = sorted(skills, key=lambda s: (s.name, s.catalog))
-    catalogs = complete_order(carried.catalogs, (s.catalog for s in ordered))
-    fine_tuned = encoder_fine_tune.stage(ordered, examples, embedder, stages.fine_tune, place,
-                                         progress=progress)
-    placed = build_record(embedder)
-    embedder = fine_tuned.embedder
-    cache = previous_vectors(root, embedder.model_id) if reuse else {}
-    cache.update(fine_tuned.known)
-    cache.update(carried.known or {})
-    vectors, reused = embed_skills(ordered, embedder, cache, progress)
-    documents = [skill_document(s.name, s.description) for s in ordered]
-    # the FAISS graph (native, GIL released) is built on a thread while BM25 and the examples
-    # run here: at 1M skills each takes about a minute, so overlapping them saves one
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="faiss-build") as pool:
-        graph = pool.submit(dense.build, vectors)
-        lexical = LexicalIndex.build(documents, carried.workers)
-        learned = stored_examples.prepare(
-            stored_examples.Catalog([s.key for s in ordered], vectors, documents, lexical),
-            examples, embedder, root, fit_settings=stages.fit_settings, query=carried.query,
-            trained=fine_tuned.trained)
-        dense_index = graph.result()
-    built_at = datetime.now(UTC)
-    stamp = built_at.isoformat()
-    version = built_at.strftime("%Y%m%dT%H%M%S%fZ") + "-" + uuid.uuid4().hex[:6]
-    tmp = root / f".tmp-{version}"
-    tmp.mkdir()
-    try:
-        write_files(tmp, ordered, diagnostics, vectors, lexical, dense_index)
-        stored_examples.write(tmp, learned)
-        if reuse and digested is not None and digested.keys() == {s.key for s in ordered}:
-            digests.write(tmp, digested)
-        else:
-            digest_store.record(tmp, root, ordered, reuse=reuse)
-        stored_encoder.place(fine_tuned.source, place.staging, tmp)
-        manifest = {
-            "format_version": FORMAT_VERSION, "version": version,
-            "model": embedder.model_id, "dimension": int(embedder.dimension),
-            "skill_count": len(ordered), "built_at": stamp,
-            "content_hashes": {s.key: s.content_hash for s in ordered},
-            "catalogs": list(catalogs),
-            "libraries": library_versions(), "settings": dict(carried.settings),
-            "build": placed,
-            **learned.manifest(), encoder_fine_tune.RECORD: fine_tuned.record,
-            "files": checksums(tmp),
-        }
-        write_json(tmp / MANIFEST, manifest, compact=len(ordered) > COMPACT_FROM)
-        checkpoint("writing")
-        final = root / VERSIONS / version
-        os.rename(tmp, final)
-        checkpoint("renaming")
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    point_current(root, version)
-    seconds = time.perf_counter() - started
-    log.info("built index %s: %d skills (%d embeddings reused) in %.2fs",
-             version, len(ordered), reused, seconds)
-    return IndexInfo(version=version, model=embedder.model_id, dimension=int(embedder.dimension),
-                     skill_count=len(ordered), built_at=stamp,
-                     format_version=FORMAT_VERSION, path=str(final),
-                     reused_embeddings=reused, build_seconds=seconds)
 
 
 def load_index(root: str | Path, version: str | None = None, *,

@@ -1,7 +1,7 @@
 """What a build takes from served traffic: the learned examples that count, and a fingerprint
 of them so a Reindex can tell new ones appeared (and build and swap even when no skill changed).
 
-A build (``router.reindex.recipe``) compacts the store (``compact_traffic``), then reads it
+A build (``router.builder.recipe``) compacts the store (``compact_traffic``), then reads it
 (``read_traffic``, no side effect): the ``Traffic`` examples join the build's others (whose
 fingerprint the build pipeline compares with the served version's), and its ``inputs``
 (``learned_settings``) record their count and fingerprint in the manifest ``settings``.

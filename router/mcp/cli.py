@@ -105,8 +105,8 @@ def open_backend(args: argparse.Namespace, config: Config) -> Backend:
         return GrpcBackend(SkillRouterClient(args.target, timeout=args.timeout,
                                              **dataclasses.asdict(auth)))
     from router.engine import Engine
-    from router.index.remote.mirror import served_index
     from router.mcp.backend import EngineBackend
+    from router.objectstore.mirror import served_index
 
     index_dir, remote = served_index(args.index or config.index.index_dir, config)
     engine = Engine.open(index_dir, config)

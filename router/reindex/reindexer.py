@@ -1,5 +1,5 @@
 """New versions of the served index: a Reindex (discover skills again with the settings the
-served version was built with, build what changed with ``router.index.build``, swap the new
+served version was built with, build what changed with ``router.builder.pipeline``, swap the new
 version in) and a reload (swap in a version another process made current), each counted.
 
 One at a time: the same lock serialises rebuilds and reloads, so the two never interleave.
@@ -13,17 +13,21 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from router.builder import pipeline as build
+from router.builder.recipe import Recipe, Sources
 from router.config import Config
 from router.encoders.base import Embedder
 from router.errors import IndexUnavailable, InvalidRequest
 from router.examples.sources import files_from_settings
-from router.index import build
-from router.index.build import ReindexResult, ReindexStats
-from router.index.fine_tune.stored import base_of
 from router.index.store import IndexSnapshot, load_index
+from router.index.versions.encoder import base_of
 from router.index.versions.layout import current_version
-from router.reindex.recipe import Recipe, Sources
+from router.reindex.result import ReindexResult, ReindexStats
+
+if TYPE_CHECKING:
+    from router.objectstore.mirror import RemoteIndex
 
 log = logging.getLogger(__name__)
 
@@ -31,15 +35,18 @@ log = logging.getLogger(__name__)
 class Reindexer:
     """Rebuilds or reloads the index under ``index_dir`` from what ``served`` returns (the
     snapshot and query encoder being served) and hands each new version to ``swap`` (a rebuilt
-    one before older ones are pruned)."""
+    one before older ones are pruned). ``remote`` returns the index in object storage
+    ``index_dir`` mirrors, if any: the recipe publishes a rebuilt version there."""
 
     def __init__(self, index_dir: Path | None, config: Config,
                  served: Callable[[], tuple[IndexSnapshot, Embedder]],
-                 swap: Callable[[IndexSnapshot], None]) -> None:
+                 swap: Callable[[IndexSnapshot], None],
+                 remote: Callable[[], RemoteIndex | None] = lambda: None) -> None:
         self._index_dir = index_dir
         self._config = config
         self._served = served
         self._swap = swap
+        self._remote = remote
         self.lock = threading.Lock()  # held while the served index is rebuilt or reloaded
         self._stats_lock = threading.Lock()  # guards _stats, which metrics read at any time
         self._stats = ReindexStats()
@@ -107,8 +114,9 @@ class Reindexer:
         info = snapshot.info
         recorded = build.recorded_settings(info.path)
         discovery = build.discovery_from_settings(recorded, info.version)
-        # embedded with the full-precision model, whatever serves queries (router.index.plan)
-        recipe = Recipe.for_index(self._config, discovery, index_dir, model=base_of(info.model))
+        # embedded with the full-precision model, whatever serves queries (router.builder.plan)
+        recipe = Recipe.for_index(self._config, discovery, index_dir, model=base_of(info.model),
+                                  remote=self._remote())
         outcome = recipe.build(
             Sources(files=tuple(files_from_settings(recorded))), serving=query,
             served=build.Served(info.version, snapshot.skills, recorded), full=full,

@@ -137,7 +137,7 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
 
     def Reindex(self, request: pb.ReindexRequest,
                 context: grpc.ServicerContext) -> pb.ReindexResponse:
-        """Rebuild from the recorded discovery settings and swap; see ``router.index.build``."""
+        """Rebuild from the recorded discovery settings and swap (``router.builder.pipeline``)."""
         def run() -> pb.ReindexResponse:
             done = self._engine.reindex(full=request.full)
             view = self._view(context)  # the diagnostics of the caller's catalogs only

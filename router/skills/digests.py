@@ -18,7 +18,7 @@ the file system's timestamp granularity would otherwise go unseen).
 
 Serving: ``verify`` refuses bytes whose size or digest differs from the record, and a file the
 record does not hold, with ``StaleFile`` (FAILED_PRECONDITION over gRPC) naming the file and
-saying to Reindex; every source's checked reads apply it (``router.skills.source``). An index
+saying to Reindex; every source's checked reads apply it (``router.skills.sources.base``). An index
 built before digests existed has no record and is served unchecked.
 """
 

@@ -1,5 +1,5 @@
 """List the tools of the configured MCP servers with the official MCP SDK client (the I/O of
-``router.skills.mcp_source``; ``mcp_tools`` turns what is listed into skills).
+``router.skills.sources.mcp``; ``mcp_tools`` turns what is listed into skills).
 
 Each server is started (a command over stdio) or reached (a streamable-HTTP URL), initialised
 with the classic handshake (every server version answers it), and asked ``tools/list`` page by

@@ -41,7 +41,7 @@ class Level(StrEnum):
 class SkillKind(StrEnum):
     SKILL_MD = "skill_md"  # a folder with SKILL.md (agentskills.io)
     MANIFEST = "manifest"  # a folder with manifest.json (callable skill, JSON-Schema parameters)
-    MCP_TOOL = "mcp_tool"  # a tool an MCP server lists (router.skills.mcp_source): no folder
+    MCP_TOOL = "mcp_tool"  # a tool an MCP server lists (router.skills.sources.mcp): no folder
 
 
 @dataclass(frozen=True)

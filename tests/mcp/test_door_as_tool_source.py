@@ -10,7 +10,7 @@ from router.config import DiscoveryConfig
 from router.mcp.backend import EngineBackend
 from router.skills.mcp_tools import tool_skills
 from router.skills.model import SkillKind
-from router.skills.source import create_source
+from router.skills.sources.base import create_source
 from tests.support.indexes import build_hash_index, cli_index, open_engine
 from tests.support.mcp_doors import http_door
 from tests.support.ports import free_port

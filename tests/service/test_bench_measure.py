@@ -39,8 +39,9 @@ def test_cached_vectors_build_an_index_with_its_calibrated_gate(tmp_path: Path) 
     import numpy as np
 
     from benchmarks.encoders import CachedEmbedder
+    from router.builder.version import build_index
     from router.encoders.hashing import HashEmbedder
-    from router.index.store import build_index, load_index
+    from router.index.store import load_index
     from router.index.vectors import embedding_text
 
     skills = [skill_record(f"skill-{i}", f"Handles task number {i} for PDF files.", root="/s")

@@ -89,9 +89,9 @@ def test_explicit_name_is_never_outranked_by_examples(tmp_path: Path) -> None:
 
 def test_extra_examples_are_an_input_of_the_build(tmp_path: Path) -> None:
     """Examples from elsewhere (traffic) alone make a new version; the same ones again do not."""
+    from router.builder.pipeline import Served, build, recorded_settings
+    from router.builder.plan import BuildPlan, EncoderPlan
     from router.examples.model import Example, ExampleSource
-    from router.index.build import Served, build, recorded_settings
-    from router.index.plan import BuildPlan, EncoderPlan
     from router.index.store import load_index
 
     skills, out = write_catalog(tmp_path / "skills", 6), tmp_path / "index"

@@ -19,10 +19,10 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from router.builder.version import build_index
 from router.config import Config, ServerConfig
 from router.encoders.hashing import HashEmbedder
 from router.engine import Engine
-from router.index.store import build_index
 from router.service.metrics import ServiceMetrics
 from router.service.server import build_server
 from router.skills.limits import DESCRIPTION_CHARS

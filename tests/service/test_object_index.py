@@ -23,8 +23,8 @@ from router.config import Config, IndexConfig
 from router.door.poller import IndexPoller
 from router.encoders.hashing import HashEmbedder
 from router.engine import Engine
-from router.index.remote.bucket import Bucket
-from router.index.remote.mirror import RemoteIndex, served_index
+from router.objectstore.bucket import Bucket
+from router.objectstore.mirror import RemoteIndex, served_index
 from router.v1 import router_pb2 as pb
 from tests.support.indexes import index_argv
 from tests.support.objects import S3, s3, s3_endpoint  # noqa: F401  (the fixtures)

@@ -13,9 +13,9 @@ from pathlib import Path
 import grpc
 import pytest
 
+from router.builder.pipeline import discovery_from_settings, recorded_settings
 from router.cli import main
 from router.door.poller import IndexPoller
-from router.index.build import discovery_from_settings, recorded_settings
 from router.index.store import load_index
 from router.index.versions.layout import VERSIONS, current_version
 from router.v1 import router_pb2 as pb

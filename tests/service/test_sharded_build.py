@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from router.builder.shards import ShardSpec, shard_of
 from router.cli import main
 from router.common.checkpoints import PAUSE_ENV
-from router.index.shards import SHARDS_DIR, ShardSpec, shard_of
 from router.index.store import load_index
-from router.index.versions.layout import current_version
+from router.index.versions.layout import SHARDS_DIR, current_version
 from router.v1 import router_pb2 as pb
 from tests.support import REPO
 from tests.support.indexes import index_argv, open_engine

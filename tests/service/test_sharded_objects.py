@@ -1,4 +1,4 @@
-"""A sharded build through object storage (``router.index.remote.partials``): shard processes
+"""A sharded build through object storage (``router.objectstore.partials``): shard processes
 and the merge share only the bucket (each its own cache), and the merged version equals a
 one-process build."""
 
@@ -13,8 +13,8 @@ import pytest
 
 from router.cli import main
 from router.config import Config, IndexConfig
-from router.index.remote.mirror import served_index
 from router.index.store import load_index
+from router.objectstore.mirror import served_index
 from tests.support import REPO
 from tests.support.indexes import index_argv
 from tests.support.objects import S3, s3, s3_endpoint  # noqa: F401  (the fixtures)

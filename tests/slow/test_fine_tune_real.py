@@ -23,10 +23,10 @@ from router.config import Config, IndexConfig
 from router.encoders.onnx import OnnxEmbedder, export_dir
 from router.engine import Engine
 from router.errors import IndexUnavailable
-from router.index.fine_tune.stored import ENCODER_DIR, is_tuned
 from router.index.query_encoder import query_embedder
 from router.index.store import load_index
 from router.index.vectors import embedding_text
+from router.index.versions.encoder import ENCODER_DIR, is_tuned
 from router.index.versions.layout import VERSIONS, current_version, read_manifest
 from router.routing.model import RouteQuery
 from tests.support.fine_tune import CODES, examples

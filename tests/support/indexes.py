@@ -8,14 +8,14 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from router.builder.version import build_index
 from router.cli import main
 from router.config import Config, DiscoveryConfig, IndexConfig
 from router.encoders.base import Embedder
 from router.encoders.hashing import HashEmbedder
 from router.engine import Engine
-from router.index.store import build_index
 from router.skills.model import Diagnostic, Skill
-from router.skills.source import create_source
+from router.skills.sources.base import create_source
 from tests.support.skills import TOPICS, write_catalog
 
 

@@ -1,4 +1,4 @@
-"""What every skill source promises (``router.skills.source.SkillSource``), as one test base.
+"""What every skill source promises (``router.skills.sources.base.SkillSource``), as one test base.
 
 A source's tests subclass :class:`SkillSourceContract` (named ``Test...``), give the ``source``
 fixture and the three hooks that put skills where that source finds them: ``publish`` (a
@@ -32,7 +32,7 @@ from router.skills.limits import (
 from router.skills.model import Diagnostic, DiscoveryResult, Level, Scope, Skill
 from router.skills.parse import diagnostic_from_error, parse_skill_md
 from router.skills.resources import ResourceListing, media_type
-from router.skills.source import SkillFile, SkillSource
+from router.skills.sources.base import SkillFile, SkillSource
 
 if TYPE_CHECKING:
     from router.common.workers import Workers

@@ -15,9 +15,9 @@ from benchmarks import catalog as bench_catalog
 from benchmarks import reindex as bench_reindex
 from benchmarks import views as bench_views
 from benchmarks.run import _growth_rows, floor_credit
+from router.builder.inputs import Carried
+from router.builder.version import build_index
 from router.encoders.factory import make_embedder
-from router.index.build_inputs import Carried
-from router.index.store import build_index
 from tests.support import REPO
 
 PROBE = """

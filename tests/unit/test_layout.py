@@ -200,8 +200,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("door",),  # what every door shares: path policy, poller, status map, flags
     ("engine",),
     ("reindex",),
+    ("builder",),  # the build: pipeline, plan, recipe, shards, encoder fine-tuning
     ("learning", "activation"),
     ("routing",),
+    ("objectstore",),  # index versions in object storage
     ("index",),
     ("calibration",),
     ("examples",),

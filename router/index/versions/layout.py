@@ -20,6 +20,9 @@ from router.errors import IndexCorrupt, IndexUnavailable
 CURRENT = "CURRENT"
 VERSIONS = "versions"
 MANIFEST = "manifest.json"
+# a sharded build's partials (router.builder.shards), each finished by its PARTIAL_META
+SHARDS_DIR = ".shards"
+PARTIAL_META = "partial.json"
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ serve when the current one is not, and how a Reindex puts ``CURRENT`` right agai
 
 A version is *damaged* when its manifest cannot be read or a file does not match its recorded
 SHA-256. Start-up on a damaged (or missing) current version serves the newest good version
-instead (``router.index.serving``); a Reindex repairs the folder (see ``router.index.build``);
+instead (``router.index.serving``); a Reindex repairs the folder (see ``router.builder.pipeline``);
 retention never spends a slot on a damaged version (see ``router.index.versions.retention``).
 """
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from router.index.build import ReindexResult
 from router.index.store import IndexSnapshot
 from router.index.versions.layout import IndexInfo
+from router.reindex.result import ReindexResult
 from router.skills.digests import SkillDigests, recorded_for
 from router.skills.limits import truncate_description
 from router.skills.model import Diagnostic, Level, Scope, Skill, SkillKind

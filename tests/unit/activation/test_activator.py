@@ -20,8 +20,8 @@ from router.activation.content import (
 from router.activation.sessions import SessionStore
 from router.config import DiscoveryConfig
 from router.errors import InvalidRequest, NotFound, PermissionDenied, StaleFile, TooLarge
-from router.skills.disk_source import DiskSource
 from router.skills.model import Skill, SkillKind
+from router.skills.sources.disk import DiskSource
 from tests.support.race import race
 from tests.support.skill_source_contract import BUNDLED, CATALOG, MemorySource
 from tests.support.skills import skill_record, write_skill

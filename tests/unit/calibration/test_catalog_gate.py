@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from router.access.model import ROUTE, Principal
+from router.builder.version import build_index
 from router.calibration import catalog_gate, gate
 from router.calibration.gate import bundled_requests
 from router.encoders.base import normalise
@@ -23,7 +24,7 @@ from router.examples.scoring import (
     example_index,
 )
 from router.index.gate_store import GATE_CATALOGS_NPY
-from router.index.store import IndexSnapshot, build_index, load_index
+from router.index.store import IndexSnapshot, load_index
 from router.index.versions.layout import VERSIONS, current_version
 from router.routing.calibrated import gate_of
 from router.routing.fusion import FusionConfig

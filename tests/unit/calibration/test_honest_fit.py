@@ -9,14 +9,14 @@ from pathlib import Path
 
 import numpy as np
 
+from router.builder.fine_tune import judge
+from router.builder.fine_tune.stage import Options, pair_bound
+from router.builder.inputs import Stages
+from router.builder.version import build_index
 from router.calibration.settings import Seen, TunedSettings, request_hash
 from router.calibration.settings_fit import MIN_HELD_OUT, ExampleRows, tune
 from router.examples.model import query_key
-from router.index.build_inputs import Stages
-from router.index.fine_tune import judge
-from router.index.fine_tune.stage import Options, pair_bound
 from router.index.lexical import LexicalIndex
-from router.index.store import build_index
 from router.index.versions.layout import read_manifest
 from tests.support.fine_tune import FakeTrainer, base_embedder, catalog, examples
 

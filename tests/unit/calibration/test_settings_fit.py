@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from router.builder.inputs import Stages
+from router.builder.version import build_index
 from router.calibration.settings import TunedSettings
 from router.calibration.settings_choice import PRIOR, choose
 from router.calibration.settings_fit import (
@@ -24,10 +26,9 @@ from router.config import Config
 from router.encoders.hashing import HashEmbedder
 from router.engine import Engine
 from router.examples.model import Example, ExampleSource
-from router.index.build_inputs import Stages
 from router.index.example_store import LEXICAL_EXAMPLES
 from router.index.lexical import LexicalIndex
-from router.index.store import build_index, load_index
+from router.index.store import load_index
 from router.routing.fusion import FusionConfig, Hits, fuse_views
 from router.routing.model import RouteQuery
 from router.skills.model import Skill
@@ -259,9 +260,9 @@ def test_explain_and_info_on_the_command_line_show_the_fitted_settings(
 @pytest.mark.parametrize("fit", ["true", "false"])
 def test_index_fits_settings_unless_switched_off(tmp_path: Path, fit: str,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from router.builder.plan import BuildPlan
     from router.cli import main
     from router.config import load_config
-    from router.index.plan import BuildPlan
     from tests.support.indexes import index_argv
     from tests.support.skills import write_catalog
 

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
+from router.builder import pipeline as build
+from router.builder.plan import BuildPlan, EncoderPlan
+from router.builder.shards import ShardSpec
 from router.cli import main
 from router.config import DiscoveryConfig, load_config
 from router.encoders.device import CudaReport, Placement, resolve
 from router.encoders.hashing import HashEmbedder
 from router.errors import InvalidRequest
-from router.index import build
-from router.index.plan import BuildPlan, EncoderPlan
-from router.index.shards import ShardSpec
 from router.index.versions.layout import read_manifest
 from tests.support import REPO
 from tests.support.processes import cli_argv

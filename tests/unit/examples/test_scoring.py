@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from router.builder.version import build_index
 from router.calibration import gate
 from router.config import Config
 from router.encoders.hashing import HashEmbedder
@@ -14,7 +15,7 @@ from router.engine import Engine
 from router.examples.model import Example, ExampleSource
 from router.examples.scoring import best_cosines, example_index, with_examples
 from router.examples.selection import TRAFFIC_CAP, bound, select
-from router.index.store import build_index, load_index
+from router.index.store import load_index
 from router.routing.model import Reason, RouteQuery
 from router.skills.model import Level, Skill
 from tests.support.snapshots import snapshot_of

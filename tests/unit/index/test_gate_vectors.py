@@ -14,6 +14,10 @@ from typing import Any, cast
 import numpy as np
 import pytest
 
+from router.builder.inputs import Carried, Stages
+from router.builder.pipeline import Served, build, recorded_settings
+from router.builder.plan import BuildPlan, EncoderPlan
+from router.builder.version import build_index
 from router.calibration import gate
 from router.calibration.gate import QUANTILE, bundled_requests
 from router.calibration.settings_fit import ExampleRows
@@ -22,10 +26,7 @@ from router.encoders.base import normalise
 from router.encoders.hashing import HashEmbedder
 from router.examples.model import Example
 from router.index import example_store
-from router.index.build import Served, build, recorded_settings
-from router.index.build_inputs import Carried, Stages
-from router.index.plan import BuildPlan, EncoderPlan
-from router.index.store import IndexSnapshot, build_index, load_index
+from router.index.store import IndexSnapshot, load_index
 from router.index.versions.layout import VERSIONS, current_version, read_manifest
 from router.routing import calibrated
 from router.routing.fusion import Fused, FusionConfig

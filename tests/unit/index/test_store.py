@@ -4,10 +4,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from router.builder.version import build_index
 from router.calibration.gate import bundled_requests
 from router.encoders.hashing import HashEmbedder
 from router.errors import IndexCorrupt, IndexUnavailable
-from router.index.store import build_index, load_index
+from router.index.store import load_index
 from router.index.versions.layout import CURRENT, VERSIONS, current_version
 from router.skills.model import Skill
 from tests.support.embedders import CountingEmbedder

@@ -8,11 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from router.builder.version import build_index
 from router.config import Config, RoutingConfig
 from router.encoders.hashing import HashEmbedder
 from router.engine import Engine
 from router.errors import InvalidRequest
-from router.index.store import build_index
 from router.routing.fusion import FusionConfig, history_text, mix_history, pool, query_views
 from router.routing.model import CatalogFormat, DropReason, Reason, RouteQuery
 from router.routing.result import filter_reason

@@ -1,4 +1,4 @@
-"""The disk source (router.skills.disk_source) runs the shared skill-source contract, and keeps
+"""The disk source (router.skills.sources.disk) runs the shared skill-source contract, and keeps
 the disk's own refusals: links out of a skill and hard links are neither listed nor served."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import pytest
 from router.config import DiscoveryConfig
 from router.errors import NotFound
 from router.skills.discovery import discover
-from router.skills.disk_source import DiskSource
 from router.skills.model import Skill
-from router.skills.source import SkillSource, create_source
+from router.skills.sources.base import SkillSource, create_source
+from router.skills.sources.disk import DiskSource
 from tests.support.skill_source_contract import CATALOG, Catalog, SkillSourceContract
 
 

@@ -14,9 +14,10 @@ import pytest
 
 from router.activation.activator import Activator
 from router.activation.sessions import SessionStore
+from router.builder.version import build_index
 from router.encoders.hashing import HashEmbedder
 from router.errors import NotFound, SkillParseError
-from router.index.store import build_index, load_index
+from router.index.store import load_index
 from router.skills.discovery import scan_root
 from router.skills.files import read_file
 from router.skills.model import Diagnostic, Level, Scope, Skill, SkillKind

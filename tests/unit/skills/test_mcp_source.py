@@ -10,7 +10,7 @@ from router.config import DiscoveryConfig
 from router.errors import NotFound, StaleFile
 from router.skills.mcp_tools import TOOL_FILE, tool_document
 from router.skills.model import DiscoveryResult, Level, SkillKind
-from router.skills.source import create_source
+from router.skills.sources.base import create_source
 from tests.support import REPO
 from tests.support.mcp_servers import (  # noqa: F401  (fixtures)
     FS_TOOLS,

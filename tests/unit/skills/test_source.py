@@ -1,4 +1,4 @@
-"""The skill-source base and factory (router.skills.source): keys, registration, a base that
+"""The skill-source base and factory (router.skills.sources.base): keys, registration, a base that
 imports no implementation, and the contract run on a source with no disk (so it holds for more
 than the disk)."""
 
@@ -11,9 +11,9 @@ import pytest
 
 from router.config import DiscoveryConfig
 from router.errors import InvalidRequest
-from router.skills import source as base
 from router.skills.model import Skill
-from router.skills.source import SkillSource, create_source, register_source, source_keys
+from router.skills.sources import base
+from router.skills.sources.base import SkillSource, create_source, register_source, source_keys
 from tests.support.skill_source_contract import Catalog, MemorySource, SkillSourceContract
 
 
@@ -53,5 +53,5 @@ def test_the_base_imports_no_implementation() -> None:
     tree = ast.parse(Path(base.__file__).read_text(encoding="utf-8"))
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-    assert "router.skills.disk_source" not in imported
+    assert "router.skills.sources.disk" not in imported
     assert "router.skills.discovery" not in imported  # nor the scanner

@@ -1,5 +1,5 @@
 """A build takes its skills and their files from the plan's skill source
-(``BuildPlan.source``, ``router.skills.source``): built from ``MemorySource``, whose skills
+(``BuildPlan.source``, ``router.skills.sources.base``): built from ``MemorySource``, whose skills
 exist on no disk, the index holds that source's skills, diagnostics and file digests, and a
 file changed in the source alone makes the next build a new version."""
 
@@ -8,13 +8,13 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from router.builder.pipeline import Served, build, recorded_settings
+from router.builder.plan import BuildPlan, EncoderPlan
 from router.config import DiscoveryConfig
 from router.encoders.hashing import HashEmbedder
-from router.index.build import Served, build, recorded_settings
-from router.index.plan import BuildPlan, EncoderPlan
 from router.index.store import IndexSnapshot, load_index
 from router.skills.model import Level
-from router.skills.source import create_source
+from router.skills.sources.base import create_source
 from tests.support.skill_source_contract import CATALOG, PDF_DESCRIPTION, MemorySource
 
 # no root at all: the disk would find nothing here

@@ -1,8 +1,8 @@
 """The one index-build pipeline: discover -> build (with the settings that repeat it) -> prune.
 
 ``skill-router index``, the Reindex RPC (through ``Engine.reindex``) and ``skill-router eval``
-all build through ``build``, each with the ``router.index.plan.BuildPlan`` its recipe gathers
-(``router.reindex.recipe``); a sharded build (``build_shard`` on N workers, then
+all build through ``build``, each with the ``router.builder.plan.BuildPlan`` its recipe gathers
+(``router.builder.recipe``); a sharded build (``build_shard`` on N workers, then
 ``merge_shards``) takes the same plan and ends in the same ``build`` with every embedding
 already made.
 
@@ -22,18 +22,18 @@ from typing import Any
 
 import numpy as np
 
+from router.builder import shards
+from router.builder.inputs import Carried
+from router.builder.plan import BuildPlan
+from router.builder.version import build_index
 from router.common.workers import Workers
 from router.config import DiscoveryConfig
 from router.encoders.base import Embedder
 from router.errors import IndexUnavailable, InvalidRequest
 from router.examples.loading import fingerprint
 from router.examples.sources import example_settings, gather
-from router.index import shards
-from router.index.build_inputs import Carried
 from router.index.digest_store import previous_digests
 from router.index.example_store import QUERY_VECTORS, vectors_of
-from router.index.plan import BuildPlan
-from router.index.store import build_index
 from router.index.vectors import embed_skills, previous_vectors
 from router.index.versions.layout import MANIFEST, IndexInfo, read_manifest
 from router.index.versions.recovery import disk_problem, restore_current
@@ -107,26 +107,6 @@ def compare(old: Sequence[Skill], new: Sequence[Skill]) -> Changes:
 
 
 @dataclass(frozen=True)
-class ReindexResult:
-    index_version: str  # the version served afterwards
-    changes: Changes
-    duration_seconds: float
-    diagnostics: tuple[Diagnostic, ...]
-    swapped: bool
-
-
-@dataclass
-class ReindexStats:
-    """Counters an operator wants to see (exported as metrics)."""
-
-    runs: int = 0
-    failures: int = 0
-    load_failures: int = 0  # new versions found on disk that were refused
-    last_duration_seconds: float = 0.0
-    last_result: ReindexResult | None = None
-
-
-@dataclass(frozen=True)
 class Served:
     """The index being served: its version, its skills and its manifest settings."""
 
@@ -168,7 +148,7 @@ def build(plan: BuildPlan, out: str | Path, *, served: Served | None = None,
     version is current and before old versions are pruned (a server swaps it in there).
     The routing settings are fitted to the catalog from its examples when the plan says so
     (``router.calibration.settings_fit``; otherwise the defaults are served), and the encoder
-    may be fine-tuned on them (``router.index.fine_tune.stage``; its mode is an input when the
+    may be fine-tuned on them (``router.builder.fine_tune.stage``; its mode is an input when the
     encoder can be tuned). The plan's ``workers`` share the per-skill work of a large catalog
     (``router.common.workers``; same result). ``embedder`` replaces the plan's encoder
     (a test's, or one already made by the caller).
@@ -194,7 +174,7 @@ def build(plan: BuildPlan, out: str | Path, *, served: Served | None = None,
         carried = Carried({**discovery_settings(plan.discovery), **inputs},
                           reuse=not (full or damaged), known=known, digested=digested,
                           workers=pool, catalogs=catalog_order(plan.discovery.catalogs),
-                          query=plan.query)
+                          query=plan.query, source=plan.source)
         info = build_index(found.skills, diagnostics, embedder, out, examples=examples,
                            stages=plan.stages, carried=carried)
     if before_prune is not None:

@@ -7,7 +7,7 @@ local folder.
 ``versions/`` and only then pointed at, so a server swaps only to a version it has verified.
 A version already in the cache is never fetched again (a restart loads it from the disk), and
 the cache keeps ``index.keep_versions`` versions (at least two: the one served until the swap).
-``publish`` sends a version built in the cache to the bucket (``router.index.remote.publish``).
+``publish`` sends a version built in the cache to the bucket (``router.objectstore.publish``).
 """
 
 from __future__ import annotations
@@ -24,9 +24,6 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from router.errors import IndexCorrupt, IndexUnavailable, InvalidRequest
-from router.index.remote import publish as publishing
-from router.index.remote.location import ObjectLocation, cache_root, is_remote
-from router.index.remote.skill_files import PACK, unpack
 from router.index.versions.layout import (
     MANIFEST,
     VERSIONS,
@@ -36,11 +33,14 @@ from router.index.versions.layout import (
     read_manifest,
 )
 from router.index.versions.retention import prune
+from router.objectstore import publish as publishing
+from router.objectstore.location import ObjectLocation, cache_root, is_remote
+from router.objectstore.skill_files import PACK, unpack
 from router.skills.model import Skill, SkillKind
 
 if TYPE_CHECKING:
     from router.config import Config
-    from router.index.remote.bucket import Bucket, BucketFactory
+    from router.objectstore.bucket import Bucket, BucketFactory
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ class RemoteIndex:
     @property
     def bucket(self) -> Bucket:
         if self._bucket is None:  # boto3 loads on first use, not with every server
-            from router.index.remote.bucket import Bucket
+            from router.objectstore.bucket import Bucket
 
             self._bucket = (self._bucket_factory or Bucket)(self.location)
         return self._bucket

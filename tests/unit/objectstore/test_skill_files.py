@@ -1,4 +1,4 @@
-"""A version's own copy of its skills' files (``router.index.remote.skill_files``): ``attach``
+"""A version's own copy of its skills' files (``router.objectstore.skill_files``): ``attach``
 copies what the build recorded, and ``VersionFilesSource`` serves exactly those bytes, with the
 skills' folders gone, under the refusals every source keeps; a version without them is served
 from the disk."""
@@ -10,15 +10,16 @@ from pathlib import Path
 
 import pytest
 
+from router.builder.version import build_index
 from router.config import DiscoveryConfig
 from router.encoders.hashing import HashEmbedder
 from router.errors import InvalidRequest, NotFound, StaleFile, TooLarge
-from router.index.remote.skill_files import FILES, VersionFilesSource, attach
-from router.index.store import build_index, load_index
+from router.index.store import load_index
 from router.index.versions.layout import VERSIONS, current_version
+from router.objectstore.skill_files import FILES, VersionFilesSource, attach
 from router.skills import digests
-from router.skills.disk_source import DiskSource
 from router.skills.model import Skill
+from router.skills.sources.disk import DiskSource
 from tests.support.skill_source_contract import BUNDLED, CATALOG, LEAVING
 
 

@@ -1,4 +1,4 @@
-"""Index versions in object storage (``router.index.remote``) against an S3 server on loopback
+"""Index versions in object storage (``router.objectstore``) against an S3 server on loopback
 (moto's server mode): publish, fetch and verify, the cache, pruning and the pointer's race."""
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ import pytest
 from botocore.exceptions import ClientError
 
 from router.errors import IndexCorrupt, IndexUnavailable, InvalidRequest
-from router.index.remote import publish as publishing
-from router.index.remote.bucket import Bucket
-from router.index.remote.location import ObjectLocation, cache_root, is_remote
-from router.index.remote.mirror import RemoteIndex
-from router.index.remote.skill_files import FILES, PACK
 from router.index.store import load_index
 from router.index.versions.layout import CURRENT, VERSIONS, current_version
+from router.objectstore import publish as publishing
+from router.objectstore.bucket import Bucket
+from router.objectstore.location import ObjectLocation, cache_root, is_remote
+from router.objectstore.mirror import RemoteIndex
+from router.objectstore.skill_files import FILES, PACK
 from tests.support.indexes import index_folder
 from tests.support.objects import S3, s3, s3_endpoint  # noqa: F401  (the fixtures)
 from tests.support.skills import add_skill, write_catalog

@@ -28,11 +28,11 @@ from typing import Any
 
 import numpy as np
 
+from router.builder.fine_tune import judge
 from router.config import CANDIDATE_KEYS, CANDIDATE_MODES
 from router.encoders.base import Embedder
 from router.encoders.training import Pair, Trained, TrainSettings
 from router.errors import InvalidRequest
-from router.index.fine_tune import judge
 from router.index.vectors import embedding_text, text_key
 from router.skills.model import Skill
 

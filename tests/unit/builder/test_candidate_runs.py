@@ -1,4 +1,4 @@
-"""Candidate runs of encoder fine-tuning (router.index.fine_tune.candidates) with fake models:
+"""Candidate runs of encoder fine-tuning (router.builder.fine_tune.candidates) with fake models:
 a second epoch and traffic's passed-over skills as weak negatives, each kept only when it
 beats the plain run on the held-out requests, within the pair bound, recorded in the manifest,
 in the fine-tune hash only when on, and the same on every build of the same inputs."""
@@ -13,14 +13,14 @@ from typing import Any
 
 import pytest
 
+from router.builder.fine_tune import candidates, judge, negatives
+from router.builder.fine_tune.stage import Options, options_for
+from router.builder.inputs import Stages
+from router.builder.version import build_index
 from router.config import IndexConfig
 from router.encoders.training import Pair, Trained, TrainRun, TrainSettings, batches
 from router.errors import InvalidRequest
 from router.examples.model import Example, ExampleSource, query_key
-from router.index.build_inputs import Stages
-from router.index.fine_tune import candidates, judge, negatives
-from router.index.fine_tune.stage import Options, options_for
-from router.index.store import build_index
 from router.index.vectors import embedding_text
 from router.index.versions.layout import read_manifest
 from tests.support.fine_tune import FakeModel, base_embedder, catalog, examples

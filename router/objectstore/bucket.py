@@ -21,8 +21,8 @@ import boto3
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
 
 from router.errors import IndexUnavailable
-from router.index.remote.location import ObjectLocation
 from router.index.versions.layout import CURRENT
+from router.objectstore.location import ObjectLocation
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""The one build recipe (``router.reindex.recipe``): the plan checked before anything is read or
+"""The one build recipe (``router.builder.recipe``): the plan checked before anything is read or
 written, traffic compacted then folded in when the sources take it, the serving encoder the
 gate is calibrated on, and the export after a build that wrote a version, never after one that
 was skipped; a shard reads no traffic."""
@@ -11,18 +11,18 @@ from typing import Any
 
 import pytest
 
+from router.builder import recipe as recipe_module
+from router.builder.pipeline import Served, recorded_settings
+from router.builder.recipe import Recipe, Sources
+from router.builder.shards import ShardSpec
 from router.config import Config, DiscoveryConfig, FeedbackConfig, IndexConfig
 from router.errors import InvalidRequest
 from router.examples.model import Example
-from router.index.build import Served, recorded_settings
-from router.index.shards import ShardSpec
 from router.index.store import load_index
 from router.index.versions.layout import read_manifest
 from router.learning.backends import open_store
 from router.learning.rows import ACTIVATE, Row
 from router.learning.traffic import SETTINGS_KEY, read_traffic
-from router.reindex import recipe as recipe_module
-from router.reindex.recipe import Recipe, Sources
 from tests.support.embedders import HashEmbedder
 from tests.support.skills import write_catalog
 

@@ -1,8 +1,9 @@
 """The fine-tuned encoder a version stores: how it is named, verified, found, staged and
 placed (light: no torch).
 
-A version whose encoder was fine-tuned on its catalog's examples (``router.index.fine_tune.stage``)
-holds the tuned sentence-transformers model in ``encoder/`` (checksummed by the manifest like
+A version whose encoder was fine-tuned on its catalog's examples
+(``router.builder.fine_tune.stage``) holds the tuned sentence-transformers model in ``encoder/``
+(checksummed by the manifest like
 every other file), and its manifest ``model`` is ``<base>+ft-<hash12>``: the base model and the
 first 12 hex digits of the encoder fine-tuning hash, so vectors of two different models are
 never mixed (embedding reuse is keyed by model id) and the ONNX export of a tuned model never

@@ -1,4 +1,4 @@
-"""Encoder fine-tuning per catalog (router.index.fine_tune.stage), with fake sentence models:
+"""Encoder fine-tuning per catalog (router.builder.fine_tune.stage), with fake sentence models:
 adopted only when it wins on held-out requests, stored and checksummed in the version, reused by
 a build with unchanged examples, never run without examples or for the hash embedder."""
 
@@ -10,6 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from router.builder.fine_tune import judge
+from router.builder.fine_tune.stage import Options
+from router.builder.inputs import Stages
+from router.builder.version import build_index
 from router.cli import main
 from router.config import IndexConfig, load_config
 from router.encoders.hashing import HashEmbedder
@@ -17,11 +21,8 @@ from router.encoders.sentence import SentenceTransformerEmbedder
 from router.encoders.training import Pair, TrainSettings, batches
 from router.errors import IndexCorrupt, InvalidRequest
 from router.examples.model import Example
-from router.index.build_inputs import Stages
-from router.index.fine_tune import judge
-from router.index.fine_tune.stage import Options
-from router.index.fine_tune.stored import ENCODER_DIR, base_of, encoder_problem, locate, tuned_id
-from router.index.store import build_index, load_index
+from router.index.store import load_index
+from router.index.versions.encoder import ENCODER_DIR, base_of, encoder_problem, locate, tuned_id
 from router.index.versions.layout import VERSIONS, read_manifest
 from tests.support.fine_tune import (
     FakeModel,

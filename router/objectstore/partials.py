@@ -1,10 +1,10 @@
-"""A sharded build through object storage: each shard's partial (``router.index.shards``)
+"""A sharded build through object storage: each shard's partial (``router.builder.shards``)
 goes to the bucket under ``PREFIX/.shards/``, the merge fetches them all into its mirror, and
 the partials it merged are removed from the bucket once the version is published. So shard
 pods and the merge share only the bucket, no volume.
 
 Each partial's ``partial.json`` is sent last, and a partial is merged only once that file and
-the vectors its checksum names are there (``router.index.shards`` checks the set), so a shard
+the vectors its checksum names are there (``router.builder.shards`` checks the set), so a shard
 killed mid-upload is one the merge waits for, never half of one.
 """
 
@@ -15,10 +15,10 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from router.index.shards import PARTIAL_META, SHARDS_DIR
+from router.index.versions.layout import PARTIAL_META, SHARDS_DIR
 
 if TYPE_CHECKING:
-    from router.index.remote.mirror import RemoteIndex
+    from router.objectstore.mirror import RemoteIndex
 
 log = logging.getLogger(__name__)
 

@@ -1,8 +1,8 @@
 """The one build plan: everything a build is asked to do, made once from the config.
 
 ``skill-router index``, the Reindex RPC (``Engine.reindex``), ``skill-router eval`` and the
-sharded build all take a :class:`BuildPlan` (``router.index.build``), made and completed by
-the build recipe (``router.reindex.recipe``). Its encoder is always the
+sharded build all take a :class:`BuildPlan` (``router.builder.pipeline``), made and completed by
+the build recipe (``router.builder.recipe``). Its encoder is always the
 full-precision model (sentence-transformers on the configured device), whatever backend serves
 queries (``index.query_backend``): an index's vectors all come from that one model, so a
 Reindex gives what a fresh build of the same catalog gives.
@@ -14,14 +14,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from router.builder.fine_tune import stage as encoder_fine_tune
+from router.builder.inputs import Stages
 from router.common.workers import Workers
 from router.config import Config, DiscoveryConfig
 from router.encoders.base import Embedder
 from router.encoders.device import Placement, placement_for
 from router.examples.model import Example
-from router.index.build_inputs import Stages
-from router.index.fine_tune import stage as encoder_fine_tune
-from router.skills.source import SkillSource, create_source
+from router.skills.sources.base import SkillSource, create_source
 
 
 @dataclass(frozen=True)

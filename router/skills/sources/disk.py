@@ -5,7 +5,7 @@ skill's directory, served with the traversal rules of ``router.skills.resources`
 Only this source opens them; the activation code asks it.
 
 The tools of the configured MCP servers (``discovery.mcp_servers``) are discovered beside the
-folders and served, as ``SkillKind.MCP_TOOL`` skills, by ``router.skills.mcp_source``: this
+folders and served, as ``SkillKind.MCP_TOOL`` skills, by ``router.skills.sources.mcp``: this
 source hands them on, so one source serves an index of both.
 """
 
@@ -20,10 +20,10 @@ from router.skills import digests
 from router.skills.digests import SkillDigests
 from router.skills.files import read_file
 from router.skills.limits import RESOURCE_LIST_CAP, RESOURCE_MAX_BYTES, SKILL_FILE_MAX_BYTES
-from router.skills.mcp_source import McpSource
 from router.skills.model import DiscoveryResult, Skill, SkillKind
 from router.skills.resources import ResourceListing, read_resource, scan_resources
-from router.skills.source import SkillFile, SkillSource
+from router.skills.sources.base import SkillFile, SkillSource
+from router.skills.sources.mcp import McpSource
 
 if TYPE_CHECKING:
     from router.common.workers import Workers

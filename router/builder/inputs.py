@@ -1,6 +1,6 @@
-"""What a version build (``router.index.store.build_index``) is handed besides its catalog:
-the stages it runs (configuration, from the build plan, ``router.index.plan``), and what the
-pipeline carries into it (``router.index.build``), the encoder serving queries among them."""
+"""What a version build (``router.builder.version.build_index``) is handed besides its catalog:
+the stages it runs (configuration, from the build plan, ``router.builder.plan``), and what the
+pipeline carries into it (``router.builder.pipeline``), the encoder serving queries among them."""
 
 from __future__ import annotations
 
@@ -10,11 +10,12 @@ from typing import Any
 
 import numpy as np
 
+from router.builder.fine_tune import stage as encoder_fine_tune
 from router.common.workers import Workers
 from router.encoders.base import Embedder
-from router.index.fine_tune import stage as encoder_fine_tune
 from router.skills.digests import SkillDigests
 from router.skills.model import DEFAULT_CATALOG
+from router.skills.sources.base import SkillSource
 
 FINE_TUNE_KEY = "fine_tune_encoder"  # settings key: the fine-tuning mode built with
 
@@ -23,7 +24,7 @@ FINE_TUNE_KEY = "fine_tune_encoder"  # settings key: the fine-tuning mode built 
 class Stages:
     """What a version build does beyond embedding and indexing its skills, from the
     configuration: fit the routing settings to the examples (``router.calibration.settings_fit``),
-    fine-tune the encoder on them (``router.index.fine_tune.stage``), and whether it shows
+    fine-tune the encoder on them (``router.builder.fine_tune.stage``), and whether it shows
     progress."""
 
     fit_settings: bool = False
@@ -48,7 +49,8 @@ class Carried:
     already computed; the running ``workers``; the ``catalogs`` order recorded
     (``router.skills.catalogs``); ``query``: the encoder that will serve queries when its vectors
     are not the build encoder's (an int8 copy, ``router.index.query_encoder.gate_encoder``): the
-    gate is calibrated on them."""
+    gate is calibrated on them; ``source``: the skill source the skills came from, which digests
+    their files when ``digested`` cannot be recorded as it is (None: the default source)."""
 
     settings: Mapping[str, Any] = field(default_factory=dict)
     reuse: bool = True
@@ -57,3 +59,4 @@ class Carried:
     workers: Workers | None = None
     catalogs: tuple[str, ...] = (DEFAULT_CATALOG,)
     query: Embedder | None = None
+    source: SkillSource | None = None

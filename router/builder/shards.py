@@ -30,11 +30,10 @@ import numpy as np
 from router.common.integrity import sha256_file
 from router.errors import IndexUnavailable, InvalidRequest
 from router.index.vectors import embedding_text, text_key
+from router.index.versions.layout import PARTIAL_META, SHARDS_DIR
 from router.skills.model import Skill
 
-SHARDS_DIR = ".shards"
 PARTIAL_FORMAT = 1
-PARTIAL_META = "partial.json"
 PARTIAL_VECTORS = "vectors.npy"
 MAX_SHARDS = 10_000
 

@@ -24,7 +24,7 @@ from router.skills.limits import RESOURCE_LIST_CAP, RESOURCE_MAX_BYTES, SKILL_FI
 from router.skills.mcp_tools import TOOL_FILE, parse_specs, tool_document, tool_skills
 from router.skills.model import DiscoveryResult, Skill
 from router.skills.resources import ResourceListing
-from router.skills.source import SkillFile, SkillSource
+from router.skills.sources.base import SkillFile, SkillSource
 
 if TYPE_CHECKING:
     from collections.abc import Collection

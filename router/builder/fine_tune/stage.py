@@ -31,14 +31,14 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from router.builder.fine_tune import candidates, judge, negatives
 from router.common.checkpoints import checkpoint
 from router.config import FINE_TUNE_MODES, IndexConfig
 from router.encoders.base import Embedder
 from router.encoders.training import Pair, Trained, TrainSettings
 from router.errors import IndexUnavailable, InvalidRequest
 from router.examples.model import Example, query_key
-from router.index.fine_tune import candidates, judge, negatives
-from router.index.fine_tune.stored import ENCODER_DIR, base_of, encoder_problem, is_tuned, tuned_id
+from router.index.versions.encoder import ENCODER_DIR, base_of, encoder_problem, is_tuned, tuned_id
 from router.index.versions.layout import VERSIONS, current_version, read_manifest
 from router.skills.model import Skill
 

@@ -10,18 +10,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from router.builder.fine_tune import candidates, judge, negatives
+from router.builder.fine_tune.stage import Options, options_for
+from router.builder.inputs import Stages
+from router.builder.pipeline import Served, build, recorded_settings
+from router.builder.plan import BuildPlan, EncoderPlan
+from router.builder.version import build_index
 from router.config import DiscoveryConfig, IndexConfig
 from router.encoders.training import Pair, Trained, TrainRun, TrainSettings, batches
 from router.errors import InvalidRequest
 from router.examples.model import Example, query_key
-from router.index.build import Served, build, recorded_settings
-from router.index.build_inputs import Stages
-from router.index.fine_tune import candidates, judge, negatives
-from router.index.fine_tune.stage import Options, options_for
-from router.index.fine_tune.stored import tuned_id
-from router.index.plan import BuildPlan, EncoderPlan
-from router.index.store import build_index, load_index
+from router.index.store import load_index
 from router.index.vectors import embedding_text
+from router.index.versions.encoder import tuned_id
 from router.index.versions.layout import read_manifest
 from tests.support.fine_tune import FakeModel, base_embedder, catalog, examples
 from tests.support.skills import write_catalog

@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING
 
 from router.common import integrity
 from router.errors import IndexCorrupt, IndexUnavailable
-from router.index.remote.skill_files import FILES, PACK, attach, pack
 from router.index.versions.layout import MANIFEST, VERSIONS, mismatched, read_manifest
 from router.index.versions.retention import STALE_TMP_SECONDS
+from router.objectstore.skill_files import FILES, PACK, attach, pack
 
 if TYPE_CHECKING:
-    from router.index.remote.bucket import Bucket, Listed
+    from router.objectstore.bucket import Bucket, Listed
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +36,7 @@ def publish(root: Path, version: str, bucket: Bucket, *, keep: int,
             stale_seconds: float = STALE_TMP_SECONDS) -> tuple[str, ...]:
     """Upload version ``version`` of local index ``root`` (its skills' files attached first),
     make it current in ``bucket``, prune there; the versions pruned. The skill files travel as
-one tar (``router.index.remote.skill_files.pack``)."""
+one tar (``router.objectstore.skill_files.pack``)."""
     folder = root / VERSIONS / version
     carried = attach(folder)
     manifest = read_manifest(folder)

@@ -40,8 +40,8 @@ if TYPE_CHECKING:
 
 DEFAULT_SOURCE = "disk"
 # Built-in sources by key, as "module:class": imported on first use, never by this module.
-_BUILT_IN: dict[str, str] = {"disk": "router.skills.disk_source:DiskSource",
-                              "mcp": "router.skills.mcp_source:McpSource"}
+_BUILT_IN: dict[str, str] = {"disk": "router.skills.sources.disk:DiskSource",
+                              "mcp": "router.skills.sources.mcp:McpSource"}
 _REGISTERED: dict[str, type[SkillSource]] = {}
 
 

@@ -31,7 +31,7 @@ from router.skills.digests import FileDigest, SkillDigests
 from router.skills.limits import RESOURCE_LIST_CAP, RESOURCE_MAX_BYTES, SKILL_FILE_MAX_BYTES
 from router.skills.model import DiscoveryResult, Skill, SkillKind
 from router.skills.resources import ResourceListing, media_type
-from router.skills.source import SkillFile, SkillSource
+from router.skills.sources.base import SkillFile, SkillSource
 
 if TYPE_CHECKING:
     from router.common.workers import Workers
