@@ -6,7 +6,9 @@ Only this source opens them; the activation code asks it.
 
 The tools of the configured MCP servers (``discovery.mcp_servers``) are discovered beside the
 folders and served, as ``SkillKind.MCP_TOOL`` skills, by ``router.skills.sources.mcp``: this
-source hands them on, so one source serves an index of both.
+source hands them on, so one source serves an index of both. The skills of the configured
+registries (``discovery.registries``) are fetched into their cache folder by
+``router.skills.sources.registry`` and then are folders on disk like any other.
 """
 
 from __future__ import annotations
@@ -43,6 +45,13 @@ class DiskSource(SkillSource):
         from router.skills.discovery import discover
 
         found = discover(config, max_bytes=max_bytes, workers=workers)
+        if config.registries:  # the registries' skills, unpacked into their cache, on disk
+            from router.skills.sources.registry import discover_registries
+
+            fetched = discover_registries(config, {s.key for s in found.skills})
+            found = DiscoveryResult(tuple(sorted((*found.skills, *fetched.skills),
+                                                 key=lambda s: (s.name, s.catalog))),
+                                    found.shadowed, (*found.diagnostics, *fetched.diagnostics))
         if not config.mcp_servers:
             return found
         listed = self.tools.discover_beside(config, {s.name for s in found.skills})
