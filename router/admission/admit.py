@@ -17,10 +17,12 @@ import numpy as np
 from router.admission import checks, hubs, imitation
 from router.admission.fused import Encode, fused_scores
 from router.admission.model import Finding, SkillText
-from router.admission.policy import Approval, Policy, Verdict, decide, default_policy
+from router.admission.policy import Approval, Verdict, decide
+from router.admission.settings import Policies
 from router.errors import SkillParseError
 from router.skills.model import Skill
 from router.skills.parse import decode_text, split_frontmatter
+from router.skills.registry.tree import skill_files
 
 TEXT_SUFFIXES = frozenset({".md", ".txt", ".sh", ".bash", ".zsh", ".py", ".js", ".ts", ".ps1",
                            ".rb", ".pl", ".yaml", ".yml", ".json", ".toml", ".cfg", ".ini"})
@@ -66,9 +68,19 @@ def read_skill(skill: Skill, origin: str) -> SkillText:
                     and path.name != "SKILL.md" and path.stat().st_size <= MAX_FILE_BYTES):
                 files.append((path.relative_to(base).as_posix(),
                               path.read_bytes().decode("utf-8", "replace")))
-    digest = skill.content_hash or hashlib.sha256(raw).hexdigest()
+    digest = folder_digest(base) if skill.location.endswith("SKILL.md") and base.is_dir() \
+        else "sha256:" + hashlib.sha256(raw).hexdigest()
     return SkillText(skill.key, skill.name, skill.description, body, digest, origin,
                      tuple(files))
+
+
+def folder_digest(base: Path) -> str:
+    """``sha256:`` over every file of a skill folder (paths and contents, sorted): the digest
+    an approval names, so a change to any bundled file needs a new approval."""
+    outer = hashlib.sha256()
+    for rel, data in sorted(skill_files(base).items()):
+        outer.update(rel.encode() + b"\0" + hashlib.sha256(data).digest())
+    return "sha256:" + outer.hexdigest()
 
 
 def hub_findings(texts: Sequence[SkillText], requests: Sequence[Request], encode: Encode,
@@ -94,13 +106,12 @@ def hub_findings(texts: Sequence[SkillText], requests: Sequence[Request], encode
     return out
 
 
-def admit(texts: Sequence[SkillText], policies: Mapping[str, Policy],
-          approvals: Sequence[Approval] = (), *,
-          extra: Mapping[str, list[Finding]] | None = None,
+def admit(texts: Sequence[SkillText], policies: Policies, approvals: Sequence[Approval] = (),
+          *, extra: Mapping[str, list[Finding]] | None = None,
           catalogs: Mapping[str, str] | None = None) -> dict[str, Verdict]:
     """Every skill's verdict: the text checks and imitation findings, plus ``extra`` (hubs,
-    the scan) by key, under the policy of its catalog (``catalogs``: key -> catalog) when
-    ``policies`` names it, else of its origin's kind."""
+    the scan) by key, under the policy of its catalog (``catalogs``: key -> catalog) and
+    origin."""
     found: dict[str, list[Finding]] = defaultdict(list)
     for t in texts:
         found[t.key].extend(checks.check(t))
@@ -109,8 +120,6 @@ def admit(texts: Sequence[SkillText], policies: Mapping[str, Policy],
     for key, more in (extra or {}).items():
         found[key].extend(more)
     cat = dict(catalogs or {})
-    out = {}
-    for t in texts:
-        policy = policies.get(cat.get(t.key, "")) or default_policy(t.origin)
-        out[t.key] = decide(t.key, t.digest, found[t.key], policy, approvals)
-    return out
+    return {t.key: decide(t.key, t.digest, found[t.key],
+                          policies.for_skill(cat.get(t.key, ""), t.origin), approvals)
+            for t in texts}

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from router.admission.admit import Request, admit, hub_findings, read_skill
 from router.admission.hubs import probe_requests
-from router.admission.policy import FOLDER_POLICY, REGISTRY_POLICY
+from router.admission.model import Severity
+from router.admission.settings import Policies
 from router.encoders.hashing import HashEmbedder
 from router.skills.discovery import scan_root
 from router.skills.model import Scope
@@ -40,7 +41,7 @@ def texts(root: Path, origin: str) -> list:  # type: ignore[type-arg]
 def test_every_hostile_skill_is_quarantined_by_the_registry_policy() -> None:
     hostile = texts(HOSTILE, REGISTRY)
     assert sorted(t.name for t in hostile) == sorted(EXPECTED)
-    verdicts = admit([*texts(DEMO, "disk:default"), *hostile], {})
+    verdicts = admit([*texts(DEMO, "disk:default"), *hostile], Policies())
     for t in hostile:
         verdict = verdicts[t.key]
         assert verdict.quarantined, t.name
@@ -50,9 +51,9 @@ def test_every_hostile_skill_is_quarantined_by_the_registry_policy() -> None:
 def test_the_demo_catalog_is_admitted() -> None:
     demo = texts(DEMO, "disk:default")
     assert len(demo) >= 40
-    folder = admit(demo, {"": FOLDER_POLICY}, catalogs={t.key: "" for t in demo})
+    folder = admit(demo, Policies())
     assert [k for k, v in folder.items() if v.quarantined] == []
-    registry = admit(demo, {"": REGISTRY_POLICY}, catalogs={t.key: "" for t in demo})
+    registry = admit(demo, Policies({"": Severity.HIGH}), catalogs={t.key: "" for t in demo})
     assert len([k for k, v in registry.items() if v.quarantined]) <= len(demo) / 20
 
 

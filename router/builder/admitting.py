@@ -1,0 +1,93 @@
+"""Admission as a build step: every discovered skill checked (``router.admission``) before it
+is indexed. A quarantined skill stays in the index, disabled (never routed, activated or
+listed to the model), and the version records every skill's findings and verdict, with the
+scanner's version (a new scanner makes new findings, and so a new version). Approvals are
+read from the index folder (``router.admission.approvals``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from router.admission import scanner
+from router.admission.admit import Request, hub_findings, read_skill
+from router.admission.admit import admit as decide_all
+from router.admission.approvals import read_approvals
+from router.admission.hubs import probe_requests
+from router.admission.model import Finding, SkillText
+from router.admission.settings import parse_policies
+from router.config import AdmissionConfig
+from router.encoders.base import Embedder
+from router.examples.model import Example
+from router.skills.model import Diagnostic, DiscoveryResult, Level, Skill, SkillKind
+from router.skills.sources.registry import origin_of
+
+log = logging.getLogger(__name__)
+
+ADMISSION_KEY = "admission"  # the manifest's record of the verdicts
+
+
+def admit_found(found: DiscoveryResult, config: AdmissionConfig, embedder: Embedder,
+                examples: Sequence[Example], index_dir: str | Path
+                ) -> tuple[DiscoveryResult, dict[str, Any]]:
+    """``found`` with quarantined skills disabled and a diagnostic for each, and the record
+    the version keeps (``{"scanner": version, "skills": {key: verdict}}``, skills with
+    findings only)."""
+    policies = parse_policies(config.quarantine, config.rules)
+    texts = [_text(s) for s in found.skills]
+    catalogs = {s.key: s.catalog for s in found.skills}
+    extra: dict[str, list[Finding]] = {}
+    warnings: list[str] = []
+    if config.hubs:
+        requests = [Request(p) for p in probe_requests()]
+        requests += [Request(e.query, e.skills[0] if len(e.skills) == 1 else "")
+                     for e in examples if e.query]
+        for key, more in hub_findings(texts, requests, embedder.encode, catalogs).items():
+            extra.setdefault(key, []).extend(more)
+    version = ""
+    folders = {s.base_dir: s.key for s in found.skills if s.kind is not SkillKind.MCP_TOOL}
+    if config.scanner_path:
+        outcome = scanner.scan(sorted(folders), config.scanner_path)
+        version, warnings = outcome.version, list(outcome.warnings)
+        for folder, more in outcome.findings.items():
+            extra.setdefault(folders[folder], []).extend(more)
+    else:
+        warnings.append("the content scan did not run: admission.scanner_path is not set "
+                        "(install cisco-ai-skill-scanner with `make scanner`)")
+    verdicts = decide_all(texts, policies, read_approvals(index_dir), extra=extra,
+                          catalogs=catalogs)
+    skills: list[Skill] = []
+    diags = [Diagnostic(Level.WARNING, "admission", w) for w in warnings]
+    record: dict[str, Any] = {}
+    for skill in found.skills:
+        verdict = verdicts[skill.key]
+        if verdict.findings:
+            record[skill.key] = {"digest": verdict.digest, "quarantined": verdict.quarantined,
+                                 "approved": verdict.approved,
+                                 "findings": [f.to_dict() for f in verdict.findings]}
+        if verdict.quarantined:
+            reasons = "; ".join(f"{f.rule} ({f.severity.value}): {f.message}"
+                                for f in verdict.findings[:3])
+            diags.append(Diagnostic(Level.WARNING, skill.location, (
+                f"skill {skill.key!r} quarantined at digest {verdict.digest}: {reasons}; "
+                "approve it with `skill-router admission approve`"), skill.catalog))
+            skill = dataclasses.replace(skill, enabled=False)
+        skills.append(skill)
+    admitted = DiscoveryResult(tuple(skills), found.shadowed, (*found.diagnostics, *diags))
+    return admitted, {ADMISSION_KEY: {"scanner": version, "skills": record}}
+
+
+def _text(skill: Skill) -> SkillText:
+    origin = origin_of(skill)
+    if skill.kind is SkillKind.MCP_TOOL:
+        return SkillText(skill.key, skill.name, skill.description, "", skill.content_hash,
+                         origin)
+    try:
+        return read_skill(skill, origin)
+    except OSError as exc:
+        log.warning("admission could not read %s: %s", skill.location, exc)
+        return SkillText(skill.key, skill.name, skill.description, "", skill.content_hash,
+                         origin)
