@@ -52,10 +52,11 @@ class Admission:
         return {k for k, v in self.verdicts.items() if v.quarantined}
 
 
-def read_skill(skill: Skill, origin: str) -> SkillText:
-    """What admission reads of ``skill``: its skill file's body and its bundled text files
-    (capped), with the skill file's digest."""
-    raw = Path(skill.location).read_bytes()
+def read_skill(skill: Skill, origin: str, raw: bytes | None = None) -> SkillText:
+    """What admission reads of ``skill``: its skill file's body (``raw``, the bytes its source
+    served, else read from its location) and, for a folder on disk, its bundled text files
+    (capped), with the digest of the folder."""
+    raw = Path(skill.location).read_bytes() if raw is None else raw
     try:
         body = split_frontmatter(decode_text(raw, path=skill.location))[1]
     except SkillParseError:
@@ -84,14 +85,15 @@ def folder_digest(base: Path) -> str:
 
 
 def hub_findings(texts: Sequence[SkillText], requests: Sequence[Request], encode: Encode,
-                 catalogs: Mapping[str, str]) -> dict[str, list[Finding]]:
+                 catalogs: Mapping[str, str], vectors: np.ndarray | None = None
+                 ) -> dict[str, list[Finding]]:
     """Hub findings of each catalog (``catalogs``: skill key -> catalog), ranked by the fused
-    dense (``encode``) and BM25 scores of the requests against the skills' names and
-    descriptions."""
+    dense (``encode``; ``vectors``: the skills' embeddings when the build made them) and BM25
+    scores of the requests against the skills' names and descriptions."""
     if not texts or not requests:
         return {}
     documents = [f"{t.name.replace('-', ' ')} {t.description}" for t in texts]
-    scores = fused_scores(documents, [r.text for r in requests], encode)
+    scores = fused_scores(documents, [r.text for r in requests], encode, vectors)
     by_catalog: dict[str, list[int]] = defaultdict(list)
     for i, t in enumerate(texts):
         by_catalog[catalogs.get(t.key, "")].append(i)

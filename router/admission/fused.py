@@ -16,11 +16,13 @@ _WORD = re.compile(r"[a-z0-9]+")
 Encode = Callable[[Sequence[str]], np.ndarray]  # texts -> L2-normalised rows
 
 
-def fused_scores(documents: Sequence[str], requests: Sequence[str], encode: Encode
-                 ) -> np.ndarray:
+def fused_scores(documents: Sequence[str], requests: Sequence[str], encode: Encode,
+                 vectors: np.ndarray | None = None) -> np.ndarray:
     """requests x documents: the reciprocal-rank fusion of dense and BM25 scores (a
-    document no request word reaches has no BM25 term)."""
-    dense = encode(list(requests)) @ encode(list(documents)).T
+    document no request word reaches has no BM25 term); ``vectors``, the documents'
+    embeddings when already made (else ``encode`` makes them)."""
+    rows = vectors if vectors is not None else encode(list(documents))
+    dense = encode(list(requests)) @ np.asarray(rows).T
     lexical = bm25_scores(documents, requests)
     fused = _rrf(dense)
     fused += np.where(lexical > 0, _rrf(lexical), 0.0)

@@ -41,15 +41,23 @@ class Finding:
     severity: Severity
     message: str
     source: str = "router"  # "router" for the router's own checks, "scanner" for the scan
+    file: str = ""  # the skill's file it is in, relative ("" for the name or description)
+
+    @property
+    def in_code(self) -> bool:
+        """A scanner's finding in a bundled file other than the skill file: code patterns
+        (``subprocess``, ``os.system``, ``while True``) that skills' scripts often hold."""
+        return self.source == "scanner" and self.file not in ("", "SKILL.md")
 
     def to_dict(self) -> dict[str, str]:
         return {"rule": self.rule, "severity": self.severity.value, "message": self.message,
-                "source": self.source}
+                "source": self.source, "file": self.file}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Finding:
         return cls(rule=str(data["rule"]), severity=Severity(str(data["severity"])),
-                   message=str(data["message"]), source=str(data.get("source", "router")))
+                   message=str(data["message"]), source=str(data.get("source", "router")),
+                   file=str(data.get("file", "")))
 
 
 def worst(findings: tuple[Finding, ...] | list[Finding]) -> Severity | None:

@@ -22,17 +22,21 @@ class Action(StrEnum):
 
 @dataclass(frozen=True)
 class Policy:
-    """Findings at or over ``quarantine_at`` quarantine (None: nothing does); ``rules`` sets
-    one rule's action whatever its severity."""
+    """Findings at or over ``quarantine_at`` quarantine (None: nothing does), except the
+    content scan's findings in bundled code (``Finding.in_code``), which only warn unless
+    ``code_quarantines``; ``rules`` sets one rule's action whatever its severity."""
 
     quarantine_at: Severity | None = None
     rules: Mapping[str, Action] = field(default_factory=dict)
+    code_quarantines: bool = False
 
     def action(self, finding: Finding) -> Action:
         """What ``finding`` does to its skill under this policy."""
         rule = self.rules.get(finding.rule)
         if rule is not None:
             return rule
+        if finding.in_code and not self.code_quarantines:
+            return Action.WARN
         if self.quarantine_at is not None and finding.severity.rank >= self.quarantine_at.rank:
             return Action.QUARANTINE
         return Action.WARN

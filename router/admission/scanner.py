@@ -79,7 +79,8 @@ def _finding(row: dict[str, object]) -> Finding:
     where = f" ({row['file']}" + (f":{row['line']}" if row.get("line") else "") + ")" \
         if row.get("file") else ""
     return Finding(rule=f"scan:{row['rule']}", severity=_SEVERITIES[str(row["severity"]).lower()],
-                   message=f"{row['message']}{where}"[:500], source="scanner")
+                   message=f"{row['message']}{where}"[:500], source="scanner",
+                   file=str(row.get("file") or ""))
 
 
 def _not_run(why: str) -> ScanOutcome:

@@ -9,8 +9,11 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from router.admission import scanner
 from router.admission.admit import Request, hub_findings, read_skill
@@ -21,8 +24,11 @@ from router.admission.model import Finding, SkillText
 from router.admission.settings import parse_policies
 from router.config import AdmissionConfig
 from router.encoders.base import Embedder
+from router.errors import RouterError
 from router.examples.model import Example
+from router.index.vectors import embed_skills, embedding_text, previous_vectors, text_key
 from router.skills.model import Diagnostic, DiscoveryResult, Level, Skill, SkillKind
+from router.skills.sources.base import SkillSource
 from router.skills.sources.registry import origin_of
 
 log = logging.getLogger(__name__)
@@ -30,22 +36,39 @@ log = logging.getLogger(__name__)
 ADMISSION_KEY = "admission"  # the manifest's record of the verdicts
 
 
+@dataclass(frozen=True)
+class Admitted:
+    """What admission gives the build: the skills (quarantined ones disabled), the record the
+    version keeps (``{"admission": {"scanner": version, "skills": {key: verdict}}}``, skills
+    with findings only), and the skills' embeddings the hub measure made (by cache key: the
+    build reuses them instead of encoding the skills again)."""
+
+    found: DiscoveryResult
+    record: dict[str, Any]
+    vectors: dict[str, np.ndarray]
+
+
 def admit_found(found: DiscoveryResult, config: AdmissionConfig, embedder: Embedder,
-                examples: Sequence[Example], index_dir: str | Path
-                ) -> tuple[DiscoveryResult, dict[str, Any]]:
-    """``found`` with quarantined skills disabled and a diagnostic for each, and the record
-    the version keeps (``{"scanner": version, "skills": {key: verdict}}``, skills with
-    findings only)."""
+                examples: Sequence[Example], index_dir: str | Path,
+                source: SkillSource | None = None) -> Admitted:
+    """Admission of ``found`` (see the module notes), a diagnostic for each quarantined
+    skill; skill files are read through ``source`` (the disk when None)."""
     policies = parse_policies(config.quarantine, config.rules)
-    texts = [_text(s) for s in found.skills]
+    texts = [_text(s, source) for s in found.skills]
     catalogs = {s.key: s.catalog for s in found.skills}
     extra: dict[str, list[Finding]] = {}
     warnings: list[str] = []
-    if config.hubs:
+    known: dict[str, np.ndarray] = {}
+    if config.hubs and found.skills:
         requests = [Request(p) for p in probe_requests()]
         requests += [Request(e.query, e.skills[0] if len(e.skills) == 1 else "")
                      for e in examples if e.query]
-        for key, more in hub_findings(texts, requests, embedder.encode, catalogs).items():
+        cache = previous_vectors(Path(index_dir), embedder.model_id)
+        vectors, _ = embed_skills(found.skills, embedder, cache, False)
+        known = {text_key(embedder.model_id, embedding_text(s)): v
+                 for s, v in zip(found.skills, vectors, strict=True)}
+        for key, more in hub_findings(texts, requests, embedder.encode, catalogs,
+                                      vectors).items():
             extra.setdefault(key, []).extend(more)
     version = ""
     folders = {s.base_dir: s.key for s in found.skills if s.kind is not SkillKind.MCP_TOOL}
@@ -77,17 +100,18 @@ def admit_found(found: DiscoveryResult, config: AdmissionConfig, embedder: Embed
             skill = dataclasses.replace(skill, enabled=False)
         skills.append(skill)
     admitted = DiscoveryResult(tuple(skills), found.shadowed, (*found.diagnostics, *diags))
-    return admitted, {ADMISSION_KEY: {"scanner": version, "skills": record}}
+    return Admitted(admitted, {ADMISSION_KEY: {"scanner": version, "skills": record}}, known)
 
 
-def _text(skill: Skill) -> SkillText:
+def _text(skill: Skill, source: SkillSource | None) -> SkillText:
     origin = origin_of(skill)
     if skill.kind is SkillKind.MCP_TOOL:
         return SkillText(skill.key, skill.name, skill.description, "", skill.content_hash,
                          origin)
     try:
-        return read_skill(skill, origin)
-    except OSError as exc:
+        raw = source.fetch_skill_file(skill) if source is not None else None
+        return read_skill(skill, origin, raw)
+    except (OSError, RouterError) as exc:
         log.warning("admission could not read %s: %s", skill.location, exc)
         return SkillText(skill.key, skill.name, skill.description, "", skill.content_hash,
                          origin)

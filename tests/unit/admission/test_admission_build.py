@@ -98,3 +98,23 @@ def test_check_and_bad_approvals(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["admission", "check", "--policy", "folder", str(hostile)]) == 0
     assert main(["admission", "revoke", "nobody", "--index", str(tmp_path)]) != 0
     assert "has no approval" in capsys.readouterr().err
+
+
+def test_the_build_embeds_each_skill_once(tmp_path: Path) -> None:
+    from router.builder.pipeline import build
+    from router.builder.plan import BuildPlan, EncoderPlan
+    from router.config import DiscoveryConfig
+    from router.index.store import load_index
+    from router.index.vectors import embedding_text
+    from tests.support.embedders import CountingEmbedder
+
+    for name in ("alpha-notes", "beta-charts", "gamma-deploys"):
+        (tmp_path / "skills" / name).mkdir(parents=True)
+        (tmp_path / "skills" / name / "SKILL.md").write_bytes(skill_md(name))
+    discovery = DiscoveryConfig(project_dir=None, home_dir=None,
+                                bundled_roots=(str(tmp_path / "skills"),))
+    counting = CountingEmbedder()
+    build(BuildPlan(discovery, EncoderPlan("hash")), tmp_path / "index", embedder=counting)
+    texts = [embedding_text(s) for s in load_index(tmp_path / "index").skills]
+    assert len(texts) == 3
+    assert [counting.texts.count(t) for t in texts] == [1, 1, 1]  # the hub measure's, reused

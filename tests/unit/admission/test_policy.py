@@ -61,3 +61,16 @@ def test_round_trips() -> None:
     assert Approval.from_dict(approval.to_dict()) == approval
     assert Finding.from_dict(HIGH.to_dict()) == HIGH
     assert Severity.parse(" High ") is Severity.HIGH
+
+
+def test_the_scans_findings_in_bundled_code_only_warn() -> None:
+    code = Finding("scan:COMMAND_INJECTION_OS_SYSTEM", Severity.CRITICAL, "os.system",
+                   "scanner", "scripts/convert.py")
+    skill_file = Finding("scan:PIPELINE_TAINT_FLOW", Severity.HIGH, "curl | sh", "scanner",
+                         "SKILL.md")
+    assert code.in_code and not skill_file.in_code and not HIGH.in_code
+    assert not decide("k", "d", [code], REGISTRY_POLICY).quarantined
+    assert decide("k", "d", [skill_file], REGISTRY_POLICY).quarantined
+    strict = Policy(Severity.HIGH, code_quarantines=True)
+    assert decide("k", "d", [code], strict).quarantined
+    assert Finding.from_dict(code.to_dict()) == code

@@ -25,7 +25,8 @@ def test_the_workers_answer_becomes_findings() -> None:
     outcome = parse_output(json.dumps(answer))
     assert outcome.ran and outcome.version == "2.3.2"
     assert outcome.findings == {"/s/a": [Finding("scan:PIPELINE_TAINT_FLOW", Severity.HIGH,
-                                                 "curl into sh (SKILL.md:7)", "scanner")]}
+                                                 "curl into sh (SKILL.md:7)", "scanner",
+                                                 "SKILL.md")]}
     assert outcome.warnings == ("the content scan could not read /s/b: SkillLoadError: no "
                                 "SKILL.md",)
 
