@@ -4,8 +4,9 @@ as JSON. It runs as its own process, on the scanner's own import path (``router.
 scanner`` starts it): the scanner pins libraries at versions the router cannot import beside
 its own. It imports nothing of the router and only the standard library besides the scanner.
 
-stdin: a JSON list of folders. stdout: ``{"version": ..., "results": {folder: [finding,
-...]}, "errors": {folder: message}}``, each finding with rule, severity, message and file.
+stdin: a JSON list of folders (or the string "version": the version alone). stdout:
+``{"version": ..., "results": {folder: [finding, ...]}, "errors": {folder: message}}``, each
+finding with rule, severity, message and file.
 """
 
 from __future__ import annotations
@@ -16,9 +17,17 @@ from typing import Any
 
 
 def main() -> int:
-    folders = [str(f) for f in json.load(sys.stdin)]
+    request = json.load(sys.stdin)
     try:
         import skill_scanner
+    except ImportError as exc:
+        json.dump({"version": "", "missing": str(exc)}, sys.stdout)
+        return 0
+    if request == "version":  # the installed version alone (nothing heavy is imported)
+        json.dump({"version": skill_scanner.__version__, "results": {}}, sys.stdout)
+        return 0
+    folders = [str(f) for f in request]
+    try:
         from skill_scanner.core.analyzer_factory import build_analyzers
         from skill_scanner.core.scan_policy import ScanPolicy
         from skill_scanner.core.scanner import SkillScanner

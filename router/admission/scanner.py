@@ -39,16 +39,26 @@ class ScanOutcome:
         return bool(self.version)
 
 
+def installed_version(path: str = "", timeout: float = 60.0) -> ScanOutcome:
+    """The version of the scanner installed under ``path``, with no scan (``version`` empty
+    and a warning when it is not there)."""
+    return _run("version", path, timeout)
+
+
 def scan(folders: Sequence[str], path: str = "", timeout: float = 600.0) -> ScanOutcome:
     """Scan each skill folder of ``folders`` with the scanner installed under ``path`` (or on
     the interpreter's own path when empty)."""
     if not folders:
         return ScanOutcome()
+    return _run(list(folders), path, timeout)
+
+
+def _run(request: object, path: str, timeout: float) -> ScanOutcome:
     env = dict(os.environ)
     if path:
         env["PYTHONPATH"] = os.pathsep.join(p for p in (path, env.get("PYTHONPATH", "")) if p)
     try:
-        done = subprocess.run([sys.executable, str(WORKER)], input=json.dumps(list(folders)),
+        done = subprocess.run([sys.executable, str(WORKER)], input=json.dumps(request),
                               capture_output=True, text=True, env=env, timeout=timeout,
                               check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:

@@ -15,12 +15,12 @@ from typing import Any
 
 import numpy as np
 
-from router.admission import scanner
 from router.admission.admit import Request, hub_findings, read_skill
 from router.admission.admit import admit as decide_all
 from router.admission.approvals import read_approvals
 from router.admission.hubs import probe_requests
 from router.admission.model import Finding, SkillText
+from router.admission.scan_cache import cached_scan
 from router.admission.settings import parse_policies
 from router.config import AdmissionConfig
 from router.encoders.base import Embedder
@@ -71,12 +71,14 @@ def admit_found(found: DiscoveryResult, config: AdmissionConfig, embedder: Embed
                                       vectors).items():
             extra.setdefault(key, []).extend(more)
     version = ""
-    folders = {s.base_dir: s.key for s in found.skills if s.kind is not SkillKind.MCP_TOOL}
+    on_disk = {s.base_dir: t for s, t in zip(found.skills, texts, strict=True)
+               if s.kind is not SkillKind.MCP_TOOL and Path(s.base_dir).is_dir()}
     if config.scanner_path:
-        outcome = scanner.scan(sorted(folders), config.scanner_path)
+        outcome = cached_scan({f: t.digest for f, t in on_disk.items()}, config.scanner_path,
+                              index_dir)
         version, warnings = outcome.version, list(outcome.warnings)
         for folder, more in outcome.findings.items():
-            extra.setdefault(folders[folder], []).extend(more)
+            extra.setdefault(on_disk[folder].key, []).extend(more)
     else:
         warnings.append("the content scan did not run: admission.scanner_path is not set "
                         "(install cisco-ai-skill-scanner with `make scanner`)")

@@ -118,3 +118,35 @@ def test_the_build_embeds_each_skill_once(tmp_path: Path) -> None:
     texts = [embedding_text(s) for s in load_index(tmp_path / "index").skills]
     assert len(texts) == 3
     assert [counting.texts.count(t) for t in texts] == [1, 1, 1]  # the hub measure's, reused
+
+
+def test_the_content_scan_in_the_build_and_its_cache(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.support import fake_scanner
+
+    scanner = fake_scanner.install(tmp_path / "scanner")
+    monkeypatch.setenv("SKILL_ROUTER_ADMISSION_SCANNER_PATH", str(scanner))
+    monkeypatch.setenv("SKILL_ROUTER_ADMISSION_QUARANTINE", "default=high")
+    for name, body in (("calm-notes", "Takes notes."), ("odd-notes", "FAKE-HOSTILE")):
+        (tmp_path / "skills" / name).mkdir(parents=True)
+        (tmp_path / "skills" / name / "SKILL.md").write_bytes(skill_md(name, body=body))
+    out = tmp_path / "index"
+    args = ["index", "--bundled", str(tmp_path / "skills"), "--no-project", "--no-home",
+            "--out", str(out), "--model", "hash"]
+    assert main(args) == 0
+    assert "skill 'odd-notes' quarantined" in capsys.readouterr().err
+    assert len(fake_scanner.scanned(scanner)) == 2
+    assert main(["admission", "list", "--index", str(out)]) == 0
+    listing = capsys.readouterr().out
+    assert "scanner: 9.9.9" in listing and "high scan:FAKE_RULE" in listing
+    assert main(args) == 0  # nothing changed: nothing scanned again
+    assert len(fake_scanner.scanned(scanner)) == 2
+    (tmp_path / "skills" / "calm-notes" / "extra.md").write_text("more\n")
+    assert main(args) == 0  # a new digest: that skill alone
+    assert fake_scanner.scanned(scanner)[2:] == [str(tmp_path / "skills" / "calm-notes")]
+    fake_scanner.install(scanner, version="10.0.0")  # a new scanner: everything again
+    assert main(args) == 0
+    assert len(fake_scanner.scanned(scanner)) == 2
+    assert main(["admission", "list", "--index", str(out)]) == 0
+    assert "scanner: 10.0.0" in capsys.readouterr().out
