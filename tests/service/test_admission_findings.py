@@ -1,5 +1,5 @@
 """Admission's findings over gRPC: ListSkills shows a quarantined skill's verdict and findings
-to operators and admins, and to no one else."""
+to operators and admins, and to no one else; the metrics count them by severity."""
 
 from __future__ import annotations
 
@@ -7,12 +7,14 @@ from pathlib import Path
 
 import grpc
 import pytest
+from prometheus_client import generate_latest
 
 from router.access.model import OPS, ROUTE, Principal
 from router.cli import main
 from router.config import Config
 from router.encoders.hashing import HashEmbedder
 from router.engine import Engine
+from router.service.metrics import ServiceMetrics
 from router.v1 import router_pb2 as pb
 from tests.support.registry_server import digest, registry_server, skill_md
 from tests.support.servers import serving
@@ -58,5 +60,9 @@ def test_findings_are_listed_to_operators_only(tmp_path: Path,
             route = listed("route")
             assert not route["tool-installer"].quarantined
             assert not route["tool-installer"].findings
+        text = generate_latest(ServiceMetrics(engine).registry).decode()
+        assert 'skill_router_admission_findings{severity="high"} 1.0' in text
+        assert 'skill_router_admission_findings{severity="critical"} 0.0' in text
+        assert "skill_router_admission_quarantined_skills 1.0" in text
     finally:
         engine.close()

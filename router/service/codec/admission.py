@@ -40,3 +40,21 @@ def add_findings(response: pb.ListSkillsResponse, version_dir: str) -> pb.ListSk
                                 message=str(f.get("message", "")))
             for f in row.get("findings", []) if isinstance(f, dict))
     return response
+
+
+SEVERITIES = ("info", "low", "medium", "high", "critical")
+
+
+def admission_counts(version_dir: str) -> tuple[dict[str, int], int]:
+    """The served version's findings by severity and its quarantined skills (the metrics)."""
+    by_severity = dict.fromkeys(SEVERITIES, 0)
+    quarantined = 0
+    for row in recorded_admission(version_dir).values():
+        if not isinstance(row, dict):
+            continue
+        quarantined += bool(row.get("quarantined"))
+        for finding in row.get("findings", []):
+            severity = str(finding.get("severity", "")) if isinstance(finding, dict) else ""
+            if severity in by_severity:
+                by_severity[severity] += 1
+    return by_severity, quarantined
