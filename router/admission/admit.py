@@ -7,6 +7,7 @@ files, through the disk); the rest is pure."""
 from __future__ import annotations
 
 import hashlib
+import os
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -80,7 +81,7 @@ def folder_digest(base: Path) -> str:
     an approval names, so a change to any bundled file needs a new approval."""
     outer = hashlib.sha256()
     for rel, data in sorted(skill_files(base).items()):
-        outer.update(rel.encode() + b"\0" + hashlib.sha256(data).digest())
+        outer.update(os.fsencode(rel) + b"\0" + hashlib.sha256(data).digest())
     return "sha256:" + outer.hexdigest()
 
 

@@ -24,7 +24,6 @@ from router.admission.scan_cache import cached_scan
 from router.admission.settings import parse_policies
 from router.config import AdmissionConfig
 from router.encoders.base import Embedder
-from router.errors import RouterError
 from router.examples.model import Example
 from router.index.vectors import embed_skills, embedding_text, previous_vectors, text_key
 from router.skills.model import Diagnostic, DiscoveryResult, Level, Skill, SkillKind
@@ -113,7 +112,7 @@ def _text(skill: Skill, source: SkillSource | None) -> SkillText:
     try:
         raw = source.fetch_skill_file(skill) if source is not None else None
         return read_skill(skill, origin, raw)
-    except (OSError, RouterError) as exc:
-        log.warning("admission could not read %s: %s", skill.location, exc)
+    except Exception as exc:  # one unreadable skill is checked on its name and description
+        log.warning("admission could not read %s: %r", skill.location, exc)
         return SkillText(skill.key, skill.name, skill.description, "", skill.content_hash,
                          origin)
