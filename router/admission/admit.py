@@ -21,7 +21,7 @@ from router.admission.model import Finding, SkillText
 from router.admission.policy import Approval, Verdict, decide
 from router.admission.settings import Policies
 from router.errors import SkillParseError
-from router.skills.model import Skill
+from router.skills.model import Diagnostic, Level, Skill
 from router.skills.parse import decode_text, split_frontmatter
 from router.skills.registry.tree import skill_files
 
@@ -126,3 +126,18 @@ def admit(texts: Sequence[SkillText], policies: Policies, approvals: Sequence[Ap
     return {t.key: decide(t.key, t.digest, found[t.key],
                           policies.for_skill(cat.get(t.key, ""), t.origin), approvals)
             for t in texts}
+
+
+def finding_diagnostics(skills: Sequence[Skill]) -> list[Diagnostic]:
+    """A warning for each finding of the router's own checks in ``skills`` read from disk (as
+    `skill-router validate` and `lint` show them; no hub measure, no scan)."""
+    texts = []
+    for skill in skills:
+        try:
+            texts.append(read_skill(skill, f"disk:{skill.base_dir}"))
+        except OSError:
+            continue
+    located = {s.key: s.location for s in skills}
+    return [Diagnostic(Level.WARNING, located[key], f"admission: {f.rule} ({f.severity.value}): "
+                                                     f"{f.message}")
+            for key, verdict in admit(texts, Policies()).items() for f in verdict.findings]

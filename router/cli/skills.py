@@ -206,6 +206,9 @@ def check_paths(paths: Sequence[str], *, lint: bool, strict: bool) -> int:
             diags.append(Diagnostic(Level.WARNING, skill.location,
                                     f"duplicate name {skill.name!r}; also {seen[skill.name]}"))
         seen.setdefault(skill.name, skill.location)
+    from router.admission.admit import finding_diagnostics
+
+    diags.extend(finding_diagnostics(skills))  # what admission would find in them
     unique = list(dict.fromkeys(diags))
     _print_diagnostics(unique, sys.stdout)
     errors = sum(d.level is Level.ERROR for d in unique)

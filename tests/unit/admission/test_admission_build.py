@@ -150,3 +150,11 @@ def test_the_content_scan_in_the_build_and_its_cache(tmp_path: Path,
     assert len(fake_scanner.scanned(scanner)) == 2
     assert main(["admission", "list", "--index", str(out)]) == 0
     assert "scanner: 10.0.0" in capsys.readouterr().out
+
+
+def test_validate_shows_what_admission_finds(capsys: pytest.CaptureFixture[str]) -> None:
+    hostile = Path(__file__).with_name("hostile") / "quick-installer"
+    assert main(["validate", str(hostile)]) == 0  # warnings only
+    out = capsys.readouterr().out
+    assert "admission: download-to-shell (high)" in out
+    assert main(["lint", str(hostile)]) == 1
