@@ -5,6 +5,7 @@ standard proxy variables. One registry's failure is its own diagnostics, never a
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import logging
@@ -67,14 +68,42 @@ class Fetcher:
             index, stale = self._index(client, url)
             if index is None:
                 return Registry(url, errors=(stale,))
+            good_path = self.cache / "good" / f"{hashlib.sha256(url.encode()).hexdigest()}.json"
+            good = _read_json(good_path)
             skills, errors = [], list(index.errors)
             for entry in index.entries:
                 try:
                     skills.append(Fetched(entry, self._artifact(client, entry)))
+                    good[entry.name] = dataclasses.asdict(entry)
                 except (_Refused, UnsafeArchive) as exc:
-                    errors.append(f"{url}: skill {entry.name!r}: {exc}; not loaded")
+                    last = self._last_good(good.get(entry.name))
+                    errors.append(f"{url}: skill {entry.name!r}: {exc}; " + (
+                        f"serving its last good version ({last.entry.digest})" if last
+                        else "not loaded"))
+                    if last is not None:
+                        skills.append(last)
+            _write_atomic(good_path, json.dumps(good).encode())
         warnings = (*index.warnings, *((stale,) if stale else ()))
         return Registry(url, tuple(skills), tuple(errors), warnings)
+
+    def _last_good(self, row: object) -> Fetched | None:
+        """The skill as it last verified (its artifact still in the cache), or None."""
+        if not isinstance(row, dict):
+            return None
+        try:
+            entry = Entry(**{k: str(row[k]) for k in ("name", "type", "description", "url",
+                                                      "digest")})
+        except KeyError:
+            return None
+        cached = self._cached(entry)
+        if cached is None:
+            return None
+        data, fmt = cached
+        try:
+            return Fetched(entry, {"SKILL.md": data} if fmt == "skill-md"
+                           else unpack(data, fmt, self.limits))
+        except UnsafeArchive:
+            return None
 
     # --- the index ---------------------------------------------------------------------------
 

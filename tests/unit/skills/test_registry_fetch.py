@@ -159,3 +159,21 @@ def test_export_round_trips_through_a_registry(tmp_path: Path) -> None:
     assert again.errors == ()
     assert {s.entry.name: s.files for s in again.skills} == {
         s.entry.name: s.files for s in fetched.skills}
+
+
+def test_a_refused_update_keeps_the_last_good_version(tmp_path: Path) -> None:
+    with registry_server() as reg:
+        published = publish(reg)
+        Fetcher(tmp_path).fetch(reg.base)
+        # the index announces a new version whose bytes do not match it
+        new = skill_md("code-review", "Reviews code, now better.")
+        reg.routes[f"{WK}/code-review/SKILL.md"].body = new + b"tampered"
+        reg.index([{"name": "code-review", "type": "skill-md", "description": "Reviews code.",
+                    "url": "code-review/SKILL.md", "digest": digest(new)}])
+        got = Fetcher(tmp_path).fetch(reg.base)
+    (skill,) = got.skills
+    assert skill.files == {"SKILL.md": published["code-review"]}
+    assert skill.entry.digest == digest(published["code-review"])
+    (error,) = got.errors
+    assert "digest mismatch" in error and digest(new) in error
+    assert f"serving its last good version ({digest(published['code-review'])})" in error
