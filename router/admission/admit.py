@@ -101,7 +101,9 @@ def hub_findings(texts: Sequence[SkillText], requests: Sequence[Request], encode
     out: dict[str, list[Finding]] = {}
     for columns in by_catalog.values():
         keys = [texts[i].key for i in columns]
-        column_of = {k: j for j, k in enumerate(keys)}
+        column_of = {k: j for j, k in enumerate(keys)}  # a request names a key or a name
+        column_of.update({texts[i].name: j for j, i in enumerate(columns)
+                          if texts[i].name not in column_of})
         rows = [i for i, r in enumerate(requests) if not r.target or r.target in column_of]
         targets = [column_of.get(requests[i].target, -1) for i in rows]
         shares = hubs.hit_shares(scores[np.ix_(rows, columns)], keys, targets)
