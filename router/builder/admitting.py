@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,23 +49,25 @@ class Admitted:
 
 def admit_found(found: DiscoveryResult, config: AdmissionConfig, embedder: Embedder,
                 examples: Sequence[Example], index_dir: str | Path,
-                source: SkillSource | None = None) -> Admitted:
+                source: SkillSource | None = None,
+                known: Mapping[str, np.ndarray] | None = None) -> Admitted:
     """Admission of ``found`` (see the module notes), a diagnostic for each quarantined
-    skill; skill files are read through ``source`` (the disk when None)."""
+    skill; skill files are read through ``source`` (the disk when None); ``known``:
+    embeddings already made (a sharded build's), used before encoding any skill."""
     policies = parse_policies(config.quarantine, config.rules)
     texts = [_text(s, source) for s in found.skills]
     catalogs = {s.key: s.catalog for s in found.skills}
     extra: dict[str, list[Finding]] = {}
     warnings: list[str] = []
-    known: dict[str, np.ndarray] = {}
+    made: dict[str, np.ndarray] = {}
     if config.hubs and found.skills:
         requests = [Request(p) for p in probe_requests()]
         requests += [Request(e.query, e.skills[0] if len(e.skills) == 1 else "")
                      for e in examples if e.query]
-        cache = previous_vectors(Path(index_dir), embedder.model_id)
+        cache = {**previous_vectors(Path(index_dir), embedder.model_id), **(known or {})}
         vectors, _ = embed_skills(found.skills, embedder, cache, False)
-        known = {text_key(embedder.model_id, embedding_text(s)): v
-                 for s, v in zip(found.skills, vectors, strict=True)}
+        made = {text_key(embedder.model_id, embedding_text(s)): v
+                for s, v in zip(found.skills, vectors, strict=True)}
         for key, more in hub_findings(texts, requests, embedder.encode, catalogs,
                                       vectors).items():
             extra.setdefault(key, []).extend(more)
@@ -101,7 +103,7 @@ def admit_found(found: DiscoveryResult, config: AdmissionConfig, embedder: Embed
             skill = dataclasses.replace(skill, enabled=False)
         skills.append(skill)
     admitted = DiscoveryResult(tuple(skills), found.shadowed, (*found.diagnostics, *diags))
-    return Admitted(admitted, {ADMISSION_KEY: {"scanner": version, "skills": record}}, known)
+    return Admitted(admitted, {ADMISSION_KEY: {"scanner": version, "skills": record}}, made)
 
 
 def _text(skill: Skill, source: SkillSource | None) -> SkillText:
