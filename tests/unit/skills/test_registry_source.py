@@ -78,3 +78,29 @@ def test_a_down_registry_fails_no_other_source(tmp_path: Path, monkeypatch: pyte
 def test_a_malformed_registry_flag_is_clear(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["index", "--registry", "ftp://x", "--no-project", "--no-home"]) != 0
     assert "expected URL or NAME=URL" in capsys.readouterr().err
+
+
+def test_export_publishes_what_is_indexed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from router.skills.registry.index import SCHEMA_0_2_0
+    from tests.support import REPO
+
+    site = tmp_path / "site"
+    assert main(["export", "--well-known", str(site), "--bundled",
+                 str(REPO / "examples" / "skills"), "--no-project", "--no-home"]) == 0
+    index = json.loads((site / ".well-known" / "agent-skills" / "index.json").read_text())
+    assert index["$schema"] == SCHEMA_0_2_0 and len(index["skills"]) >= 40
+    assert {e["type"] for e in index["skills"]} == {"skill-md", "archive"}
+    assert "exported" in capsys.readouterr().out
+    monkeypatch.setenv("SKILL_ROUTER_DISCOVERY_REGISTRY_CACHE", str(tmp_path / "cache"))
+    with registry_server() as reg:
+        for path in site.rglob("*"):
+            if path.is_file():
+                reg.serve("/" + path.relative_to(site).as_posix(), path.read_bytes())
+        assert main(["index", "--registry", reg.base, "--no-project", "--no-home", "--out",
+                     str(tmp_path / "index"), "--model", "hash"]) == 0
+    engine = Engine.open(tmp_path / "index", Config(), HashEmbedder())
+    assert len(engine.skills()) == len(index["skills"])
+    assert not capsys.readouterr().err.count("quarantined")  # the demo passes admission
