@@ -18,7 +18,7 @@ from router.access.ownership import check_session_fields
 from router.activation.activator import Activation, Activator, Resource, ResourceList
 from router.activation.sessions import SessionStore
 from router.common.tracing import ENCODE, stage
-from router.config import Config
+from router.config import DEFAULT_SOURCE, Config
 from router.encoders.base import Embedder
 from router.encoders.cache import QueryCache
 from router.encoders.factory import loading_in_background
@@ -32,7 +32,6 @@ from router.index.versions.layout import IndexInfo
 from router.learning.backends import open_store
 from router.learning.recorder import Recorder
 from router.learning.review import Review
-from router.objectstore.skill_files import VersionFilesSource
 from router.reindex.reindexer import Reindexer
 from router.reindex.result import ReindexResult, ReindexStats
 from router.routing import router as core
@@ -43,7 +42,8 @@ from router.routing.project_turns import ProjectTurns
 from router.routing.request import checked_query
 from router.routing.visible import ViewCache, Visible
 from router.skills.model import PROJECT_CATALOG, Diagnostic, Skill, skill_key
-from router.skills.sources.base import DEFAULT_SOURCE, create_source
+from router.skills.sources.base import create_source
+from router.skills.sources.version_files import VersionFilesSource
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -77,8 +77,8 @@ class Engine:
                                      config.routing)
         self.activator = Activator(self._lookup, lambda: [s.name for s in self.skills()],
                                    SessionStore(), digests=lambda: self._snapshot.digests,
-                                   source=VersionFilesSource(self._carried,
-                                                             create_source(DEFAULT_SOURCE)))
+                                   source=VersionFilesSource(self._carried, create_source(
+                                       snapshot.info.source or DEFAULT_SOURCE)))
         self.index_dir = Path(index_dir) if index_dir is not None else None
         self.remote: RemoteIndex | None = None  # the bucket index_dir mirrors, if any
         # Learning from traffic (router.learning), and what operators see of it (the same store)
@@ -87,7 +87,8 @@ class Engine:
         self.recorder = Recorder(store)
         self.review = Review(store, self.recorder.enabled)
         # Rebuilds and reloads, one at a time (router.reindex.reindexer).
-        self._reindexer = Reindexer(self.index_dir, config, lambda: self._served, self.swap)
+        self._reindexer = Reindexer(self.index_dir, config, lambda: self._served, self.swap,
+                                    lambda: self.remote)
 
     @classmethod
     def open(cls, index_dir: str | Path, config: Config,
@@ -179,14 +180,9 @@ class Engine:
 
     def reindex(self, full: bool = False) -> ReindexResult:
         """Build a new version when a skill changed (or ``full``) and swap it in; routes in
-        flight finish on their snapshot. See ``Reindexer.run``."""
-        if self.remote is None:
-            return self._reindexer.run(full)
-        with self.remote.rebuilding(self._snapshot.skills):  # the bucket's poll waits
-            result = self._reindexer.run(full)
-            if result.swapped:  # every replica swaps to what one publishes
-                self.remote.publish_rebuilt(result.index_version)
-        return result
+        flight finish on their snapshot; a version built in a bucket's mirror is published there,
+        for every replica (``router.builder.recipe``). See ``Reindexer.run``."""
+        return self._reindexer.run(full)
 
     def validate(self, query: RouteQuery) -> RouteQuery:
         """Check a request; return it with defaults filled. Raises InvalidRequest; changes

@@ -48,8 +48,9 @@ class BuildPlan:
     ``inputs`` recorded about them), the encoder, the stages, ``workers`` (processes, 0 = one
     per usable CPU), the versions kept, and ``query``, the encoder that will serve queries
     when its vectors are not the build encoder's (an int8 copy): the gate is calibrated on
-    them (``served_by``). ``source`` is where the skills and their files come from (the disk
-    unless told otherwise): discovery and the file digests go through it."""
+    them (``served_by``). ``source`` is where the skills and their files come from, resolved
+    once from ``discovery.source`` (``from_config``; the default source otherwise): discovery
+    and the file digests go through it, and the version records its key."""
 
     discovery: DiscoveryConfig
     encoder: EncoderPlan
@@ -70,7 +71,8 @@ class BuildPlan:
                     precision: str | None = None, progress: bool = False) -> BuildPlan:
         """The plan ``config`` asks for (``model``, ``device`` and ``precision`` replace
         ``index.model``, ``index.device`` and ``index.precision``). An unusable device or
-        precision raises here, before anything is read or written."""
+        precision, or an unknown ``discovery.source``, raises here, before anything is read or
+        written."""
         index = config.index
         model = model or index.model
         placement = placement_for(device or index.device, precision or index.precision,
@@ -79,7 +81,8 @@ class BuildPlan:
                         encoder_fine_tune.options_for(index, device=placement.device), progress)
         return cls(discovery, EncoderPlan(model, placement, index.batch_size),
                    keep_versions=index.keep_versions, stages=stages,
-                   workers=index.build_workers, admission=config.admission)
+                   workers=index.build_workers, source=create_source(discovery.source),
+                   admission=config.admission)
 
     def served_by(self, query: Embedder | None) -> BuildPlan:
         """This plan with its gate calibrated on the vectors of ``query``, the encoder that

@@ -89,6 +89,7 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
            place: encoder_fine_tune.Place) -> IndexInfo:
     progress, reuse, digested, root = stages.progress, carried.reuse, carried.digested, place.root
     started = time.perf_counter()
+    source = carried.source or create_source()  # a version built alone: the default source
     ordered = sorted(skills, key=lambda s: (s.name, s.catalog))
     catalogs = complete_order(carried.catalogs, (s.catalog for s in ordered))
     fine_tuned = encoder_fine_tune.stage(ordered, examples, embedder, stages.fine_tune, place,
@@ -121,7 +122,7 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
         if reuse and digested is not None and digested.keys() == {s.key for s in ordered}:
             digests.write(tmp, digested)
         else:
-            _record_digests(tmp, root, ordered, carried.source, reuse=reuse)
+            _record_digests(tmp, root, ordered, source, reuse=reuse)
         stored_encoder.place(fine_tuned.source, place.staging, tmp)
         manifest = {
             "format_version": FORMAT_VERSION, "version": version,
@@ -130,7 +131,7 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
             "content_hashes": {s.key: s.content_hash for s in ordered},
             "catalogs": list(catalogs),
             "libraries": library_versions(), "settings": dict(carried.settings),
-            "build": placed,
+            "build": placed, "source": source.key,
             **learned.manifest(), encoder_fine_tune.RECORD: fine_tuned.record,
             "files": checksums(tmp),
         }
@@ -149,13 +150,12 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
     return IndexInfo(version=version, model=embedder.model_id, dimension=int(embedder.dimension),
                      skill_count=len(ordered), built_at=stamp,
                      format_version=FORMAT_VERSION, path=str(final),
-                     reused_embeddings=reused, build_seconds=seconds)
+                     reused_embeddings=reused, build_seconds=seconds, source=source.key)
 
 
-def _record_digests(folder: Path, root: Path, skills: Sequence[Skill],
-                    source: SkillSource | None, *, reuse: bool) -> None:
-    """Digest ``skills`` through ``source`` (the build's; the default source when None) into
-    ``folder`` (a ``.tmp-*`` version folder, before its checksums)."""
-    source = source or create_source()
+def _record_digests(folder: Path, root: Path, skills: Sequence[Skill], source: SkillSource,
+                    *, reuse: bool) -> None:
+    """Digest ``skills`` through ``source`` (the build's) into ``folder`` (a ``.tmp-*`` version
+    folder, before its checksums)."""
     previous = digest_store.previous_digests(root) if reuse else None
     digests.write(folder, source.digest_all(skills, previous))

@@ -127,7 +127,7 @@ def _base_config(args: argparse.Namespace) -> DiscoveryConfig:
 
 def cmd_list(args: argparse.Namespace) -> int:
     config = discovery_config_from_args(args, _base_config(args))
-    result = create_source().discover(config)
+    result = create_source(config.source).discover(config)
     if args.format == "json":
         print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
         return EXIT_OK
@@ -150,7 +150,7 @@ def _check_root(root: str, *, lint: bool) -> tuple[list[Skill], list[Diagnostic]
     if not folders:
         diags.append(Diagnostic(Level.ERROR, root, "no SKILL.md or manifest.json found"))
     skills: list[Skill] = []
-    source = create_source()  # the folders checked are on disk: the disk reads their bodies
+    source = create_source("disk")  # the folders checked are on disk: the disk reads them
     for folder in folders:
         skill, more = load_skill_dir(folder, Scope.BUNDLED)
         diags.extend(more)

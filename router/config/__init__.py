@@ -17,6 +17,7 @@ from router.config.routing import (
     CANDIDATE_MODES,
     DEFAULT_CLIENT_DIRS,
     DEFAULT_MODEL,
+    DEFAULT_SOURCE,
     FINE_TUNE_MODES,
     INT8_CPUS,
     PRECISIONS,
@@ -31,8 +32,8 @@ from router.config.serving import DoorConfig, FeedbackConfig, McpConfig, OpsConf
 
 __all__ = [
     "ACTIVATION_MODES", "CANDIDATE_KEYS", "CANDIDATE_MODES", "DEFAULT_CLIENT_DIRS", "DEFAULT_MODEL",
-    "ENV_PREFIX", "FINE_TUNE_MODES", "INT8_CPUS", "PRECISIONS", "QUERY_BACKENDS", "AdmissionConfig",
-    "Config",
-    "DiscoveryConfig", "DoorConfig", "FeedbackConfig", "IndexConfig", "McpConfig", "OpsConfig",
-    "RoutingConfig", "ServerConfig", "load_config", "replace", "worker_count",
+    "DEFAULT_SOURCE", "ENV_PREFIX", "FINE_TUNE_MODES", "INT8_CPUS", "PRECISIONS", "QUERY_BACKENDS",
+    "AdmissionConfig", "Config", "DiscoveryConfig", "DoorConfig", "FeedbackConfig",
+    "IndexConfig", "McpConfig", "OpsConfig", "RoutingConfig", "ServerConfig", "load_config",
+    "replace", "worker_count",
 ]

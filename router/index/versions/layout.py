@@ -39,6 +39,7 @@ class IndexInfo:
     calibrated_gate: float = 0.0  # the relevance gate calibrated at index time (0: none)
     example_count: int = 0  # example request rows folded into the index
     tuning_json: str = ""  # settings fitted to the catalog (router.calibration.settings_fit)
+    source: str = ""  # the key of the skill source it was built from ("": before they were kept)
 
 
 def checksums(folder: Path) -> dict[str, str]:
@@ -106,4 +107,5 @@ def info_from_manifest(manifest: dict[str, Any], version: str, folder: Path) -> 
                      dimension=int(manifest["dimension"]),
                      skill_count=int(manifest["skill_count"]),
                      built_at=str(manifest["built_at"]),
-                     format_version=int(manifest["format_version"]), path=str(folder))
+                     format_version=int(manifest["format_version"]), path=str(folder),
+                     source=str(manifest.get("source") or ""))

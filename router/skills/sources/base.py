@@ -14,8 +14,13 @@ implements only the unchecked primitives (``fetch``, ``fetch_skill_file``, ``lis
 the byte cap (``TooLarge``).
 
 This module never imports an implementation: ``create_source`` loads the built-in ones by
-their import path on first use, and ``register_source`` adds another key (e.g. a version's own
-file snapshot, or an HTTP index).
+their import path on first use (``disk``: skill folders, ``router.skills.sources.disk``;
+``mcp``: the tools of MCP servers, ``router.skills.sources.mcp``; ``disk+mcp``, the default:
+both, one catalog, ``router.skills.sources.composite``), and ``register_source`` adds another
+key (e.g. an HTTP index). The configuration chooses one (``discovery.source``); a build
+resolves it once (``router.builder.plan``) and records its key in the version's manifest,
+and a server serves the files of the version's source (``router.skills.sources.version_files``
+when the version carries them).
 """
 
 from __future__ import annotations
@@ -23,10 +28,11 @@ from __future__ import annotations
 import importlib
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from router.config.routing import DEFAULT_SOURCE
 from router.errors import InvalidRequest
 from router.skills import digests
 from router.skills.digests import SkillDigests
@@ -38,11 +44,13 @@ if TYPE_CHECKING:
     from router.common.workers import Workers
     from router.config import DiscoveryConfig
 
-DEFAULT_SOURCE = "disk"
-# Built-in sources by key, as "module:class": imported on first use, never by this module.
+# Built-in sources by key, as "module:class or factory": imported on first use, never by this
+# module.
 _BUILT_IN: dict[str, str] = {"disk": "router.skills.sources.disk:DiskSource",
-                              "mcp": "router.skills.sources.mcp:McpSource"}
-_REGISTERED: dict[str, type[SkillSource]] = {}
+                              "mcp": "router.skills.sources.mcp:McpSource",
+                              "disk+mcp": "router.skills.sources.composite:disk_and_mcp",
+                              "registry": "router.skills.sources.registry:RegistrySource"}
+_REGISTERED: dict[str, Callable[[], SkillSource]] = {}
 
 
 @dataclass(frozen=True)
@@ -67,6 +75,14 @@ class SkillSource(ABC):
         """Every skill the configuration's roots hold, sorted by (name, catalog), with the
         shadowed ones and a diagnostic for each problem; skill files over ``max_bytes`` are
         refused."""
+
+    def discover_beside(self, config: DiscoveryConfig, taken: Collection[str], *,
+                        max_bytes: int = SKILL_FILE_MAX_BYTES,
+                        workers: Workers | None = None) -> DiscoveryResult:
+        """``discover`` beside another source's skills, whose names are ``taken`` (a source
+        whose names may clash with them tells its own apart; by default the same as
+        ``discover``)."""
+        return self.discover(config, max_bytes=max_bytes, workers=workers)
 
     # --- the primitives a source implements (unchecked: callers use the reads below) ----------
 
@@ -123,7 +139,7 @@ class SkillSource(ABC):
         return data
 
 
-def register_source(key: str, source: type[SkillSource]) -> None:
+def register_source(key: str, source: Callable[[], SkillSource]) -> None:
     """Make ``create_source(key)`` build ``source`` (a later registration replaces one)."""
     _REGISTERED[key] = source
 
@@ -138,7 +154,7 @@ def create_source(key: str = DEFAULT_SOURCE) -> SkillSource:
     found = _REGISTERED.get(key)
     if found is None and key in _BUILT_IN:
         module, _, name = _BUILT_IN[key].partition(":")
-        built_in: type[SkillSource] = getattr(importlib.import_module(module), name)
+        built_in: Callable[[], SkillSource] = getattr(importlib.import_module(module), name)
         found = built_in
     if found is None:
         raise InvalidRequest(f"unknown skill source {key!r}; known: {', '.join(source_keys())}")

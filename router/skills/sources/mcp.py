@@ -42,10 +42,13 @@ class McpSource(SkillSource):
                  workers: Workers | None = None) -> DiscoveryResult:
         return self.discover_beside(config, ())
 
-    def discover_beside(self, config: DiscoveryConfig,
-                        taken: Collection[str]) -> DiscoveryResult:
+    def discover_beside(self, config: DiscoveryConfig, taken: Collection[str], *,
+                        max_bytes: int = SKILL_FILE_MAX_BYTES,
+                        workers: Workers | None = None) -> DiscoveryResult:
         """Discovery with ``taken``, the skill names another source's skills hold (a tool of
-        such a name is told apart by its server)."""
+        such a name is told apart by its server); nothing to list without servers."""
+        if not config.mcp_servers:
+            return DiscoveryResult((), (), ())
         from router.skills.mcp_servers import list_tools
 
         specs = parse_specs(config.mcp_servers)

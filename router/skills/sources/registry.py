@@ -21,12 +21,15 @@ from typing import TYPE_CHECKING
 
 from router.errors import InvalidRequest
 from router.skills.catalogs import check_name
+from router.skills.limits import SKILL_FILE_MAX_BYTES
 from router.skills.model import DEFAULT_CATALOG, Diagnostic, DiscoveryResult, Level, Scope, Skill
 from router.skills.registry.fetch import Fetched, Fetcher
 from router.skills.registry.tree import materialize
+from router.skills.sources.disk import DiskSource
 from router.skills.walk import SkillDir
 
 if TYPE_CHECKING:
+    from router.common.workers import Workers
     from router.config import DiscoveryConfig
 
 ORIGIN_FILE = "origin.json"
@@ -116,3 +119,20 @@ def _folder(cache: Path, fetched: Fetched, registry: str) -> Path:
     if not origin.is_file():
         origin.write_text(json.dumps({"registry": registry}), encoding="utf-8")
     return folder
+
+
+class RegistrySource(DiskSource):
+    """The configured registries' skills alone (key ``registry``): discovered by fetching
+    them (``discover_registries``), served from their digest's folder as the disk serves a
+    folder. The default source (``disk+mcp``) fetches them beside the folders instead."""
+
+    key = "registry"
+
+    def discover(self, config: DiscoveryConfig, *, max_bytes: int = SKILL_FILE_MAX_BYTES,
+                 workers: Workers | None = None) -> DiscoveryResult:
+        return discover_registries(config)
+
+    def discover_beside(self, config: DiscoveryConfig, taken: Collection[str], *,
+                        max_bytes: int = SKILL_FILE_MAX_BYTES,
+                        workers: Workers | None = None) -> DiscoveryResult:
+        return discover_registries(config)

@@ -18,10 +18,10 @@ from router.activation.content import (
     render_content,
 )
 from router.activation.sessions import SessionStore
-from router.config import DiscoveryConfig
+from router.config import DEFAULT_SOURCE, DiscoveryConfig
 from router.errors import InvalidRequest, NotFound, PermissionDenied, StaleFile, TooLarge
 from router.skills.model import Skill, SkillKind
-from router.skills.sources.disk import DiskSource
+from router.skills.sources.composite import CompositeSource
 from tests.support.race import race
 from tests.support.skill_source_contract import BUNDLED, CATALOG, MemorySource
 from tests.support.skills import skill_record, write_skill
@@ -347,5 +347,6 @@ def test_every_file_is_read_through_the_source_handed_in() -> None:
         activator.activate("pdf-tools", session_id="another")
 
 
-def test_the_disk_is_the_source_when_none_is_given(activator: Activator) -> None:
-    assert isinstance(activator.source, DiskSource)
+def test_the_default_source_serves_when_none_is_given(activator: Activator) -> None:
+    assert isinstance(activator.source, CompositeSource)
+    assert activator.source.key == DEFAULT_SOURCE

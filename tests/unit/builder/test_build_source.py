@@ -8,13 +8,18 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from router.builder.pipeline import Served, build, recorded_settings
+import pytest
+
+from router.builder.pipeline import Served, build, discovery_from_settings, recorded_settings
 from router.builder.plan import BuildPlan, EncoderPlan
-from router.config import DiscoveryConfig
+from router.config import Config, DiscoveryConfig, IndexConfig
 from router.encoders.hashing import HashEmbedder
+from router.errors import InvalidRequest
 from router.index.store import IndexSnapshot, load_index
+from router.index.versions.layout import read_manifest
 from router.skills.model import Level
 from router.skills.sources.base import create_source
+from router.skills.sources.disk import DiskSource
 from tests.support.skill_source_contract import CATALOG, PDF_DESCRIPTION, MemorySource
 
 # no root at all: the disk would find nothing here
@@ -38,10 +43,27 @@ def _rebuild(plan: BuildPlan, out: Path) -> IndexSnapshot | None:
     return None if done.info is None else load_index(out)
 
 
-def test_the_disk_is_the_default_source() -> None:
+def test_the_default_source_unless_the_configuration_chooses_one() -> None:
     plan = BuildPlan(NOWHERE, EncoderPlan("hash"))
-    assert plan.source.key == "disk"
+    assert plan.source.key == "disk+mcp"
     assert plan == BuildPlan(NOWHERE, EncoderPlan("hash"), source=create_source())
+    config = Config(index=IndexConfig(model="hash"))
+    assert BuildPlan.from_config(config, NOWHERE).source.key == "disk+mcp"
+    chosen = BuildPlan.from_config(config, replace(NOWHERE, source="disk"))
+    assert isinstance(chosen.source, DiskSource)
+    with pytest.raises(InvalidRequest, match="unknown skill source 'ftp'"):
+        BuildPlan.from_config(config, replace(NOWHERE, source="ftp"))
+
+
+def test_the_version_records_its_source_and_a_reindex_repeats_it(tmp_path: Path) -> None:
+    out = tmp_path / "index"
+    build(BuildPlan(replace(NOWHERE, source="disk"), EncoderPlan("hash"),
+                    source=create_source("disk")), out, embedder=HashEmbedder())
+    info = load_index(out).info
+    assert info.source == "disk"
+    assert read_manifest(Path(info.path))["source"] == "disk"
+    recorded = discovery_from_settings(recorded_settings(info.path), info.version)
+    assert recorded.source == "disk"  # what a Reindex resolves its plan's source from
 
 
 def test_a_build_from_a_memory_source_indexes_its_skills(tmp_path: Path) -> None:
@@ -58,6 +80,20 @@ def test_a_build_from_a_memory_source_indexes_its_skills(tmp_path: Path) -> None
     assert [Path(d.path).parent.name for d in errors] == ["broken"]
     assert index.digests == {s.key: source.digest(s) for s in index.skills}
     assert not (tmp_path / "nowhere").exists()  # nothing was read from, or written to, there
+    assert index.info.source == "memory"
+
+
+def test_a_full_build_digests_through_the_plan_s_source(tmp_path: Path) -> None:
+    source = _memory(tmp_path / "nowhere")
+    out = tmp_path / "index"
+    plan = BuildPlan(NOWHERE, EncoderPlan("hash"), source=source)
+    build(plan, out, embedder=HashEmbedder())
+    served = load_index(out)
+    given = Served(served.info.version, served.skills, recorded_settings(served.info.path))
+    done = build(plan, out, served=given, full=True, embedder=HashEmbedder())
+    assert done.info is not None and done.info.version != served.info.version
+    index = load_index(out)
+    assert index.digests == {s.key: source.digest(s) for s in index.skills}
 
 
 def test_a_file_changed_in_the_source_makes_a_new_version(tmp_path: Path) -> None:

@@ -20,7 +20,8 @@ from router.objectstore import publish as publishing
 from router.objectstore.bucket import Bucket
 from router.objectstore.location import ObjectLocation, cache_root, is_remote
 from router.objectstore.mirror import RemoteIndex
-from router.objectstore.skill_files import FILES, PACK
+from router.objectstore.skill_files import PACK
+from router.skills.sources.version_files import FILES
 from tests.support.indexes import index_folder
 from tests.support.objects import S3, s3, s3_endpoint  # noqa: F401  (the fixtures)
 from tests.support.skills import add_skill, write_catalog

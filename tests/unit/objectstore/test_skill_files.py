@@ -16,10 +16,11 @@ from router.encoders.hashing import HashEmbedder
 from router.errors import InvalidRequest, NotFound, StaleFile, TooLarge
 from router.index.store import load_index
 from router.index.versions.layout import VERSIONS, current_version
-from router.objectstore.skill_files import FILES, VersionFilesSource, attach
+from router.objectstore.skill_files import attach
 from router.skills import digests
 from router.skills.model import Skill
 from router.skills.sources.disk import DiskSource
+from router.skills.sources.version_files import FILES, VersionFilesSource
 from tests.support.skill_source_contract import BUNDLED, CATALOG, LEAVING
 
 

@@ -38,9 +38,9 @@ class TestDiskSource(SkillSourceContract):
         (Path(skill.base_dir) / path).unlink()
 
 
-def test_the_default_source_is_the_disk() -> None:
-    assert isinstance(create_source(), DiskSource)
-    assert create_source().key == "disk"
+def test_the_disk_key_makes_the_disk_source() -> None:
+    assert isinstance(create_source("disk"), DiskSource)
+    assert create_source("disk").key == "disk"
 
 
 def test_discovery_is_todays_scan(tmp_path: Path) -> None:

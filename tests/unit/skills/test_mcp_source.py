@@ -1,16 +1,24 @@
 """MCP servers as a skill source, against two real servers over stdio (``tests.support.
 mcp_servers``): their tools are callable skills of their catalogs beside the folders; a server
-that fails or hangs is a diagnostic; the tools are served from the record the build kept."""
+that fails or hangs is a diagnostic; the tools are served from the record the build kept. And
+the skill-source contract on the MCP source alone, against a server whose tools are the
+contract's catalog (``tests/support/catalog_mcp_server.py``)."""
 
 from __future__ import annotations
+
+import json
+import re
+import shlex
+import sys
+from pathlib import Path
 
 import pytest
 
 from router.config import DiscoveryConfig
 from router.errors import NotFound, StaleFile
 from router.skills.mcp_tools import TOOL_FILE, tool_document
-from router.skills.model import DiscoveryResult, Level, SkillKind
-from router.skills.sources.base import create_source
+from router.skills.model import DiscoveryResult, Level, Skill, SkillKind
+from router.skills.sources.base import SkillSource, create_source
 from tests.support import REPO
 from tests.support.mcp_servers import (  # noqa: F401  (fixtures)
     FS_TOOLS,
@@ -19,8 +27,10 @@ from tests.support.mcp_servers import (  # noqa: F401  (fixtures)
     git_server,
     mcp_repo,
 )
+from tests.support.skill_source_contract import Catalog, SkillSourceContract
 
 DEMO = str(REPO / "examples" / "skills")
+SERVER = REPO / "tests" / "support" / "catalog_mcp_server.py"
 
 
 def config(*servers: str, timeout: float = 60.0) -> DiscoveryConfig:
@@ -70,3 +80,31 @@ def test_a_tool_is_served_from_its_recorded_document(found: DiscoveryResult) -> 
     other = next(s for s in found.skills if s.api_name == "git_status")
     with pytest.raises(StaleFile):  # a record that is not this tool's is refused
         source.read_skill_file(skill, recorded=source.digest(other))
+
+
+class TestMcpSource(SkillSourceContract):
+    """The contract on MCP servers alone: each skill of the catalog a tool of a server started
+    for the test; a tool bundles no files and its skill file is its recorded document."""
+
+    BUNDLES_FILES = False
+    FILES_CHANGE = False  # served from the record the build kept, never from the server
+    SKILL_FILE = TOOL_FILE
+    BROKEN_AT = "catalog/broken"
+
+    @pytest.fixture
+    def source(self) -> SkillSource:
+        return create_source("mcp")
+
+    def skill_file(self, skill: Skill) -> bytes:
+        return tool_document(skill)
+
+    def publish(self, where: Path, catalog: Catalog) -> DiscoveryConfig:
+        named = {}
+        for folder, files in catalog.items():
+            said = re.search(r"^description: (.*)$", files["SKILL.md"].decode(), re.M)
+            named[folder] = said.group(1) if said else ""
+        tools = where / "tools.json"
+        tools.write_text(json.dumps(named), encoding="utf-8")
+        command = shlex.join([sys.executable, str(SERVER), str(tools)])
+        return DiscoveryConfig(project_dir=None, home_dir=None,
+                               mcp_servers=(f"catalog={command}",), mcp_timeout_seconds=60.0)

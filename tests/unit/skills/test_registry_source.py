@@ -104,3 +104,23 @@ def test_export_publishes_what_is_indexed(tmp_path: Path, monkeypatch: pytest.Mo
     engine = Engine.open(tmp_path / "index", Config(), HashEmbedder())
     assert len(engine.skills()) == len(index["skills"])
     assert not capsys.readouterr().err.count("quarantined")  # the demo passes admission
+
+
+def test_the_registry_source_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from router.skills.sources.base import create_source
+
+    monkeypatch.setenv("SKILL_ROUTER_DISCOVERY_REGISTRY_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("SKILL_ROUTER_DISCOVERY_SOURCE", "registry")
+    assert create_source("registry").key == "registry"
+    folder = tmp_path / "skills" / "notes"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_bytes(skill_md("notes", "Takes meeting notes."))
+    out = tmp_path / "index"
+    with registry_server() as reg:
+        publish_two(reg)
+        assert main(["index", "--registry", f"vendor={reg.base}", "--bundled",
+                     str(tmp_path / "skills"), "--no-project", "--no-home", "--out", str(out),
+                     "--model", "hash"]) == 0
+    engine = Engine.open(out, Config(), HashEmbedder())
+    assert sorted(s.key for s in engine.skills()) == ["vendor/code-review", "vendor/wrangler"]
+    assert engine.read_resource("wrangler", "scripts/deploy.sh").content == b"wrangler deploy\n"
