@@ -28,7 +28,7 @@ from router.examples.model import Example
 from router.index.vectors import embed_skills, embedding_text, previous_vectors, text_key
 from router.skills.model import Diagnostic, DiscoveryResult, Level, Skill, SkillKind
 from router.skills.sources.base import SkillSource
-from router.skills.sources.registry import origin_of
+from router.skills.sources.registries import origin_of
 
 log = logging.getLogger(__name__)
 

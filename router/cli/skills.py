@@ -78,7 +78,7 @@ def discovery_config_from_args(args: argparse.Namespace,
     if getattr(args, "catalog", None):
         changes["catalogs"] = parse_specs(args.catalog)
     if getattr(args, "registry", None):
-        from router.skills.sources.registry import parse_registries
+        from router.skills.sources.registries import parse_registries
 
         changes["registries"] = parse_registries(args.registry)  # a malformed one stops here
     if getattr(args, "mcp_server", None):

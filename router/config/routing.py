@@ -62,7 +62,7 @@ class DiscoveryConfig:
     # (skill folders), "mcp" (the MCP servers' tools), "disk+mcp" (both) or a registered one.
     source: str = DEFAULT_SOURCE
     # Registries publishing a well-known skills index, "URL" (catalog "default") or
-    # "NAME=URL" (catalog NAME) each (router.skills.sources.registry); their verified files are
+    # "NAME=URL" (catalog NAME) each (router.skills.sources.registries); their verified files are
     # kept under registry_cache (default: ~/.cache/skill-router/registries), keyed by digest.
     registries: tuple[str, ...] = ()
     registry_cache: str | None = None

@@ -5,7 +5,7 @@ skill's directory, served with the traversal rules of ``router.skills.resources`
 Only this source opens them; the activation code asks it.
 
 The skills of the configured registries (``discovery.registries``) are fetched into their cache
-folder by ``router.skills.sources.registry`` and then are folders on disk like any other.
+folder by ``router.skills.sources.registries`` and then are folders on disk like any other.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ class DiskSource(SkillSource):
         found = discover(config, max_bytes=max_bytes, workers=workers)
         if not config.registries:
             return found
-        from router.skills.sources.registry import discover_registries  # fetched onto disk
+        from router.skills.sources.registries import discover_registries  # fetched onto disk
 
         fetched = discover_registries(config, {s.key for s in found.skills})
         return DiscoveryResult(tuple(sorted((*found.skills, *fetched.skills),
