@@ -12,7 +12,7 @@ PORT ?= 50051
 DEMO := examples/skills
 
 .PHONY: setup run index serve test test-fast lint proto proto-check bench eval clean \
-	monitoring-check monitoring-sync inspector-test
+	monitoring-check monitoring-sync inspector-test scanner
 
 setup: $(STAMP)
 
@@ -103,6 +103,12 @@ eval: setup
 	@echo "== regression set, few-shot (--examples: its train split's requests)"
 	$(EVAL) --queries eval/regression/queries.jsonl --root $(DEMO) --split \
 	  --examples eval/regression/train_examples.jsonl
+
+# The content scan (router.admission.scanner) runs cisco-ai-skill-scanner in a worker process
+# from its own folder: it pins protobuf<7, anthropic<1 and openai<3, which the router and its
+# dev tools cannot import beside their own. Point admission.scanner_path at .scanner.
+scanner: setup
+	$(PY) -m pip install --quiet --target .scanner cisco-ai-skill-scanner==2.3.2
 
 clean:
 	rm -rf $(INDEX)/versions $(INDEX)/CURRENT $(INDEX)/.tmp-* .pytest_cache .mypy_cache .ruff_cache

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from router.builder import shards
+from router.builder.admitting import admit_found
 from router.builder.inputs import Carried
 from router.builder.plan import BuildPlan
 from router.builder.version import build_index
@@ -157,10 +158,12 @@ def build(plan: BuildPlan, out: str | Path, *, served: Served | None = None,
     with Workers.using(plan.workers) as pool:
         found = _discover(plan, pool)
         examples, problems = gather(found.skills, plan.example_files, plan.extra_examples, pool)
+        admitted = admit_found(found, plan.admission, embedder, examples, out, plan.source, known)
+        found, known = admitted.found, {**admitted.vectors, **(known or {})}
         diagnostics = (*found.diagnostics, *problems)
         # every skill file's digest, once: fingerprinted here, recorded by the build (1M skills)
         digested = plan.source.digest_all(found.skills, previous_digests(Path(out)), pool)
-        inputs = {**plan.inputs, **example_settings(plan.example_files),
+        inputs = {**plan.inputs, **example_settings(plan.example_files), **admitted.record,
                   EXAMPLES_FINGERPRINT: fingerprint(examples),
                   FILES_FINGERPRINT: file_digests.fingerprint(digested)}
         # the query vectors the gate is calibrated on: another query encoder, another gate

@@ -16,6 +16,8 @@ from router.cli.guard import run_guarded
 COMMAND_MODULES: tuple[str, ...] = (
     "router.cli.skills",  # list, validate, lint
     "router.cli.index",  # index (whole, or sharded and merged)
+    "router.cli.admission",  # admission check, list, approve, revoke
+    "router.cli.export",  # export --well-known
     "router.cli.tools",  # tools (callable skills as deferred tool definitions)
     "router.cli.service",  # serve, route, info
     "router.cli.quality",  # explain, eval

@@ -48,6 +48,10 @@ def add_discovery_args(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--catalog", metavar="NAME=DIR", action="append",
                        help="a named catalog, indexed whole; repeatable, in precedence order "
                             "(the other flags' skills form the catalog 'default', after these)")
+    group.add_argument("--registry", metavar="[NAME=]URL", action="append",
+                       help="index the skills a registry publishes in its well-known index "
+                            "(URL/.well-known/agent-skills/index.json) into catalog NAME "
+                            "(default: 'default'); repeatable; replaces the config's list")
     group.add_argument("--mcp-server", metavar="NAME=COMMAND", action="append",
                        help="index the tools of an MCP server (COMMAND: a command line run "
                             "over stdio, or an http(s):// URL) as callable skills of catalog "
@@ -73,6 +77,10 @@ def discovery_config_from_args(args: argparse.Namespace,
         changes["bundled_roots"] = tuple(os.path.abspath(p) for p in args.bundled)
     if getattr(args, "catalog", None):
         changes["catalogs"] = parse_specs(args.catalog)
+    if getattr(args, "registry", None):
+        from router.skills.sources.registries import parse_registries
+
+        changes["registries"] = parse_registries(args.registry)  # a malformed one stops here
     if getattr(args, "mcp_server", None):
         parse_servers(args.mcp_server)  # a malformed one stops here, before anything is built
         changes["mcp_servers"] = tuple(args.mcp_server)
@@ -198,6 +206,9 @@ def check_paths(paths: Sequence[str], *, lint: bool, strict: bool) -> int:
             diags.append(Diagnostic(Level.WARNING, skill.location,
                                     f"duplicate name {skill.name!r}; also {seen[skill.name]}"))
         seen.setdefault(skill.name, skill.location)
+    from router.admission.admit import finding_diagnostics
+
+    diags.extend(finding_diagnostics(skills))  # what admission would find in them
     unique = list(dict.fromkeys(diags))
     _print_diagnostics(unique, sys.stdout)
     errors = sum(d.level is Level.ERROR for d in unique)

@@ -23,6 +23,7 @@ from router.config.routing import (
     PRECISIONS,
     QUERY_BACKENDS,
     ActivationMode,
+    AdmissionConfig,
     CandidateMode,
     DiscoveryConfig,
     FineTuneMode,
@@ -37,7 +38,7 @@ from router.config.serving import DoorConfig, FeedbackConfig, McpConfig, OpsConf
 __all__ = [
     "ACTIVATION_MODES", "CANDIDATE_KEYS", "CANDIDATE_MODES", "DEFAULT_CLIENT_DIRS", "DEFAULT_MODEL",
     "DEFAULT_SOURCE", "ENV_PREFIX", "FINE_TUNE_MODES", "INT8_CPUS", "PRECISIONS", "QUERY_BACKENDS",
-    "ActivationMode", "CandidateMode", "Config", "DiscoveryConfig", "DoorConfig", "FeedbackConfig",
-    "FineTuneMode", "IndexConfig", "Int8Cpu", "McpConfig", "OpsConfig", "Precision",
-    "RoutingConfig", "ServerConfig", "load_config", "replace", "worker_count",
+    "ActivationMode", "AdmissionConfig", "CandidateMode", "Config", "DiscoveryConfig", "DoorConfig",
+    "FeedbackConfig", "FineTuneMode", "IndexConfig", "Int8Cpu", "McpConfig", "OpsConfig",
+    "Precision", "RoutingConfig", "ServerConfig", "load_config", "replace", "worker_count",
 ]

@@ -11,7 +11,7 @@ from typing import Any, get_type_hints
 
 import yaml
 
-from router.config.routing import DiscoveryConfig, IndexConfig, RoutingConfig
+from router.config.routing import AdmissionConfig, DiscoveryConfig, IndexConfig, RoutingConfig
 from router.config.serving import FeedbackConfig, McpConfig, OpsConfig, ServerConfig
 from router.errors import InvalidRequest
 
@@ -25,6 +25,7 @@ class Config:
     feedback: FeedbackConfig = field(default_factory=FeedbackConfig)
     mcp: McpConfig = field(default_factory=McpConfig)
     ops: OpsConfig = field(default_factory=OpsConfig)
+    admission: AdmissionConfig = field(default_factory=AdmissionConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

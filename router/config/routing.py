@@ -116,6 +116,26 @@ class DiscoveryConfig:
     # Where the skills and their files come from, by key (router.skills.sources.base): "disk"
     # (skill folders), "mcp" (the MCP servers' tools), "disk+mcp" (both) or a registered one.
     source: str = DEFAULT_SOURCE
+    # Registries publishing a well-known skills index, "URL" (catalog "default") or
+    # "NAME=URL" (catalog NAME) each (router.skills.sources.registries); their verified files are
+    # kept under registry_cache (default: ~/.cache/skill-router/registries), keyed by digest.
+    registries: tuple[str, ...] = ()
+    registry_cache: str | None = None
+    registry_timeout_seconds: float = 10.0
+
+
+@dataclass(frozen=True)
+class AdmissionConfig:
+    """What admission quarantines (router.admission): ``quarantine`` sets a catalog's level,
+    "CATALOG=SEVERITY" or "CATALOG=none" each (unset: a registry's skills quarantine on high,
+    a folder's only warn); ``rules`` sets one rule's action everywhere, "RULE=quarantine",
+    "RULE=warn" or "RULE=ignore" each; ``scanner_path`` is the folder cisco-ai-skill-scanner
+    was installed into (empty: the content scan does not run); ``hubs`` measures hubs."""
+
+    quarantine: tuple[str, ...] = ()
+    rules: tuple[str, ...] = ()
+    scanner_path: str = ""
+    hubs: bool = True
 
 
 @dataclass(frozen=True)

@@ -84,6 +84,8 @@ def explain_view(answer: pb.ExplainResponse) -> dict[str, Any]:
 
 
 def _status(skill: pb.SkillInfo) -> str:
+    if skill.quarantined:
+        return "quarantined"
     if not skill.enabled:
         return "disabled"
     if skill.deprecated:
@@ -97,7 +99,10 @@ def skill_row(skill: pb.SkillInfo) -> dict[str, Any]:
     return {"name": skill.name, "description": skill.description, "location": skill.location,
             "scope": pb.SkillScope.Name(skill.scope).removeprefix("SKILL_SCOPE_").lower(),
             "kind": pb.SkillKind.Name(skill.kind).removeprefix("SKILL_KIND_").lower(),
-            "status": _status(skill), **{flag: getattr(skill, flag) for flag in FLAGS}}
+            "status": _status(skill), "quarantined": skill.quarantined,
+            "findings": [{"severity": f.severity, "rule": f.rule, "message": f.message}
+                         for f in skill.findings],
+            **{flag: getattr(skill, flag) for flag in FLAGS}}
 
 
 def _sort_key(key: str) -> Callable[[dict[str, Any]], tuple[Any, str]]:

@@ -21,7 +21,8 @@ metrics. Exported (all prefixed ``skill_router_``):
 
 The per-skill series (``PER_SKILL``) go only to a scrape whose principal sees every catalog
 (``shared_registry`` is the rest, for the others; ``router.service.metrics_http``).
-- ``index_info{version,model}``, ``index_skills``: the snapshot being served
+- ``index_info{version,model}``, ``index_skills``: the snapshot being served;
+  ``admission_findings{severity}``, ``admission_quarantined_skills``: what admission found in it
 - ``index_build_timestamp_seconds``: when the served index was built (unix seconds; its age is
   ``time() - ...``; 0 when the manifest's ``built_at`` cannot be read)
 - ``reindex_runs_total``, ``reindex_failures_total``, ``reindex_last_duration_seconds``,
@@ -42,6 +43,7 @@ from prometheus_client.registry import Collector
 
 from router.door.api import SERVICE_NAME
 from router.engine import Engine
+from router.service.codec.admission import admission_counts
 from router.service.interceptors import CallRecord
 from router.skills.model import DEFAULT_CATALOG, PROJECT_CATALOG
 from router.v1 import router_pb2 as pb
@@ -96,6 +98,14 @@ class EngineCollector(Collector):
         yield index
         yield GaugeMetricFamily(f"{PREFIX}_index_skills", "Skills in the served index",
                                 value=info.skill_count)
+        by_severity, quarantined = admission_counts(info.path)
+        findings = GaugeMetricFamily(f"{PREFIX}_admission_findings", "Admission's findings in "
+                                     "the served index, by severity", labels=["severity"])
+        for severity, count in by_severity.items():
+            findings.add_metric([severity], count)
+        yield findings
+        yield GaugeMetricFamily(f"{PREFIX}_admission_quarantined_skills", "Skills of the served "
+                                "index that admission quarantined", value=quarantined)
         yield GaugeMetricFamily(f"{PREFIX}_index_build_timestamp_seconds", "When the served "
                                 "index was built, in unix seconds",
                                 value=build_timestamp(info.built_at))

@@ -33,6 +33,7 @@ from router.service.codec.activation import (
     resource_to_proto,
     validation_to_proto,
 )
+from router.service.codec.admission import add_findings
 from router.service.codec.feedback import outcome_from_proto
 from router.service.codec.index import info_to_proto, reindex_to_proto, skills_to_proto
 from router.service.codec.paths import hidden
@@ -99,8 +100,11 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
                 require(caller, (OPS, ADMIN), "all_catalogs")
             visible = self._engine.visible(caller)  # one version for the skills and files
             skills = visible.variants() if request.all_catalogs else visible.skills()
-            return skills_to_proto(visible.snap, skills, request.include_files,
-                                   visible.diagnostics(), visible.snap.info.version)
+            answer = skills_to_proto(visible.snap, skills, request.include_files,
+                                     visible.diagnostics(), visible.snap.info.version)
+            if caller.may(OPS) or caller.may(ADMIN):  # admission's findings: operators only
+                add_findings(answer, visible.snap.info.path)
+            return answer
 
         return self._answer(context, "ListSkills", run)
 

@@ -186,7 +186,7 @@ class SkillFile(_message.Message):
     def __init__(self, path: _Optional[str] = ..., size: _Optional[int] = ..., digest: _Optional[str] = ...) -> None: ...
 
 class SkillInfo(_message.Message):
-    __slots__ = ("name", "description", "location", "scope", "kind", "model_invocable", "user_invocable", "enabled", "deprecated", "always_on", "files", "files_recorded", "files_complete", "frontmatter_json", "catalog", "tool_name", "annotations_json", "parameters_json")
+    __slots__ = ("name", "description", "location", "scope", "kind", "model_invocable", "user_invocable", "enabled", "deprecated", "always_on", "files", "files_recorded", "files_complete", "frontmatter_json", "catalog", "tool_name", "annotations_json", "parameters_json", "quarantined", "findings")
     NAME_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     LOCATION_FIELD_NUMBER: _ClassVar[int]
@@ -205,6 +205,8 @@ class SkillInfo(_message.Message):
     TOOL_NAME_FIELD_NUMBER: _ClassVar[int]
     ANNOTATIONS_JSON_FIELD_NUMBER: _ClassVar[int]
     PARAMETERS_JSON_FIELD_NUMBER: _ClassVar[int]
+    QUARANTINED_FIELD_NUMBER: _ClassVar[int]
+    FINDINGS_FIELD_NUMBER: _ClassVar[int]
     name: str
     description: str
     location: str
@@ -223,7 +225,19 @@ class SkillInfo(_message.Message):
     tool_name: str
     annotations_json: str
     parameters_json: str
-    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., location: _Optional[str] = ..., scope: _Optional[_Union[SkillScope, str]] = ..., kind: _Optional[_Union[SkillKind, str]] = ..., model_invocable: _Optional[bool] = ..., user_invocable: _Optional[bool] = ..., enabled: _Optional[bool] = ..., deprecated: _Optional[bool] = ..., always_on: _Optional[bool] = ..., files: _Optional[_Iterable[_Union[SkillFile, _Mapping]]] = ..., files_recorded: _Optional[bool] = ..., files_complete: _Optional[bool] = ..., frontmatter_json: _Optional[str] = ..., catalog: _Optional[str] = ..., tool_name: _Optional[str] = ..., annotations_json: _Optional[str] = ..., parameters_json: _Optional[str] = ...) -> None: ...
+    quarantined: bool
+    findings: _containers.RepeatedCompositeFieldContainer[AdmissionFinding]
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., location: _Optional[str] = ..., scope: _Optional[_Union[SkillScope, str]] = ..., kind: _Optional[_Union[SkillKind, str]] = ..., model_invocable: _Optional[bool] = ..., user_invocable: _Optional[bool] = ..., enabled: _Optional[bool] = ..., deprecated: _Optional[bool] = ..., always_on: _Optional[bool] = ..., files: _Optional[_Iterable[_Union[SkillFile, _Mapping]]] = ..., files_recorded: _Optional[bool] = ..., files_complete: _Optional[bool] = ..., frontmatter_json: _Optional[str] = ..., catalog: _Optional[str] = ..., tool_name: _Optional[str] = ..., annotations_json: _Optional[str] = ..., parameters_json: _Optional[str] = ..., quarantined: _Optional[bool] = ..., findings: _Optional[_Iterable[_Union[AdmissionFinding, _Mapping]]] = ...) -> None: ...
+
+class AdmissionFinding(_message.Message):
+    __slots__ = ("severity", "rule", "message")
+    SEVERITY_FIELD_NUMBER: _ClassVar[int]
+    RULE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    severity: str
+    rule: str
+    message: str
+    def __init__(self, severity: _Optional[str] = ..., rule: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
 
 class Diagnostic(_message.Message):
     __slots__ = ("level", "path", "message")

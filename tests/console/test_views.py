@@ -102,3 +102,13 @@ def test_examples_newest_first_with_their_age() -> None:
     rows = learning_views.example_rows(listing_, 2 * learning_views.DAY_SECONDS)
     assert [(r["query"], r["label"], r["age_days"], r["learned"]) for r in rows] == [
         ("new", "negative", 1.0, False), ("old", "positive", 2.0, True)]
+
+
+def test_a_quarantined_skills_row_carries_its_findings() -> None:
+    info = pb.SkillInfo(name="tool-installer", enabled=False, quarantined=True, findings=[
+        pb.AdmissionFinding(severity="high", rule="download-to-shell", message="curl | sh")])
+    row = views.skill_row(info)
+    assert row["status"] == "quarantined" and row["quarantined"]
+    assert row["findings"] == [{"severity": "high", "rule": "download-to-shell",
+                                "message": "curl | sh"}]
+    assert views.skill_row(pb.SkillInfo(name="x", enabled=True))["findings"] == []

@@ -219,6 +219,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("index",),
     ("calibration",),
     ("examples",),
+    ("admission",),  # what the router checks of a skill before routing it
     ("access",),
     ("skills", "encoders"),
     ("common",),

@@ -48,7 +48,8 @@ if TYPE_CHECKING:
 # module.
 _BUILT_IN: dict[str, str] = {"disk": "router.skills.sources.disk:DiskSource",
                               "mcp": "router.skills.sources.mcp:McpSource",
-                              "disk+mcp": "router.skills.sources.composite:disk_and_mcp"}
+                              "disk+mcp": "router.skills.sources.composite:disk_and_mcp",
+                              "registry": "router.skills.sources.registry:RegistrySource"}
 _REGISTERED: dict[str, Callable[[], SkillSource]] = {}
 
 

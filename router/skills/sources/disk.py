@@ -3,6 +3,9 @@ skill's directory, served with the traversal rules of ``router.skills.resources`
 
 ``Skill.location`` is the absolute path of the skill file and ``Skill.base_dir`` its folder.
 Only this source opens them; the activation code asks it.
+
+The skills of the configured registries (``discovery.registries``) are fetched into their cache
+folder by ``router.skills.sources.registries`` and then are folders on disk like any other.
 """
 
 from __future__ import annotations
@@ -36,7 +39,15 @@ class DiskSource(SkillSource):
         # the scanner (walk, .gitignore rules) loads on the first scan, not with a server
         from router.skills.discovery import discover
 
-        return discover(config, max_bytes=max_bytes, workers=workers)
+        found = discover(config, max_bytes=max_bytes, workers=workers)
+        if not config.registries:
+            return found
+        from router.skills.sources.registries import discover_registries  # fetched onto disk
+
+        fetched = discover_registries(config, {s.key for s in found.skills})
+        return DiscoveryResult(tuple(sorted((*found.skills, *fetched.skills),
+                                            key=lambda s: (s.name, s.catalog))),
+                               found.shadowed, (*found.diagnostics, *fetched.diagnostics))
 
     def list_files(self, skill: Skill, cap: int = RESOURCE_LIST_CAP) -> ResourceListing:
         return scan_resources(skill.base_dir, cap)

@@ -1,0 +1,112 @@
+"""Imitation between skills of different origins (pure): a name that reads like another
+origin's skill once confusable characters are folded (NFKC, then a skeleton of lookalikes in
+the spirit of Unicode TR39), and a description that nearly duplicates another origin's.
+
+Of two imitating skills the less trusted one is flagged (a registry's over a folder's); of two
+equally trusted ones both are, one step lower."""
+
+from __future__ import annotations
+
+import difflib
+import unicodedata
+from collections import defaultdict
+from collections.abc import Sequence
+
+from router.admission.model import Finding, Severity, SkillText
+
+# Lookalikes of Latin letters and digits (Cyrillic, Greek, Armenian, Latin variants, and the
+# digit/letter pairs a reader confuses), folded to one skeleton character.
+_LOOKALIKES = {
+    "а": "a", "е": "e", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x", "і": "i", "ј": "j",
+    "ѕ": "s", "һ": "h", "ԁ": "d", "ԛ": "q", "ԝ": "w", "к": "k", "м": "m", "н": "h", "т": "t",
+    "в": "b", "ь": "b", "г": "r", "п": "n", "ӏ": "l", "ɡ": "g", "ɩ": "i", "ı": "i", "ȷ": "j",
+    "α": "a", "ο": "o", "ρ": "p", "ν": "v", "υ": "u", "τ": "t", "κ": "k", "ι": "i", "χ": "x",
+    "ε": "e", "η": "n", "ω": "w", "β": "b", "γ": "y", "օ": "o", "ս": "u", "ց": "g", "հ": "h",
+    "ո": "n", "ք": "p", "0": "o", "1": "l", "i": "l", "|": "l", "5": "s", "ß": "ss", "æ": "ae",
+    "œ": "oe", "ø": "o", "đ": "d", "ł": "l", "ħ": "h", "_": "-", "–": "-", "—": "-", "‐": "-",
+    "‑": "-", "‒": "-", "−": "-", "m": "rn",
+}
+_COMMON = 50  # a trigram in more descriptions than this is phrasing, not content
+NEAR_DUPLICATE = 0.9  # description similarity (difflib ratio of folded words) that imitates
+
+
+def skeleton(text: str) -> str:
+    """``text`` folded for confusability: NFKC, case folded, combining marks and hidden
+    characters dropped, lookalikes mapped to one character."""
+    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
+    out = []
+    for ch in folded:
+        if unicodedata.combining(ch) or unicodedata.category(ch) == "Cf":
+            continue
+        out.append(_LOOKALIKES.get(ch, ch))
+    return "".join(out)
+
+
+def trust(origin: str) -> int:
+    """How far an origin is from the operator: 0 for folders on disk and local servers, 1 for
+    anything fetched from a registry."""
+    return 1 if origin.startswith("registry:") else 0
+
+
+def check(skills: Sequence[SkillText]) -> dict[str, list[Finding]]:
+    """Findings by skill key for every pair of skills of different origins that imitate each
+    other (skills with the same digest are copies, not imitations)."""
+    out: dict[str, list[Finding]] = defaultdict(list)
+    by_skeleton: dict[str, list[SkillText]] = defaultdict(list)
+    for s in skills:
+        by_skeleton[skeleton(s.name)].append(s)
+    for group in by_skeleton.values():
+        for a, b in _pairs(group):
+            if a.name != b.name:
+                _flag(out, a, b, "confusable-name", Severity.HIGH,
+                      "the name {x!r} is confusable with {y!r} ({ykey}, from {yorigin})")
+    words = {s.key: " ".join(skeleton(s.description).split()) for s in skills}
+    by_key = {s.key: s for s in skills}
+    for ka, kb in _candidates(words):
+        a, b = by_key[ka], by_key[kb]
+        wa, wb = words[ka], words[kb]
+        if a.origin == b.origin or (a.digest and a.digest == b.digest):
+            continue
+        matcher = difflib.SequenceMatcher(None, wa, wb, autojunk=False)
+        if matcher.quick_ratio() >= NEAR_DUPLICATE and matcher.ratio() >= NEAR_DUPLICATE:
+            _flag(out, a, b, "imitated-description", Severity.HIGH,
+                  "the description nearly duplicates that of {ykey} (from {yorigin})")
+    return dict(out)
+
+
+def _candidates(words: dict[str, str]) -> list[tuple[str, str]]:
+    """Pairs of keys whose descriptions share at least half their word trigrams (trigrams
+    common to more than ``_COMMON`` descriptions ignored): near duplicates without comparing
+    every pair."""
+    shingles = {k: {tuple(w[i:i + 3]) for i in range(max(1, len(w) - 2))}
+                for k, text in words.items() if (w := text.split())}
+    holders: dict[tuple[str, ...], list[str]] = defaultdict(list)
+    for key, grams in shingles.items():
+        for gram in grams:
+            holders[gram].append(key)
+    shared: dict[tuple[str, str], int] = defaultdict(int)
+    for keys in holders.values():
+        if len(keys) <= _COMMON:
+            for i, a in enumerate(keys):
+                for b in keys[i + 1:]:
+                    shared[(a, b) if a < b else (b, a)] += 1
+    return sorted(pair for pair, n in shared.items()
+                  if n >= 0.5 * min(len(shingles[pair[0]]), len(shingles[pair[1]])))
+
+
+def _pairs(group: list[SkillText]) -> list[tuple[SkillText, SkillText]]:
+    return [(a, b) for i, a in enumerate(group) for b in group[i + 1:]
+            if a.origin != b.origin and not (a.digest and a.digest == b.digest)]
+
+
+def _flag(out: dict[str, list[Finding]], a: SkillText, b: SkillText, rule: str,
+          severity: Severity, template: str) -> None:
+    ta, tb = trust(a.origin), trust(b.origin)
+    if ta == tb:
+        lower = Severity.MEDIUM if severity is Severity.HIGH else Severity.LOW
+        pairs = [(a, b, lower), (b, a, lower)]
+    else:
+        pairs = [(a, b, severity)] if ta > tb else [(b, a, severity)]
+    for x, y, sev in pairs:
+        out[x.key].append(Finding(rule, sev, template.format(
+            x=x.name, y=y.name, ykey=y.key, yorigin=y.origin or "another origin")))

@@ -1,0 +1,120 @@
+"""Admission as a build step: every discovered skill checked (``router.admission``) before it
+is indexed. A quarantined skill stays in the index, disabled (never routed, activated or
+listed to the model), and the version records every skill's findings and verdict, with the
+scanner's version (a new scanner makes new findings, and so a new version). Approvals are
+read from the index folder (``router.admission.approvals``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from router.admission.admit import Request, hub_findings, read_skill
+from router.admission.admit import admit as decide_all
+from router.admission.approvals import read_approvals
+from router.admission.hubs import probe_requests
+from router.admission.model import Finding, SkillText
+from router.admission.scan_cache import cached_scan
+from router.admission.settings import parse_policies
+from router.config import AdmissionConfig
+from router.encoders.base import Embedder
+from router.examples.model import Example
+from router.index.vectors import embed_skills, embedding_text, previous_vectors, text_key
+from router.skills.model import Diagnostic, DiscoveryResult, Level, Skill, SkillKind
+from router.skills.sources.base import SkillSource
+from router.skills.sources.registries import origin_of
+
+log = logging.getLogger(__name__)
+
+ADMISSION_KEY = "admission"  # the manifest's record of the verdicts
+
+
+@dataclass(frozen=True)
+class Admitted:
+    """What admission gives the build: the skills (quarantined ones disabled), the record the
+    version keeps (``{"admission": {"scanner": version, "skills": {key: verdict}}}``, skills
+    with findings only), and the skills' embeddings the hub measure made (by cache key: the
+    build reuses them instead of encoding the skills again)."""
+
+    found: DiscoveryResult
+    record: dict[str, Any]
+    vectors: dict[str, np.ndarray]
+
+
+def admit_found(found: DiscoveryResult, config: AdmissionConfig, embedder: Embedder,
+                examples: Sequence[Example], index_dir: str | Path,
+                source: SkillSource | None = None,
+                known: Mapping[str, np.ndarray] | None = None) -> Admitted:
+    """Admission of ``found`` (see the module notes), a diagnostic for each quarantined
+    skill; skill files are read through ``source`` (the disk when None); ``known``:
+    embeddings already made (a sharded build's), used before encoding any skill."""
+    policies = parse_policies(config.quarantine, config.rules)
+    texts = [_text(s, source) for s in found.skills]
+    catalogs = {s.key: s.catalog for s in found.skills}
+    extra: dict[str, list[Finding]] = {}
+    warnings: list[str] = []
+    made: dict[str, np.ndarray] = {}
+    if config.hubs and found.skills:
+        requests = [Request(p) for p in probe_requests()]
+        requests += [Request(e.query, e.skills[0] if len(e.skills) == 1 else "")
+                     for e in examples if e.query]
+        cache = {**previous_vectors(Path(index_dir), embedder.model_id), **(known or {})}
+        vectors, _ = embed_skills(found.skills, embedder, cache, False)
+        made = {text_key(embedder.model_id, embedding_text(s)): v
+                for s, v in zip(found.skills, vectors, strict=True)}
+        for key, more in hub_findings(texts, requests, embedder.encode, catalogs,
+                                      vectors).items():
+            extra.setdefault(key, []).extend(more)
+    version = ""
+    on_disk = {s.base_dir: t for s, t in zip(found.skills, texts, strict=True)
+               if s.kind is not SkillKind.MCP_TOOL and Path(s.base_dir).is_dir()}
+    if config.scanner_path:
+        outcome = cached_scan({f: t.digest for f, t in on_disk.items()}, config.scanner_path,
+                              index_dir)
+        version, warnings = outcome.version, list(outcome.warnings)
+        for folder, more in outcome.findings.items():
+            extra.setdefault(on_disk[folder].key, []).extend(more)
+    else:  # a log line, not a diagnostic of the version: most builds have no scanner
+        log.warning("the content scan did not run: admission.scanner_path is not set (install "
+                    "cisco-ai-skill-scanner with `make scanner`)")
+    verdicts = decide_all(texts, policies, read_approvals(index_dir), extra=extra,
+                          catalogs=catalogs)
+    skills: list[Skill] = []
+    diags = [Diagnostic(Level.WARNING, "admission", w) for w in warnings]
+    record: dict[str, Any] = {}
+    for skill in found.skills:
+        verdict = verdicts[skill.key]
+        if verdict.findings:
+            record[skill.key] = {"digest": verdict.digest, "quarantined": verdict.quarantined,
+                                 "approved": verdict.approved,
+                                 "findings": [f.to_dict() for f in verdict.findings]}
+        if verdict.quarantined:
+            reasons = "; ".join(f"{f.rule} ({f.severity.value}): {f.message}"
+                                for f in verdict.findings[:3])
+            diags.append(Diagnostic(Level.WARNING, skill.location, (
+                f"skill {skill.key!r} quarantined at digest {verdict.digest}: {reasons}; "
+                "approve it with `skill-router admission approve`"), skill.catalog))
+            skill = dataclasses.replace(skill, enabled=False)
+        skills.append(skill)
+    admitted = DiscoveryResult(tuple(skills), found.shadowed, (*found.diagnostics, *diags))
+    return Admitted(admitted, {ADMISSION_KEY: {"scanner": version, "skills": record}}, made)
+
+
+def _text(skill: Skill, source: SkillSource | None) -> SkillText:
+    origin = origin_of(skill)
+    if skill.kind is SkillKind.MCP_TOOL:
+        return SkillText(skill.key, skill.name, skill.description, "", skill.content_hash,
+                         origin)
+    try:
+        raw = source.fetch_skill_file(skill) if source is not None else None
+        return read_skill(skill, origin, raw)
+    except Exception as exc:  # one unreadable skill is checked on its name and description
+        log.warning("admission could not read %s: %r", skill.location, exc)
+        return SkillText(skill.key, skill.name, skill.description, "", skill.content_hash,
+                         origin)

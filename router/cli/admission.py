@@ -1,0 +1,147 @@
+"""``skill-router admission``: check skills as the build admits them (``check``), read the
+findings a version recorded (``list``), and approve or revoke a quarantined skill by digest
+(``approve``, ``revoke``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from router.common.textsafe import printable
+from router.errors import InvalidRequest
+
+
+def register(sub: Any) -> None:
+    """Add ``admission`` and its subcommands."""
+    p = sub.add_parser("admission", help="what a skill must pass before it is routed: check, "
+                                         "list findings, approve by digest")
+    cmds = p.add_subparsers(dest="admission_command", metavar="ACTION")
+    cmds.required = True
+    check = cmds.add_parser("check", help="run admission's checks over skill folders")
+    check.add_argument("paths", nargs="+", metavar="PATH", help="a folder of skill folders")
+    check.add_argument("--policy", choices=("registry", "folder"), default="registry",
+                       help="judge them as a registry's skills (quarantine on high; the "
+                            "default) or a folder's (warn only)")
+    check.add_argument("--scanner", metavar="DIR", default=None,
+                       help="run the content scan installed in DIR (default: "
+                            "admission.scanner_path)")
+    check.add_argument("--format", choices=("text", "json"), default="text")
+    check.set_defaults(handler=cmd_check)
+    for name, helptext in (("list", "the findings and verdicts the current version recorded"),
+                           ("approve", "admit a quarantined skill at one digest"),
+                           ("revoke", "drop a skill's approval")):
+        c = cmds.add_parser(name, help=helptext)
+        c.add_argument("--index", metavar="DIR", default=None,
+                       help="index folder (default: index.index_dir)")
+        if name != "list":
+            c.add_argument("skill", metavar="SKILL", help="the skill's key: NAME, or "
+                                                          "CATALOG/NAME outside 'default'")
+        if name == "approve":
+            c.add_argument("digest", metavar="DIGEST", help="the digest `admission list` shows")
+            c.add_argument("--by", required=True, help="who approves (recorded)")
+            c.add_argument("--note", default="", help="why (recorded)")
+        if name == "list":
+            c.add_argument("--format", choices=("text", "json"), default="text")
+        c.set_defaults(handler={"list": cmd_list, "approve": cmd_approve,
+                                "revoke": cmd_revoke}[name])
+
+
+def _index_dir(args: argparse.Namespace) -> Path:
+    from router.config import load_config
+
+    return Path(args.index or load_config(getattr(args, "config", None)).index.index_dir)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from router.admission import scanner
+    from router.admission.admit import admit, read_skill
+    from router.admission.model import Finding, Severity
+    from router.admission.settings import Policies
+    from router.config import load_config
+    from router.skills.discovery import scan_root
+    from router.skills.model import Scope
+
+    texts, folders = [], {}
+    for path in args.paths:
+        if not Path(path).is_dir():
+            raise InvalidRequest(f"{path}: not a folder")
+        origin = f"registry:{path}" if args.policy == "registry" else f"disk:{path}"
+        for skill in scan_root(path, Scope.BUNDLED)[0]:
+            texts.append(read_skill(skill, origin))
+            folders[skill.base_dir] = skill.key
+    extra: dict[str, list[Finding]] = {}
+    scan_path = args.scanner or load_config(getattr(args, "config", None)).admission.scanner_path
+    if scan_path:
+        outcome = scanner.scan(sorted(folders), scan_path)
+        for folder, found in outcome.findings.items():
+            extra.setdefault(folders[folder], []).extend(found)
+        for warning in outcome.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+    else:
+        print("warning: the content scan did not run (no --scanner, no admission.scanner_path)",
+              file=sys.stderr)
+    level = {"": Severity.HIGH if args.policy == "registry" else None}
+    verdicts = admit(texts, Policies(level), extra=extra, catalogs={t.key: "" for t in texts})
+    if args.format == "json":
+        json.dump({k: {"digest": v.digest, "quarantined": v.quarantined,
+                       "findings": [f.to_dict() for f in v.findings]}
+                   for k, v in sorted(verdicts.items())}, sys.stdout, indent=2)
+        print()
+    else:
+        for key, verdict in sorted(verdicts.items()):
+            mark = "QUARANTINED" if verdict.quarantined else "ok"
+            if verdict.findings or verdict.quarantined:
+                print(f"{mark} {printable(key)} {verdict.digest}")
+            for f in verdict.findings:
+                print(f"  {f.severity.value} {f.rule}: {printable(f.message)}")
+        quarantined = sum(v.quarantined for v in verdicts.values())
+        print(f"{len(verdicts)} skills, {quarantined} quarantined under the {args.policy} policy")
+    return 1 if any(v.quarantined for v in verdicts.values()) else 0
+
+
+def recorded(index_dir: Path) -> dict[str, Any]:
+    """The admission record of the index's current version ({} when it has none)."""
+    from router.builder.admitting import ADMISSION_KEY
+    from router.builder.pipeline import recorded_settings
+    from router.index.versions.layout import VERSIONS, current_version
+
+    version = current_version(index_dir)
+    data = recorded_settings(index_dir / VERSIONS / version).get(ADMISSION_KEY)
+    return data if isinstance(data, dict) else {}
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    data = recorded(_index_dir(args))
+    if args.format == "json":
+        json.dump(data, sys.stdout, indent=2)
+        print()
+        return 0
+    print(f"scanner: {data.get('scanner') or 'did not run'}")
+    for key, row in sorted(dict(data.get("skills") or {}).items()):
+        state = ("QUARANTINED" if row.get("quarantined")
+                 else "approved" if row.get("approved") else "warned")
+        print(f"{state} {printable(key)} {row.get('digest', '')}")
+        for f in row.get("findings", []):
+            print(f"  {f['severity']} {f['rule']}: {printable(f['message'])}")
+    return 0
+
+
+def cmd_approve(args: argparse.Namespace) -> int:
+    from router.admission.approvals import approve
+
+    done = approve(_index_dir(args), args.skill, args.digest, args.by, args.note)
+    print(f"approved {printable(done.key)} at {done.digest} by {printable(done.by)}; the next "
+          "build (index or reindex) admits it")
+    return 0
+
+
+def cmd_revoke(args: argparse.Namespace) -> int:
+    from router.admission.approvals import revoke
+
+    if not revoke(_index_dir(args), args.skill):
+        raise InvalidRequest(f"skill {args.skill!r} has no approval")
+    print(f"revoked the approval of {printable(args.skill)}; the next build judges it again")
+    return 0

