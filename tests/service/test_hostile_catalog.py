@@ -274,5 +274,7 @@ def test_records_from_an_older_index_are_cut_in_replies(
                                     timeout=60)
         listed = running.stub.ListSkills(pb.ListSkillsRequest(), timeout=60)
     assert len(routed.skills) == 6 and len(listed.skills) == 6
-    assert routed.ByteSize() < 6 * 3 * (DESCRIPTION_CHARS + 300)
+    # room for one more copy of each description than before reveal_text: a first turn
+    # reveals every routed skill
+    assert routed.ByteSize() < 6 * 4 * (DESCRIPTION_CHARS + 300)
     assert listed.ByteSize() < 6 * (DESCRIPTION_CHARS + 300)
