@@ -19,6 +19,8 @@
   session is not recorded at all (it could be anyone's, and would move the counters).
 - Every row carries the caller's principal (``router.access.ownership``); a route row's
   principal owns its ``route_id``: ``route_owner`` tells the Engine, which refuses the others.
+- A skill activated again in the same conversation (Activate answers ``already_active``) is not
+  a second activation: nothing is written (``router.learning.activated``).
 
 The Engine owns one ``Recorder`` over its feedback store (``router.learning.store``);
 ``Recorder.disabled()`` records nothing and hands out no ids.
@@ -37,6 +39,7 @@ from router.access.ownership import (
     check_session_owner,
 )
 from router.config import FeedbackConfig
+from router.learning.activated import Activated
 from router.errors import InvalidRequest, PermissionDenied
 from router.learning.policy import check_policy
 from router.learning.routes import RouteWindow, ShownRoute, pick
@@ -63,6 +66,7 @@ class Recorder:
         self._window = RouteWindow()
         self._failing = False  # the last write failed (later failures are logged quietly)
         self._owners = Owners()  # who created each session id, when there is no store
+        self._activated = Activated()  # a repeat in a conversation is not an activation
 
     @classmethod
     def disabled(cls) -> Recorder:
@@ -155,16 +159,19 @@ class Recorder:
     def on_explicit(self, skill: str, query: RouteQuery, route_id: str) -> None:
         """Count the activation of a skill the user named on Route ``route_id``; it teaches
         nothing (the user chose it, not the model)."""
-        if self.enabled:
+        if self.enabled and self._activated.first(query.caller.name, query.session_id, skill):
             self._append(Row(kind=ACTIVATE, ts=time.time(), skill=skill, session=query.session_id,
                              route_id=route_id, principal=query.caller.name))
 
     def on_activate(self, skill: str, session: str, route_id: str = "",
                     principal: str = "") -> None:
         """Count an activation; a positive example when the rule holds."""
-        if not self.enabled:
-            return
+        if not self.enabled or not self._activated.first(principal, session, skill):
+            return  # off, or a repeat in this conversation (module doc)
         route = self._showing(skill, session, route_id, principal)
+        if (not session and route is not None
+                and not self._activated.first(principal, route.session, skill)):
+            return  # the route's conversation already activated it
         row = Row(kind=ACTIVATE, ts=time.time(), skill=skill,
                   session=session or (route.session if route else ""),
                   query=route.query if route is not None else "",

@@ -18,15 +18,26 @@ def result(*retrieved: str, always: str = "style") -> RouteResult:
 
 def test_the_window_and_what_counts_as_shown(tmp_path: Path) -> None:
     recorder = Recorder(FileStore(tmp_path, FeedbackConfig()))
-    recorder.on_route(RouteQuery(message="merge pdfs", session_id="s"), result("pdf"))
+    recorder.on_route(RouteQuery(message="merge pdfs", session_id="s"), result("pdf", "csv"))
     for message in ("a", "b"):
         recorder.on_route(RouteQuery(message=message, session_id="s"), result("git"))
     recorder.on_activate("style", "s")  # always-on: in every catalog, teaches nothing
     recorder.on_activate("pdf", "s")  # retrieved two Routes ago: inside the window
     recorder.on_route(RouteQuery(message="c", session_id="s"), result("git"))
-    recorder.on_activate("pdf", "s")  # now four Routes ago: outside it
+    recorder.on_activate("csv", "s")  # now four Routes ago: outside it
     rows = [(r.skill, r.query) for r in FileStore(tmp_path).read_rows() if r.kind == "activate"]
-    assert rows == [("style", ""), ("pdf", "merge pdfs"), ("pdf", "")]
+    assert rows == [("style", ""), ("pdf", "merge pdfs"), ("csv", "")]
+
+
+def test_a_repeated_activation_in_a_conversation_is_not_recorded(tmp_path: Path) -> None:
+    recorder = Recorder(FileStore(tmp_path, FeedbackConfig()))
+    for session in ("s1", "s2"):
+        recorder.on_route(RouteQuery(message="merge pdfs", session_id=session), result("pdf"))
+        recorder.on_activate("pdf", session)
+        recorder.on_activate("pdf", session)  # Activate answers already_active
+    rows = [(r.skill, r.session, r.query) for r in FileStore(tmp_path).read_rows()
+            if r.kind == "activate"]
+    assert rows == [("pdf", "s1", "merge pdfs"), ("pdf", "s2", "merge pdfs")]
 
 
 def test_a_disabled_recorder_hands_out_no_ids(tmp_path: Path) -> None:
