@@ -42,6 +42,7 @@ from router.calibration.catalog_gate import CatalogGates, ViewGate
 from router.calibration.gate import Calibration, ZeroShotGate
 from router.calibration.settings import TunedSettings
 from router.common.checkpoints import checkpoint
+from router.common.stages import stage
 from router.encoders.base import Embedder
 from router.errors import IndexCorrupt
 from router.examples.model import Example
@@ -184,6 +185,8 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
     cache.update(carried.known or {})
     vectors, reused = embed_skills(ordered, embedder, cache, progress)
     documents = [skill_document(s.name, s.description) for s in ordered]
+    stage("building BM25 and the vector graph; %scalibrating the relevance gate (%d examples)",
+          "fitting the routing settings; " if stages.fit_settings else "", len(examples))
     # the FAISS graph (native, GIL released) is built on a thread while BM25 and the examples
     # run here: at 1M skills each takes about a minute, so overlapping them saves one
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="faiss-build") as pool:
@@ -198,6 +201,7 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
     stamp = built_at.isoformat()
     version = built_at.strftime("%Y%m%dT%H%M%S%fZ") + "-" + uuid.uuid4().hex[:6]
     tmp = root / f".tmp-{version}"
+    stage("writing version %s", version)
     tmp.mkdir()
     try:
         write_files(tmp, ordered, diagnostics, vectors, lexical, dense_index)

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from router.common.stages import stage
 from router.config import Config, DiscoveryConfig, FeedbackConfig, IndexConfig
 from router.encoders.base import Embedder
 from router.examples.model import Example
@@ -102,6 +103,7 @@ class Recipe:
 
     def _exported(self, outcome: pipeline.BuildOutcome) -> pipeline.BuildOutcome:
         if outcome.info is not None:
+            stage("exporting the query encoder (%s)", self.index.query_backend)
             prepare_query_embedder(outcome.info.model, self.index_dir,
                                    backend=self.index.query_backend,
                                    int8_cpu=self.index.int8_cpu)
