@@ -39,8 +39,8 @@ from router.access.ownership import (
     check_session_owner,
 )
 from router.config import FeedbackConfig
-from router.learning.activated import Activated
 from router.errors import InvalidRequest, PermissionDenied
+from router.learning.activated import Activated
 from router.learning.policy import check_policy
 from router.learning.routes import RouteWindow, ShownRoute, pick
 from router.learning.rows import ACTIVATE, FEEDBACK, OUTCOMES, ROUTE, Row
