@@ -55,9 +55,10 @@ def _sharded(catalog: Path, out: Path, model: str, shards: int) -> Sharded:
     started = time.perf_counter()
     procs = [subprocess.Popen([*CLI, "index", "--no-project", "--no-home", "--root",
                                str(catalog), "--out", str(out), "--model", model, "--shard",
-                               f"{i}/{shards}"], env=env, stdout=subprocess.PIPE, text=True)
+                               f"{i}/{shards}"], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
              for i in range(shards)]
-    outputs = [p.communicate()[0] for p in procs]
+    outputs = [p.communicate()[1] for p in procs]  # the embedding stage's line, on stderr
     if any(p.returncode for p in procs):
         raise SystemExit(f"a shard failed: {outputs}")
     shard_seconds = time.perf_counter() - started

@@ -17,7 +17,8 @@ The turn:
   7. A user typing ``/name`` gets the skill's content straight from Route (``explicit_content``).
   8. Feedback reports how the skill worked out (here: success) with the same ``route_id``.
 
-Usage: python examples/gateway.py [--target HOST:PORT] [--message TEXT] [--timeout SECONDS]
+Usage: .venv/bin/python examples/gateway.py [--target HOST:PORT] [--message TEXT]
+       [--timeout SECONDS]  (the virtualenv's Python: it imports the ``router`` package)
 Exit status: 0 on success, 1 when the server cannot be reached or the turn cannot complete.
 """
 

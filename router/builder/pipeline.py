@@ -27,6 +27,7 @@ from router.builder.admitting import admit_found
 from router.builder.inputs import Carried
 from router.builder.plan import BuildPlan
 from router.builder.version import build_index
+from router.common.stages import stage
 from router.common.workers import Workers
 from router.config import DiscoveryConfig
 from router.encoders.base import Embedder
@@ -200,10 +201,23 @@ def _inputs_differ(served: Served, inputs: Mapping[str, Any]) -> bool:
 def _discover(plan: BuildPlan, workers: Workers | None = None) -> DiscoveryResult:
     from router.skills.scan_plan import check_complete
 
+    stage("discovering skills")
     found = plan.source.discover(plan.discovery, workers=workers)
+    stage("discovered %d skills (%d diagnostics)", len(found.skills), len(found.diagnostics))
+    if not found.skills and not plan.allow_empty:
+        raise InvalidRequest(f"no skills found in {_scanned(plan.discovery)}; give the "
+                             "folder with --root DIR, or --allow-empty to build an empty index")
     # a cut-short scan is an error unless allowed
     check_complete(plan.discovery, found.diagnostics)
     return found
+
+
+def _scanned(config: DiscoveryConfig) -> str:
+    """Where a discovery looked, for a message."""
+    where = [f"project {config.project_dir}"] if config.project_dir else []
+    where += [f"home {config.home_dir}"] if config.home_dir else []
+    where += [*config.org_roots, *config.bundled_roots, *config.catalogs, *config.mcp_servers]
+    return ", ".join(where) or "no scope (every scope is off)"
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,7 @@ class BuildPlan:
     stages: Stages = field(default_factory=Stages)
     workers: Workers | int = 1  # a running pool, or a process count
     query: Embedder | None = None
+    allow_empty: bool = True  # False: a discovery that finds no skill stops the build
     # left out of ==: a source compares by identity, and two plans made alike are equal
     source: SkillSource = field(default_factory=create_source, compare=False)
     admission: AdmissionConfig = field(default_factory=AdmissionConfig)  # router.admission

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from router.builder import pipeline
 from router.builder.plan import BuildPlan
 from router.builder.shards import ShardSpec
+from router.common.stages import stage
 from router.config import Config, DiscoveryConfig, FeedbackConfig, IndexConfig
 from router.encoders.base import Embedder
 from router.examples.model import Example
@@ -161,6 +162,7 @@ class Recipe:
 
     def _exported(self, outcome: pipeline.BuildOutcome) -> pipeline.BuildOutcome:
         if outcome.info is not None:
+            stage("exporting the query encoder (%s)", self.index.query_backend)
             prepare_query_embedder(outcome.info.model, self.index_dir,
                                    backend=self.index.query_backend,
                                    int8_cpu=self.index.int8_cpu)

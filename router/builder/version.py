@@ -24,6 +24,7 @@ from pathlib import Path
 from router.builder.fine_tune import stage as encoder_fine_tune
 from router.builder.inputs import Carried, Stages
 from router.common.checkpoints import checkpoint
+from router.common.stages import stage
 from router.encoders.base import Embedder
 from router.examples.model import Example
 from router.index import dense, digest_store
@@ -105,6 +106,8 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
              time.perf_counter() - mark, "/".join(placed.values()))
     mark = time.perf_counter()
     documents = [skill_document(s.name, s.description) for s in ordered]
+    stage("building BM25 and the vector graph; %scalibrating the relevance gate (%d examples)",
+          "fitting the routing settings; " if stages.fit_settings else "", len(examples))
     # the FAISS graph (native, GIL released) is built on a thread while BM25 and the examples
     # run here: at 1M skills each takes about a minute, so overlapping them saves one
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="faiss-build") as pool:
@@ -120,6 +123,7 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
     stamp = built_at.isoformat()
     version = built_at.strftime("%Y%m%dT%H%M%S%fZ") + "-" + uuid.uuid4().hex[:6]
     tmp = root / f".tmp-{version}"
+    stage("writing version %s", version)
     tmp.mkdir()
     try:
         write_files(tmp, ordered, diagnostics, vectors, lexical, dense_index)

@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "router.cli.export",  # export --well-known
     "router.cli.tools",  # tools (callable skills as deferred tool definitions)
     "router.cli.service",  # serve, route, info
+    "router.cli.activate",  # activate (a skill's content)
     "router.cli.quality",  # explain, eval
     "router.cli.ops",  # reindex, config
     "router.cli.learning",  # stats, examples
@@ -29,6 +30,16 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 
+def _version() -> str:
+    """The installed package's version (``pyproject.toml``'s)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("skill-router")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "(not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="skill-router",
@@ -36,7 +47,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-v", "--verbose", action="count", default=0,
                         help="more log output (-v info, -vv debug)")
-    parser.add_argument("--config", help="YAML configuration file (env SKILL_ROUTER_* overrides)")
+    parser.add_argument("--config", metavar="FILE",
+                        help="YAML configuration file (env SKILL_ROUTER_* overrides)")
+    parser.add_argument("--version", action="version", version=f"skill-router {_version()}",
+                        help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in COMMAND_MODULES:

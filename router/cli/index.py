@@ -4,6 +4,7 @@ sharded over many (``--shard I/N`` on each worker, then ``--merge``)."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from typing import Any
@@ -55,6 +56,11 @@ def register(sub: Any) -> None:
                    help="processes that share the reading, digesting and BM25 work of a large "
                         "catalog: 0 = one per usable CPU, 1 = none besides this one (default: "
                         "index.build_workers, 0); a shard takes it too. Same index either way")
+    p.add_argument("--allow-empty", action="store_true",
+                   help="write the index even when no skill is found (default: that fails)")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no stage lines or progress bar on stderr, only the summary and "
+                        "diagnostics")
     add_feedback_store_arg(p)
     p.set_defaults(handler=cmd_index)
 
@@ -64,8 +70,10 @@ def cmd_index(args: argparse.Namespace) -> int:
     from router.builder.shards import ShardSpec
     from router.cli.skills import discovery_config_from_args
     from router.common.checkpoints import checkpoint
+    from router.common.stages import show_stages
     from router.skills.scan_plan import allow_partial
 
+    show_stages(quiet=args.quiet)  # stage lines on stderr: a build is never silent for long
     config = with_feedback_store(load_config(getattr(args, "config", None)), args)
     if args.fine_tune_encoder is not None:
         config = replace(config, index=replace(config.index,
@@ -80,13 +88,15 @@ def cmd_index(args: argparse.Namespace) -> int:
                               args.allow_partial_scan)
     # before anything is read or written: an unusable --device / --precision stops here
     recipe = Recipe.for_index(config, discovery, out, model=args.model, device=args.device,
-                              precision=args.precision, progress=sys.stderr.isatty())
+                              precision=args.precision,
+                              progress=sys.stderr.isatty() and not args.quiet)
+    recipe = dataclasses.replace(recipe, plan=dataclasses.replace(
+        recipe.plan, allow_empty=args.allow_empty or spec is not None))
     checkpoint("starting")
     if spec is not None:
         shard = recipe.shard(spec)  # in a bucket, sent there for the merge
         _report(f"shard {spec.index}/{spec.count}: {shard.skills} of {shard.total} skills "
-                f"({shard.reused} embeddings reused)", shard.skills, started, shard.path,
-                shard.diagnostics)
+                f"({shard.reused} embeddings reused)", started, shard.path, shard.diagnostics)
         return 0
     sources = Sources(files=tuple(args.examples))
     # the recipe reads traffic, makes the gate's query encoder, builds, exports it, publishes
@@ -96,17 +106,17 @@ def cmd_index(args: argparse.Namespace) -> int:
     if info is None:  # only a build given the served skills may skip writing
         raise InvalidRequest("nothing was built")
     _report(f"index {info.version}: {info.skill_count} skills, {len(outcome.diagnostics)} "
-            "diagnostics", info.skill_count, started,
-            recipe.remote.url if recipe.remote else info.path, outcome.diagnostics)
+            "diagnostics", started, recipe.remote.url if recipe.remote else info.path,
+            outcome.diagnostics)
     return 0
 
 
-def _report(what: str, skills: int, started: float, path: object,
+def _report(what: str, started: float, path: object,
             diagnostics: tuple[Diagnostic, ...]) -> None:
-    """The one summary line (with the build rate) on stdout, then every diagnostic on stderr."""
+    """The one summary line on stdout (the embedding rate is the embedding stage's line: the
+    model's load and the other stages would hide it), then every diagnostic on stderr."""
     seconds = time.perf_counter() - started
-    rate = f"{skills / seconds:.1f}" if seconds > 0 else "-"
-    print(f"{what} in {seconds:.2f}s ({rate} skills/s) -> {path}")
+    print(f"{what} in {seconds:.2f}s -> {path}")
     for diagnostic in diagnostics:
         print(printable(f"{diagnostic.level.value}: {diagnostic.path}: {diagnostic.message}"),
               file=sys.stderr)

@@ -39,22 +39,23 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     actions.required = True
     listing = actions.add_parser("list", help="recorded examples (positive and negative)")
     _index_arg(listing)
-    listing.add_argument("--skill", help="only this skill's")
+    listing.add_argument("--skill", metavar="NAME", help="only this skill's")
     listing.add_argument("--older-than", type=float, metavar="DAYS", help="only older ones")
     listing.add_argument("--json", action="store_true", help="one JSON object per line")
     listing.set_defaults(handler=cmd_examples_list)
     purge = actions.add_parser("purge", help="forget a skill's examples, or old ones")
     _index_arg(purge)
-    purge.add_argument("--skill", help="forget this skill's examples")
+    purge.add_argument("--skill", metavar="NAME", help="forget this skill's examples")
     purge.add_argument("--older-than", type=float, metavar="DAYS",
                        help="forget examples (and stored messages) older than DAYS")
     purge.set_defaults(handler=cmd_examples_purge)
 
 
 def _index_arg(p: argparse.ArgumentParser) -> None:
+    from router.cli.common_args import add_index_arg
     from router.cli.learning_remote import add_target_args
 
-    p.add_argument("--index", help="index folder (default: index.index_dir)")
+    add_index_arg(p)
     add_feedback_store_arg(p)
     add_target_args(p)
 

@@ -23,6 +23,7 @@ from router.cli.flags import (
     with_feedback_store,
 )
 from router.config import Config, McpConfig, load_config
+from router.door.listen import address, bind
 from router.errors import InvalidRequest, RouterError
 
 if TYPE_CHECKING:  # building the command line imports nothing heavy
@@ -39,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("mcp", help="serve the MCP tools search_skills, activate_skill and "
                                    "read_skill_resource (stdio or streamable HTTP)")
     source = p.add_mutually_exclusive_group()
-    source.add_argument("--index", metavar="DIR", help="serve this index in-process, a "
+    source.add_argument("--index", metavar="INDEX", help="serve this index in-process, a "
                         "folder or s3://BUCKET/PREFIX (default: index.index_dir)")
     # with --target: the deadline, TLS and the bearer token for the gRPC service
     add_target_args(p, default=None, into=source,
@@ -142,11 +143,12 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     from router.mcp.server import SkillDoor
 
     config = with_feedback_store(load_config(getattr(args, "config", None)), args)
-    access = None
+    access, listener = None, None
     if args.transport == "http":  # who may call it, settled before anything loads
         from router.mcp.auth import http_access
 
         access = http_access(args.host, mcp_config(args, config))
+        listener = bind(args.host, args.port)  # a taken port: one error line, before loading
     elif any(v is not None for v in (args.accept_token_file, args.accept_token_env,
                                      args.allow_unauthenticated, args.allowed_host,
                                      args.principals)):
@@ -158,6 +160,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         with contextlib.redirect_stdout(sys.stderr):
             backend = audited(open_backend(args, config), args.audit_log or config.mcp.audit_log)
     except (RouterError, OSError, ValueError) as exc:
+        if listener is not None:
+            listener.close()
         print(f"error: {exc}", file=sys.stderr)
         return 1
     principals = access.principals if access is not None else None
@@ -176,10 +180,11 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         else:
             from router.mcp.http import PATH, serve_http
 
-            print(f"skill-router MCP listening on http://{args.host}:{args.port}{PATH} "
-                  f"({_authentication(access)})",
-                  file=sys.stderr, flush=True)
-            serve_http(door, access, args.host, args.port)
+            assert listener is not None
+            where = address(args.host, listener.getsockname()[1])
+            print(f"skill-router MCP listening on http://{where}{PATH} "
+                  f"({_authentication(access)})", file=sys.stderr, flush=True)
+            serve_http(door, access, args.host, listener)
     except KeyboardInterrupt:
         pass
     finally:

@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 
 from router.cli.flags import DEFAULT_TARGET, add_target_args, caller_auth_from_args
+from router.cli.common_args import add_json_args
 from router.cli.guard import EXIT_FAILURE, EXIT_USAGE
 from router.config import load_config
 from router.config.store_url import masked
@@ -29,10 +30,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                     f"{DEFAULT_TARGET})", timeout=600.0,
                     timeout_help="seconds to wait for the rebuild (default: 600)")
     p.set_defaults(handler=cmd_reindex)
-    c = sub.add_parser("config", help="show the effective configuration (file + environment)")
-    c.add_argument("--print", dest="print_config", action="store_true", required=True,
-                   help="print every setting after SKILL_ROUTER_* environment overrides")
-    c.add_argument("--format", choices=("yaml", "json"), default="yaml")
+    c = sub.add_parser("config", help="print the effective configuration (file + environment)")
+    c.add_argument("--print", dest="print_config", action="store_true",
+                   help="print every setting after SKILL_ROUTER_* environment overrides "
+                        "(what the command does anyway; kept for scripts)")
+    add_json_args(c, default="yaml", choices=("yaml", "json"))
     c.set_defaults(handler=cmd_config)
 
 

@@ -9,6 +9,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from router.cli.common_args import add_index_arg, add_json_args
+from router.cli.learning_remote import add_target_args
 from router.config import Config, load_config
 from router.evaluation import metrics
 from router.routing.model import CatalogFormat, RouteQuery
@@ -21,29 +23,37 @@ if TYPE_CHECKING:  # the engine loads when a command runs, not to build the pars
 def register(sub: Any) -> None:
     p = sub.add_parser("explain", help="show every candidate's scores and why it was kept "
                                         "or dropped")
-    p.add_argument("message")
-    p.add_argument("--index", help="index directory (default: config index.index_dir)")
-    p.add_argument("--history", nargs="*", default=[], help="earlier user turns, oldest first")
-    p.add_argument("--active", nargs="*", default=[], help="skills already in the context")
-    p.add_argument("--top-k", type=int, default=0)
-    p.add_argument("--max-chars", type=int, default=0, help="catalog character budget")
+    p.add_argument("message", help="the user's message")
+    add_index_arg(p)
+    p.add_argument("--history", nargs="*", default=[], metavar="TURN",
+                   help="earlier user turns, oldest first")
+    p.add_argument("--active", nargs="*", default=[], metavar="SKILL",
+                   help="skills already in the context")
+    p.add_argument("--top-k", type=int, default=0, help="skills to retrieve (0 = configured)")
+    p.add_argument("--max-chars", type=int, default=0,
+                   help="catalog character budget (0 = configured)")
     p.add_argument("--limit", type=int, default=20, help="rows to print (default 20)")
-    p.add_argument("--format", choices=["table", "json"], default="table")
+    add_json_args(p)
+    add_target_args(p)
     p.set_defaults(handler=cmd_explain)
 
     e = sub.add_parser("eval", help="measure routing quality on labelled requests")
-    e.add_argument("--queries", required=True, help="JSON lines: id, query, expected[, history]")
+    e.add_argument("--queries", required=True, metavar="FILE",
+                   help="JSON lines: id, query, expected[, history]")
     src = e.add_mutually_exclusive_group(required=True)
-    src.add_argument("--index", help="an index directory to evaluate")
-    src.add_argument("--root", help="a skills folder: index it (cached) and evaluate")
-    e.add_argument("--cache", default="index_data/eval", help="where --root indexes are kept")
+    add_index_arg(src, "an index folder to evaluate")
+    src.add_argument("--root", metavar="DIR",
+                     help="a skills folder: index it (cached) and evaluate")
+    e.add_argument("--cache", default="index_data/eval", metavar="DIR",
+                   help="where --root indexes are kept (default: index_data/eval)")
     e.add_argument("--top-k", type=int, default=0, help="catalog size (0 = server default)")
     e.add_argument("--split", action="store_true", help="report train and validation splits")
     e.add_argument("--per-skill", type=int, default=0, metavar="N",
                    help="list the N worst-found skills and what took their place")
     e.add_argument("--tags", action="store_true", help="report per request tag")
-    e.add_argument("--format", choices=["table", "json"], default="table")
-    e.add_argument("--baseline", help="JSON of minimum figures; exit 1 if any is not met")
+    add_json_args(e)
+    e.add_argument("--baseline", metavar="FILE",
+                   help="JSON of minimum figures; exit 1 if any is not met")
     e.add_argument("--examples", action="append", default=[], metavar="FILE",
                    help="few-shot: build the --root index with these example requests "
                         '(JSON lines {"query", "skills"}; repeatable)')
@@ -72,40 +82,44 @@ def _engine(args: argparse.Namespace, config: Config) -> Engine:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    config = load_config(args.config)
-    engine = _engine(args, config)
-    result = engine.explain(RouteQuery(message=args.message, history=tuple(args.history),
-                                       active_skills=tuple(args.active), top_k=args.top_k,
-                                       max_catalog_chars=args.max_chars,
-                                       format=CatalogFormat.XML))
-    rows = result.candidates[: args.limit]
+    from router.cli import remote_turns
+
+    shown = remote_turns.explained(args) if remote_turns.wants_target(args) else _explained(args)
     if args.format == "json":
-        print(json.dumps({"index_version": result.index_version, "gate": result.gate,
-                          "dense_weight": result.dense_weight,
-                          "example_mode": result.example_mode,
-                          "lexical_with_examples": result.lexical_with_examples,
-                          "settings_reason": result.settings_reason,
-                          "refused": result.refused,
-                          "skills": [s.name for s in result.skills],
-                          "candidates": [{**asdict(c), "reason": c.reason.value}
-                                         for c in rows]}, indent=1))
+        print(json.dumps(shown, indent=1))
         return 0
-    examples = (f"examples: {result.example_mode}"
-                + (", in BM25 documents" if result.lexical_with_examples else "")
-                if result.example_mode else "no examples")
-    print(f"index {result.index_version}: routed {[s.name for s in result.skills]}; "
-          f"gate {result.gate:.3f}; dense weight {result.dense_weight:.1f}; {examples}")
-    if result.settings_reason:
-        print(f"settings: {result.settings_reason}")
-    if result.refused:
-        print(f"refused: {result.refused}")
+    mode = shown["example_mode"]
+    examples = (f"examples: {mode}" + (", in BM25 documents" if shown["lexical_with_examples"]
+                                       else "") if mode else "no examples")
+    print(f"index {shown['index_version']}: routed {shown['skills']}; "
+          f"gate {shown['gate']:.3f}; dense weight {shown['dense_weight']:.1f}; {examples}")
+    if shown["settings_reason"]:
+        print(f"settings: {shown['settings_reason']}")
+    if shown["refused"]:
+        print(f"refused: {shown['refused']}")
     print(f"{'name':40} {'dense':>7} {'lexical':>8} {'fused':>7}  kept  reason")
-    for c in rows:
-        matched = f"  (example: {c.matched_example[:60]!r})" if c.matched_example else ""
-        print(f"{c.name[:40]:40} {c.dense_score:7.3f} {c.lexical_score:8.3f} "
-              f"{c.fused_score:7.3f}  {'yes' if c.kept else 'no ':4}  {c.reason.value}"
+    for c in shown["candidates"]:
+        example = c["matched_example"]
+        matched = f"  (example: {example[:60]!r})" if example else ""
+        print(f"{c['name'][:40]:40} {c['dense_score']:7.3f} {c['lexical_score']:8.3f} "
+              f"{c['fused_score']:7.3f}  {'yes' if c['kept'] else 'no ':4}  {c['reason']}"
               f"{matched}")
     return 0
+
+
+def _explained(args: argparse.Namespace) -> dict[str, Any]:
+    """The in-process Explain of the turn, as ``explain --json`` prints it."""
+    config = load_config(args.config)
+    result = _engine(args, config).explain(RouteQuery(
+        message=args.message, history=tuple(args.history), active_skills=tuple(args.active),
+        top_k=args.top_k, max_catalog_chars=args.max_chars, format=CatalogFormat.XML))
+    return {"index_version": result.index_version, "gate": result.gate,
+            "dense_weight": result.dense_weight, "example_mode": result.example_mode,
+            "lexical_with_examples": result.lexical_with_examples,
+            "settings_reason": result.settings_reason, "refused": result.refused,
+            "skills": [s.name for s in result.skills],
+            "candidates": [{**asdict(c), "reason": c.reason.value}
+                           for c in result.candidates[: args.limit]]}
 
 
 def _eval_engine(args: argparse.Namespace, config: Config) -> tuple[Engine, list[Example]]:

@@ -16,6 +16,7 @@ from typing import Any
 
 from router.cli.auth_args import add_server_auth_args, server_auth_flags
 from router.cli.flags import add_feedback_store_arg, with_feedback_store
+from router.cli.common_args import add_index_arg
 from router.config import Config, ServerConfig, load_config
 from router.routing.model import CatalogFormat, RouteQuery
 
@@ -32,13 +33,18 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     _register_route(sub)
     p = sub.add_parser("info", help="print the current index's version, model and size as JSON")
     _add_index_arg(p)
+    _add_target_args(p)
     p.set_defaults(handler=cmd_info)
 
 
+def _add_target_args(parser: argparse.ArgumentParser) -> None:
+    from router.cli.learning_remote import add_target_args
+
+    add_target_args(parser)
+
+
 def _add_index_arg(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--index", metavar="DIR",
-                        help="index folder, or s3://BUCKET/PREFIX (default: index.index_dir "
-                             "from the configuration)")
+    add_index_arg(parser, remote=True)
 
 
 def _register_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -66,7 +72,8 @@ def _register_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def _register_route(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("route", help="route one message in-process and print the catalog")
+    p = sub.add_parser("route", help="route one message (in-process, or on a running server "
+                                     "with --target) and print the catalog")
     p.add_argument("message", help="the user's message")
     _add_index_arg(p)
     p.add_argument("--format", choices=[f.value for f in CatalogFormat],
@@ -75,6 +82,7 @@ def _register_route(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--history", nargs="*", default=[], metavar="TURN",
                    help="earlier turns, oldest first")
     p.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    _add_target_args(p)
     p.set_defaults(handler=cmd_route)
 
 
@@ -92,6 +100,7 @@ def _index_dir(args: argparse.Namespace, config: Config) -> str:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from router.cli.logs import use_format
+    from router.door.listen import MAKE_RUN, check_free
     from router.encoders.factory import loading_in_background
     from router.index.query_encoder import serving_embedder
     from router.service.auth import check_open_bind
@@ -99,6 +108,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     config = _config(args)
     server_config = _server_config(args, config)
     check_open_bind(server_config)  # before the model and the index load
+    check_free(server_config.host, server_config.port, also=MAKE_RUN)  # a taken port: now
     from router.console.embedded import EmbeddedConsole
 
     console = EmbeddedConsole(server_config, config.ops, args.ops_port)
@@ -119,6 +129,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     engine.remote = remote  # the poller fetches new versions, a Reindex publishes there
     engine.warm_up()  # the first real turn is then as fast as any other
     info = engine.info()
+    if info.skill_count == 0:  # served anyway (a Reindex may fill it), but never silently
+        logging.getLogger(__name__).warning(
+            "serving index %s with 0 skills: every Route answers an empty catalog; index a "
+            "skills folder with `skill-router index --root DIR`", info.version)
 
     def ready(where: Endpoints) -> None:
         metrics = where.metrics_url or "off"
@@ -147,8 +161,16 @@ def _server_config(args: argparse.Namespace, config: Config) -> ServerConfig:
 
 
 def cmd_route(args: argparse.Namespace) -> int:
+    from router.cli import remote_turns
     from router.engine import Engine
 
+    if remote_turns.wants_target(args):
+        reply = remote_turns.route(args)
+        if args.json:
+            print(json.dumps(remote_turns.as_json(reply), indent=2, ensure_ascii=False))
+        elif reply.catalog_text:
+            print(reply.catalog_text)
+        return 0
     config = _config(args)
     engine = Engine.open(_index_dir(args, config), config)
     query = RouteQuery(message=args.message, history=tuple(args.history), top_k=args.top_k,
@@ -162,10 +184,15 @@ def cmd_route(args: argparse.Namespace) -> int:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    """Load and verify the index (checksums included) without loading the model."""
+    """Load and verify the index (checksums included) without loading the model; with
+    ``--target``, the facts of the index a running server serves."""
+    from router.cli import remote_turns
     from router.index.store import load_index
     from router.index.versions.layout import read_manifest
 
+    if remote_turns.wants_target(args):  # the index the server serves
+        print(json.dumps(remote_turns.info(args, INFO_FIELDS), indent=2, ensure_ascii=False))
+        return 0
     config = _config(args)
     loaded = load_index(_index_dir(args, config)).info
     info = _jsonable(loaded)

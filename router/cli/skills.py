@@ -12,10 +12,11 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
+from router.cli.common_args import add_json_args
 from router.cli.guard import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from router.common.textsafe import one_line, printable
 from router.config import DiscoveryConfig, load_config
-from router.errors import NotFound, SkillParseError, TooLarge
+from router.errors import InvalidRequest, NotFound, SkillParseError, TooLarge
 from router.skills.catalogs import parse_specs
 from router.skills.discovery import load_skill_dir
 from router.skills.files import skill_text
@@ -64,7 +65,10 @@ def add_discovery_args(parser: argparse.ArgumentParser) -> None:
 
 def discovery_config_from_args(args: argparse.Namespace,
                                base: DiscoveryConfig) -> DiscoveryConfig:
-    """``base`` (the config file's discovery section) with the command-line flags applied."""
+    """``base`` (the config file's discovery section) with the command-line flags applied.
+    A folder named on the command line that does not exist is an InvalidRequest naming it
+    (a typo must not become an empty catalog)."""
+    _check_folders(args)
     project = getattr(args, "project", None) or base.project_dir or os.getcwd()
     home = (getattr(args, "home", None) or base.home_dir
             or os.environ.get("HOME") or os.path.expanduser("~"))
@@ -89,6 +93,18 @@ def discovery_config_from_args(args: argparse.Namespace,
     if getattr(args, "honour_gitignore", None) is not None:
         changes["honour_gitignore"] = bool(args.honour_gitignore)
     return dataclasses.replace(base, **changes)
+
+
+def _check_folders(args: argparse.Namespace) -> None:
+    named = [("--project", getattr(args, "project", None)), ("--home", getattr(args, "home", None)),
+             *(("--root", p) for p in getattr(args, "root", None) or ()),
+             *(("--bundled", p) for p in getattr(args, "bundled", None) or ()),
+             *(("--catalog", s.partition("=")[2]) for s in getattr(args, "catalog", None) or ()
+               if "=" in s)]
+    for flag, path in named:
+        if path and not os.path.isdir(path):
+            what = "not a folder" if os.path.exists(path) else "no such folder"
+            raise InvalidRequest(f"{flag} {path}: {what}")
 
 
 def format_diagnostic(diag: Diagnostic) -> str:
@@ -145,7 +161,9 @@ def _print_diagnostics(diags: Iterable[Diagnostic], out: TextIO) -> None:
         print(format_diagnostic(diag), file=out)
 
 
-def _check_root(root: str, *, lint: bool) -> tuple[list[Skill], list[Diagnostic]]:
+def _check_root(root: str, *, lint: bool) -> tuple[list[Skill], list[Diagnostic], int]:
+    """The skills loaded under ``root``, every problem found, and how many folders held a
+    SKILL.md or manifest.json."""
     folders, diags = find_skill_dirs(root, ScanLimits())
     if not folders:
         diags.append(Diagnostic(Level.ERROR, root, "no SKILL.md or manifest.json found"))
@@ -159,7 +177,7 @@ def _check_root(root: str, *, lint: bool) -> tuple[list[Skill], list[Diagnostic]
         skills.append(skill)
         if lint:
             diags.extend(lint_skill(skill, _body(skill, diags, source)))
-    return skills, diags
+    return skills, diags, len(folders)
 
 
 def _body(skill: Skill, diags: list[Diagnostic], source: SkillSource) -> str | None:
@@ -191,13 +209,15 @@ def check_paths(paths: Sequence[str], *, lint: bool, strict: bool) -> int:
     code = EXIT_OK
     skills: list[Skill] = []
     diags: list[Diagnostic] = []
+    folders = 0
     for path in paths:
         root = _resolve(path)
         if root is None:
             print(f"ERROR {path}: no such skill folder, SKILL.md or manifest.json")
             code = EXIT_USAGE
             continue
-        found, more = _check_root(root, lint=lint)
+        found, more, count = _check_root(root, lint=lint)
+        folders += count
         skills.extend(found)
         diags.extend(more)
     seen: dict[str, str] = {}
@@ -212,11 +232,17 @@ def check_paths(paths: Sequence[str], *, lint: bool, strict: bool) -> int:
     unique = list(dict.fromkeys(diags))
     _print_diagnostics(unique, sys.stdout)
     errors = sum(d.level is Level.ERROR for d in unique)
-    print(f"checked {len(skills)} skills: {errors} errors, {len(unique) - errors} warnings",
+    print(f"checked {counted(folders, 'skill folder')} ({counted(len(skills), 'skill')} "
+          f"loaded): {counted(errors, 'error')}, {counted(len(unique) - errors, 'warning')}",
           file=sys.stderr)
     if code == EXIT_OK and (errors or (strict and unique)):
         code = EXIT_FAILURE
     return code
+
+
+def counted(count: int, noun: str) -> str:
+    """``1 error``, ``2 errors``."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -231,8 +257,7 @@ def register(sub: Any) -> None:
     """Add ``list``, ``validate`` and ``lint`` to the ``skill-router`` subcommands."""
     listing = sub.add_parser("list", help="discover skills in every scope and list them")
     add_discovery_args(listing)
-    listing.add_argument("--format", choices=("table", "json"), default="table",
-                         help="table (diagnostics on stderr) or one JSON object on stdout")
+    add_json_args(listing)  # a table (diagnostics on stderr) or one JSON object on stdout
     listing.set_defaults(handler=cmd_list)
     paths_help = "a skill folder, a SKILL.md or manifest.json file, or a folder of skill folders"
     validate = sub.add_parser(

@@ -20,6 +20,7 @@ Tool = tuple[str, str, Mapping[str, Any]]  # API name, description, parameters
 
 def register(sub: Any) -> None:
     """Add the ``tools`` subcommand."""
+    from router.cli.common_args import add_index_arg
     from router.cli.learning_remote import add_target_args
 
     p = sub.add_parser("tools", help="print every callable skill as deferred tool definitions "
@@ -28,7 +29,7 @@ def register(sub: Any) -> None:
                    help="anthropic (name, description, input_schema) or openai (type function, "
                         "name, description, parameters); defer_loading: true in both "
                         "(default: anthropic)")
-    p.add_argument("--index", help="index folder (default: index.index_dir)")
+    add_index_arg(p)
     add_target_args(p)
     p.set_defaults(handler=cmd_tools)
 

@@ -13,6 +13,7 @@ import yaml
 
 from router.config.routing import AdmissionConfig, DiscoveryConfig, IndexConfig, RoutingConfig
 from router.config.serving import FeedbackConfig, McpConfig, OpsConfig, ServerConfig
+from router.config.suggest import unknown_keys, warn_unknown_variables
 from router.errors import InvalidRequest
 
 
@@ -61,7 +62,8 @@ def _section(cls: Any, data: Mapping[str, Any], section: str, env: Mapping[str, 
     known = {f.name for f in fields(cls)}
     unknown = set(data) - known
     if unknown:
-        raise InvalidRequest(f"config section {section!r}: unknown keys {sorted(unknown)}")
+        raise InvalidRequest(f"config section {section!r}: unknown key"
+                             f"{'s' if len(unknown) > 1 else ''} {unknown_keys(unknown, known)}")
     values: dict[str, Any] = {}
     for f in fields(cls):
         env_key = f"{ENV_PREFIX}{section}_{f.name}".upper()
@@ -87,6 +89,14 @@ def load_config(path: str | Path | None = None, env: Mapping[str, str] | None = 
     sections = get_type_hints(Config)  # section name -> its dataclass
     unknown = set(data) - set(sections)
     if unknown:
-        raise InvalidRequest(f"config: unknown sections {sorted(unknown)}")
+        raise InvalidRequest(f"config: unknown section{'s' if len(unknown) > 1 else ''} "
+                             f"{unknown_keys(unknown, sections)}")
+    variables = {f"{ENV_PREFIX}{name}_{f.name}".upper()
+                 for name, cls in sections.items() for f in fields(cls)}
+    token_envs = {str(value).upper() for part in data.values() if isinstance(part, dict)
+                  for key, value in part.items() if key.endswith("token_env") and value}
+    token_envs |= {value.upper() for key, value in env.items()
+                   if key.upper().startswith(ENV_PREFIX) and key.upper().endswith("TOKEN_ENV")}
+    warn_unknown_variables(env, ENV_PREFIX, variables | token_envs)
     built = {name: _section(cls, data.get(name) or {}, name, env) for name, cls in sections.items()}
     return Config(**built)

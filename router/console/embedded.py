@@ -77,7 +77,7 @@ class EmbeddedConsole:
         self._server = ConsoleServer(RouterLink(loopback_target(address),
                                                 CallerAuth(token=token)),
                                      self.host, self.port, self.tokens,
-                                     ops=self.ops).start()
+                                     ops=self.ops, flag="--ops-port").start()
 
     def stop(self) -> None:
         if self._server is not None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import logging
 import signal
-import socket
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,21 +24,9 @@ from router.console.forwarded import proxy_settings
 from router.credentials import CallerAuth
 from router.door.audit import open_audit
 from router.door.httpd import DoorLimits, door_config
+from router.door.listen import bind
 
 log = logging.getLogger(__name__)
-
-
-def _bind(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host.strip("[]"), port))
-        sock.listen(1024)
-    except OSError:
-        sock.close()
-        raise
-    return sock
 
 
 def _principals(path: str, tokens: Sequence[bytes]) -> LiveTable | None:
@@ -64,11 +51,12 @@ class ConsoleServer:
     """The console for the ``router`` linked, listening on ``host:port`` and accepting
     ``tokens`` (and those of ``ops.principals_file``, read again on SIGHUP by ``run``) from its
     own callers, with the limits of ``ops``.
-    Raises InvalidRequest (bind rule, a bad limit) or OSError (port busy) at construction;
+    Raises InvalidRequest (bind rule, a bad limit) or OSError (port busy, naming ``flag``, the
+    option that chose the port: ``router.door.listen``) at construction;
     ``start`` serves on a thread."""
 
     def __init__(self, router: RouterLink, host: str, port: int, tokens: Sequence[bytes], *,
-                 ops: OpsConfig | None = None) -> None:
+                 ops: OpsConfig | None = None, flag: str = "--port") -> None:
         ops = ops or OpsConfig()
         target, auth = router.target, router.auth
         principals = _principals(ops.principals_file, tokens)
@@ -86,7 +74,7 @@ class ConsoleServer:
         self.console = Console(self.client, access, target=target,
                                reindex_timeout=router.reindex_timeout)
         self.audit = open_audit(ops.audit_log)  # ops.audit_log: one line per request
-        self._socket = _bind(host, port)
+        self._socket = bind(host, port, flag=flag)
         self.host = host
         self.port: int = self._socket.getsockname()[1]
         app = console_app(self.console, host)

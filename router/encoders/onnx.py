@@ -110,12 +110,15 @@ def quantize(exported: Path, target: Path, weights: str = "QInt8") -> Path:
     attention and feed-forward layers; the embeddings stay float32). Returns ``target``."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
+    from router.encoders.quiet_ort import no_preprocessing_advice
+
     meta = json.loads((exported / META_FILE).read_text(encoding="utf-8"))
     with _staged(target) as tmp:
         smoothed = tmp / "smoothed.onnx"
         int8_smooth.smooth_export(exported, smoothed, int(meta["max_length"]))
-        quantize_dynamic(str(smoothed), str(tmp / MODEL_FILE), per_channel=True,
-                         weight_type=QuantType[weights], op_types_to_quantize=["MatMul"])
+        with no_preprocessing_advice():  # advice for image models, not ours
+            quantize_dynamic(str(smoothed), str(tmp / MODEL_FILE), per_channel=True,
+                             weight_type=QuantType[weights], op_types_to_quantize=["MatMul"])
         smoothed.unlink()
         _finish(tmp, exported / TOKENIZER_FILE, {**meta, QUANTIZED_KEY: QUANTIZED})
     log.info("quantized the ONNX export of %s to int8 at %s", meta.get("model"), target)

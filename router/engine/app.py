@@ -212,8 +212,9 @@ class Engine(Reindexing):
                                        within=visible)
         revealed = activated(self.sessions, self._config.routing, session_id, done.name,
                              visible)
-        self.recorder.on_activate(visible.key(done.name), session_id, route_id,
-                                  principal=principal_name, revealed=revealed)
+        if not done.already_active:  # a repeat in the conversation is not an activation
+            self.recorder.on_activate(visible.key(done.name), session_id, route_id,
+                                      principal=principal_name, revealed=revealed)
         return done
 
     def feedback(self, skill: str, session_id: str, outcome: str, route_id: str = "",

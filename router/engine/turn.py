@@ -185,8 +185,9 @@ def activate_named(parts: Parts, turn: Turn) -> Turn:
         return turn
     done = parts.activator.activate(explicit[0].name, query.session_id, query.active_skills,
                                     explicit=True, within=parts.visible(query.caller))
-    parts.recorder.on_explicit(skill_key(explicit[0].catalog, done.name), routed(turn),
-                               result.route_id)
+    if not done.already_active:  # a repeat in the conversation is not an activation
+        parts.recorder.on_explicit(skill_key(explicit[0].catalog, done.name), routed(turn),
+                                   result.route_id)
     return replace(turn, result=replace(result, explicit_content=done.content))
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from router.common.stages import stage
 from router.encoders.base import Embedder
 from router.errors import IndexUnavailable
 from router.index.versions.layout import VERSIONS, current_version, read_manifest
@@ -54,8 +56,13 @@ def embed_skills(skills: Sequence[Skill], embedder: Embedder, cache: dict[str, n
     keys = [text_key(embedder.model_id, t) for t in texts]
     missing = [i for i, k in enumerate(keys) if k not in cache]
     vectors = np.zeros((len(skills), embedder.dimension), dtype=np.float32)
+    stage("embedding %d skills (%d unchanged, reused)", len(missing), len(skills) - len(missing))
     if missing:
+        started = time.perf_counter()
         fresh = _encode_with_progress(embedder, [texts[i] for i in missing], progress)
+        seconds = time.perf_counter() - started
+        stage("embedded %d skills in %.2fs (%.1f skills/s)", len(missing), seconds,
+              len(missing) / seconds if seconds > 0 else float("inf"))
         for row, i in enumerate(missing):
             vectors[i] = fresh[row]
     for i, key in enumerate(keys):

@@ -24,6 +24,9 @@
   the Engine's session state, ``router.engine.sessions``).
 - What a Route showed comes from the turn as plain values (``RoutedTurn``): the user's message
   without its ``/names``, and the skills with why each was shown.
+- A skill activated again in the same conversation (Activate answers ``already_active``) is not
+  a second activation: the Engine does not report it here (the session state knows what the
+  conversation activated), so nothing is written.
 
 The Engine owns one ``Recorder`` over its feedback store (``router.learning.store``);
 ``Recorder.disabled()`` records nothing and hands out no ids.

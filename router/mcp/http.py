@@ -5,6 +5,8 @@ uvicorn with the header deadline and the connection cap of ``router.door.httpd``
 
 from __future__ import annotations
 
+import functools
+import socket
 from collections.abc import Callable
 
 import anyio
@@ -50,7 +52,11 @@ def _principal_name(principals: LiveTable | None) -> Callable[[bytes], str | Non
     return named
 
 
-def serve_http(door: SkillDoor, access: HttpAccess, host: str, port: int) -> None:
-    """Serve until SIGTERM or SIGINT (uvicorn's handlers stop it gracefully)."""
-    config = door_config(http_app(door, access, host), access.limits, host=host, port=port)
-    anyio.run(uvicorn.Server(config).serve)
+def serve_http(door: SkillDoor, access: HttpAccess, host: str,
+               listener: socket.socket) -> None:
+    """Serve on ``listener`` (bound by ``router.door.listen.bind``, so a taken port was said
+    before anything listened) until SIGTERM or SIGINT (uvicorn's handlers stop it
+    gracefully)."""
+    config = door_config(http_app(door, access, host), access.limits, host=host,
+                         port=listener.getsockname()[1])
+    anyio.run(functools.partial(uvicorn.Server(config).serve, sockets=[listener]))

@@ -24,6 +24,7 @@ from grpc_reflection.v1alpha import reflection
 from router.config import ServerConfig
 from router.door.api import SERVICE_NAME
 from router.door.audit import AuditLog, open_audit
+from router.door.listen import MAKE_RUN, cannot_listen, check_free
 from router.door.path_policy import PathPolicy
 from router.door.poller import IndexPoller
 from router.door.threads import SearchThreads
@@ -114,6 +115,9 @@ def build_server(engine: Engine, config: ServerConfig, address: str | None = Non
 
 def _bind(server: grpc.Server, target: str,
           credentials: grpc.ServerCredentials | None = None) -> int:
+    host, _, port_text = target.rpartition(":")
+    if port_text.isdigit():  # a taken port is said once, before gRPC's core logs its own line
+        check_free(host, int(port_text), also=MAKE_RUN)
     try:
         if credentials is None:
             port = server.add_insecure_port(target)
@@ -122,8 +126,7 @@ def _bind(server: grpc.Server, target: str,
     except RuntimeError as exc:
         raise OSError(f"cannot listen on {target}: {exc}") from exc
     if port == 0:
-        raise OSError(f"cannot listen on {target}: the address is in use or not available "
-                      "(is another server running there?)")
+        raise cannot_listen(host, int(port_text) if port_text.isdigit() else 0, also=MAKE_RUN)
     return port
 
 

@@ -46,7 +46,12 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
 
 def test_index_prints_summary_and_diagnostics(built: tuple[Path, str, str]) -> None:
     out, stdout, stderr = built
-    assert "3 skills, 1 diagnostics" in stdout and "skills/s" in stdout
+    assert "3 skills, 1 diagnostics" in stdout
+    stages = [line for line in stderr.splitlines() if not line.startswith("error")]
+    assert stages[0] == "discovering skills" and "discovered 4 skills" not in stderr
+    assert any(line.startswith("embedded 3 skills in ") and line.endswith(" skills/s)")
+               for line in stages)  # the rate is the embedding stage's alone
+    assert any(line.startswith("writing version ") for line in stages) and len(stages) >= 5
     assert "broken" in stderr and "error" in stderr.lower()
     assert (out / "CURRENT").is_file()
 

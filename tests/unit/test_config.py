@@ -28,7 +28,7 @@ def test_yaml_then_env_overrides(tmp_path: Path) -> None:
 def test_unknown_keys_and_bad_values_are_actionable(tmp_path: Path) -> None:
     path = tmp_path / "c.yaml"
     path.write_text("routing:\n  topk: 7\n", encoding="utf-8")
-    with pytest.raises(InvalidRequest, match=r"unknown keys.*topk"):
+    with pytest.raises(InvalidRequest, match=r"unknown key 'topk' \(did you mean top_k\?\)"):
         load_config(path, env={})
     with pytest.raises(InvalidRequest, match="SKILL_ROUTER_ROUTING_TOP_K"):
         load_config(env={"SKILL_ROUTER_ROUTING_TOP_K": "many"})

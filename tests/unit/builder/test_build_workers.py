@@ -109,7 +109,7 @@ def test_a_whole_index_is_the_same_with_workers(
     reports = []
     for name, count in (("serial", "1"), ("parallel", "2")):
         argv = [*index_argv(first, tmp_path / name), "--bundled", str(second),
-                "--fine-tune-encoder", "off", "--build-workers", count]
+                "--fine-tune-encoder", "off", "--build-workers", count, "--quiet"]
         assert main(argv) == 0
         reports.append(capsys.readouterr().err)
     assert reports[0] == reports[1] and "error: " in reports[0]  # the same diagnostics

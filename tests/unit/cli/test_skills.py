@@ -137,7 +137,8 @@ def test_validate_clean_skill(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     skill_md = write_skill(folder)
     for target in (folder, skill_md):
         code, out, err = run(capsys, "validate", str(target))
-        assert (code, out) == (0, "") and "checked 1 skills: 0 errors, 0 warnings" in err
+        assert (code, out) == (0, "")
+        assert "checked 1 skill folder (1 skill loaded): 0 errors, 0 warnings" in err
 
 
 def test_validate_warnings_only_exit_0(tmp_path: Path,
