@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from router.cli.common_args import add_index_arg, add_json_args
 from router.common.textsafe import printable
 from router.errors import InvalidRequest
 
@@ -28,14 +29,13 @@ def register(sub: Any) -> None:
     check.add_argument("--scanner", metavar="DIR", default=None,
                        help="run the content scan installed in DIR (default: "
                             "admission.scanner_path)")
-    check.add_argument("--format", choices=("text", "json"), default="text")
+    add_json_args(check, default="text", choices=("text", "json"))
     check.set_defaults(handler=cmd_check)
     for name, helptext in (("list", "the findings and verdicts the current version recorded"),
                            ("approve", "admit a quarantined skill at one digest"),
                            ("revoke", "drop a skill's approval")):
         c = cmds.add_parser(name, help=helptext)
-        c.add_argument("--index", metavar="DIR", default=None,
-                       help="index folder (default: index.index_dir)")
+        add_index_arg(c)
         if name != "list":
             c.add_argument("skill", metavar="SKILL", help="the skill's key: NAME, or "
                                                           "CATALOG/NAME outside 'default'")
@@ -44,7 +44,7 @@ def register(sub: Any) -> None:
             c.add_argument("--by", required=True, help="who approves (recorded)")
             c.add_argument("--note", default="", help="why (recorded)")
         if name == "list":
-            c.add_argument("--format", choices=("text", "json"), default="text")
+            add_json_args(c, default="text", choices=("text", "json"))
         c.set_defaults(handler={"list": cmd_list, "approve": cmd_approve,
                                 "revoke": cmd_revoke}[name])
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import yaml
 
-from router.cli.flags import DEFAULT_TARGET, add_target_args, caller_auth_from_args
 from router.cli.common_args import add_json_args
+from router.cli.flags import DEFAULT_TARGET, add_target_args, caller_auth_from_args
 from router.cli.guard import EXIT_FAILURE, EXIT_USAGE
 from router.config import load_config
 from router.config.store_url import masked

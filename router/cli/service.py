@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from router.cli.auth_args import add_server_auth_args, server_auth_flags
-from router.cli.flags import add_feedback_store_arg, with_feedback_store
 from router.cli.common_args import add_index_arg
+from router.cli.flags import add_feedback_store_arg, with_feedback_store
 from router.config import Config, ServerConfig, load_config
 from router.routing.model import CatalogFormat, RouteQuery
 
