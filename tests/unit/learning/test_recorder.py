@@ -27,7 +27,7 @@ def test_the_window_and_what_counts_as_shown(tmp_path: Path) -> None:
     recorder.on_route(routed("c", "git"))
     recorder.on_activate("pdf", "s")  # now four Routes ago: outside it
     rows = [(r.skill, r.query) for r in FileStore(tmp_path).read_rows() if r.kind == "activate"]
-    assert rows == [("style", ""), ("pdf", "merge pdfs"), ("csv", "")]
+    assert rows == [("style", ""), ("pdf", "merge pdfs"), ("pdf", "")]
 
 
 def test_a_disabled_recorder_hands_out_no_ids(tmp_path: Path) -> None:
