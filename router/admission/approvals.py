@@ -1,65 +1,56 @@
-"""Approvals kept beside the index's learned state: ``<index_dir>/admission/approvals.json``,
-a list of ``Approval`` records written whole and replaced atomically. An approval names one
-skill at one digest; approving again replaces the skill's earlier approval (a new digest
-needs a new approval, and the old one then no longer admits anything)."""
+"""Approvals as a JSON file: a list of ``Approval`` records written whole and replaced
+atomically. The file feedback store keeps its approvals so
+(``router.learning.file_store``); ``<index_dir>/admission/approvals.json``, where approvals
+were kept before the feedback store held them, is read once and moved into the store
+(``router.learning.approvals``). An approval names one skill at one digest; approving again
+replaces the skill's earlier approval."""
 
 from __future__ import annotations
 
 import json
 import os
 import tempfile
-import time
+from collections.abc import Iterable
 from pathlib import Path
 
 from router.admission.policy import Approval
 
-APPROVALS = Path("admission") / "approvals.json"
+LEGACY = Path("admission") / "approvals.json"  # the index folder's approvals of old
 
 
-def approvals_path(index_dir: str | Path) -> Path:
-    return Path(index_dir) / APPROVALS
+def legacy_path(index_dir: str | Path) -> Path:
+    return Path(index_dir) / LEGACY
 
 
-def read_approvals(index_dir: str | Path) -> list[Approval]:
-    """The approvals recorded under ``index_dir`` (none when there is no file)."""
-    path = approvals_path(index_dir)
+def read_file(path: Path) -> list[Approval]:
+    """The approvals in ``path`` (none when there is no file); ValueError when unreadable."""
     try:
         rows = json.loads(path.read_text("utf-8"))
     except FileNotFoundError:
         return []
     except (OSError, ValueError) as exc:
         raise ValueError(f"cannot read the approvals in {path}: {exc}") from exc
+    if not isinstance(rows, list):
+        raise ValueError(f"cannot read the approvals in {path}: not a JSON list")
     return [Approval.from_dict(r) for r in rows if isinstance(r, dict)]
 
 
-def approve(index_dir: str | Path, key: str, digest: str, by: str, note: str = "",
-            now: float | None = None) -> Approval:
-    """Record ``by``'s approval of ``key`` at ``digest`` (replacing the skill's earlier one)."""
-    if not key or not digest:
-        raise ValueError("an approval names a skill and its digest")
-    approval = Approval(key, digest, by, time.time() if now is None else now, note)
-    kept = [a for a in read_approvals(index_dir) if a.key != key]
-    _write(approvals_path(index_dir), [*kept, approval])
-    return approval
+def replaced(approvals: Iterable[Approval], approval: Approval) -> list[Approval]:
+    """``approvals`` with ``approval`` in place of its skill's earlier one, by key."""
+    kept = [a for a in approvals if a.key != approval.key]
+    return sorted([*kept, approval], key=lambda a: a.key)
 
 
-def revoke(index_dir: str | Path, key: str) -> bool:
-    """Drop ``key``'s approval; False when it had none."""
-    found = read_approvals(index_dir)
-    kept = [a for a in found if a.key != key]
-    if len(kept) == len(found):
-        return False
-    _write(approvals_path(index_dir), kept)
-    return True
-
-
-def _write(path: Path, approvals: list[Approval]) -> None:
+def write_file(path: Path, approvals: Iterable[Approval]) -> None:
+    """``approvals`` written to ``path`` at once (a reader sees the old file or the new)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".approvals-")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump([a.to_dict() for a in sorted(approvals, key=lambda a: a.key)], fh,
                       indent=1)
+            fh.flush()
+            os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

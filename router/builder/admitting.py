@@ -2,7 +2,7 @@
 is indexed. A quarantined skill stays in the index, disabled (never routed, activated or
 listed to the model), and the version records every skill's findings and verdict, with the
 scanner's version (a new scanner makes new findings, and so a new version). Approvals are
-read from the index folder (``router.admission.approvals``)."""
+read from the feedback store, with the learned state (``router.learning.approvals``)."""
 
 from __future__ import annotations
 
@@ -17,15 +17,17 @@ import numpy as np
 
 from router.admission.admit import Request, hub_findings, read_skill
 from router.admission.admit import admit as decide_all
-from router.admission.approvals import read_approvals
 from router.admission.hubs import probe_requests
 from router.admission.model import Finding, SkillText
+from router.admission.policy import Approval
 from router.admission.scan_cache import cached_scan
 from router.admission.settings import parse_policies
-from router.config import AdmissionConfig
+from router.config import AdmissionConfig, FeedbackConfig
 from router.encoders.base import Embedder
 from router.examples.model import Example
 from router.index.vectors import embed_skills, embedding_text, previous_vectors, text_key
+from router.learning.approvals import stored_approvals
+from router.learning.backends import open_store
 from router.skills.model import Diagnostic, DiscoveryResult, Level, Skill, SkillKind
 from router.skills.sources.base import SkillSource
 from router.skills.sources.registries import origin_of
@@ -50,10 +52,12 @@ class Admitted:
 def admit_found(found: DiscoveryResult, config: AdmissionConfig, embedder: Embedder,
                 examples: Sequence[Example], index_dir: str | Path,
                 source: SkillSource | None = None,
-                known: Mapping[str, np.ndarray] | None = None) -> Admitted:
+                known: Mapping[str, np.ndarray] | None = None,
+                feedback: FeedbackConfig | None = None) -> Admitted:
     """Admission of ``found`` (see the module notes), a diagnostic for each quarantined
     skill; skill files are read through ``source`` (the disk when None); ``known``:
-    embeddings already made (a sharded build's), used before encoding any skill."""
+    embeddings already made (a sharded build's), used before encoding any skill;
+    ``feedback``: where the approvals are kept (the store in ``index_dir`` when None)."""
     policies = parse_policies(config.quarantine, config.rules)
     texts = [_text(s, source) for s in found.skills]
     catalogs = {s.key: s.catalog for s in found.skills}
@@ -83,7 +87,7 @@ def admit_found(found: DiscoveryResult, config: AdmissionConfig, embedder: Embed
     else:  # a log line, not a diagnostic of the version: most builds have no scanner
         log.warning("the content scan did not run: admission.scanner_path is not set (install "
                     "cisco-ai-skill-scanner with `make scanner`)")
-    verdicts = decide_all(texts, policies, read_approvals(index_dir), extra=extra,
+    verdicts = decide_all(texts, policies, _approvals(index_dir, feedback), extra=extra,
                           catalogs=catalogs)
     skills: list[Skill] = []
     diags = [Diagnostic(Level.WARNING, "admission", w) for w in warnings]
@@ -104,6 +108,16 @@ def admit_found(found: DiscoveryResult, config: AdmissionConfig, embedder: Embed
         skills.append(skill)
     admitted = DiscoveryResult(tuple(skills), found.shadowed, (*found.diagnostics, *diags))
     return Admitted(admitted, {ADMISSION_KEY: {"scanner": version, "skills": record}}, made)
+
+
+def _approvals(index_dir: str | Path, feedback: FeedbackConfig | None) -> list[Approval]:
+    """The approvals in the feedback store; OSError (the build stops, the served version
+    stays) when it cannot be read: a skill approved there is never quarantined by an outage."""
+    store = open_store(index_dir, feedback or FeedbackConfig())
+    try:
+        return stored_approvals(store, index_dir)
+    finally:
+        store.close()
 
 
 def _text(skill: Skill, source: SkillSource | None) -> SkillText:

@@ -159,7 +159,8 @@ def build(plan: BuildPlan, out: str | Path, *, served: Served | None = None,
     with Workers.using(plan.workers) as pool:
         found = _discover(plan, pool)
         examples, problems = gather(found.skills, plan.example_files, plan.extra_examples, pool)
-        admitted = admit_found(found, plan.admission, embedder, examples, out, plan.source, known)
+        admitted = admit_found(found, plan.admission, embedder, examples, out, plan.source, known,
+                               plan.feedback)
         found, known = admitted.found, {**admitted.vectors, **(known or {})}
         diagnostics = (*found.diagnostics, *problems)
         # every skill file's digest, once: fingerprinted here, recorded by the build (1M skills)

@@ -17,7 +17,7 @@ from typing import Any
 from router.builder.fine_tune import stage as encoder_fine_tune
 from router.builder.inputs import Stages
 from router.common.workers import Workers
-from router.config import AdmissionConfig, Config, DiscoveryConfig
+from router.config import AdmissionConfig, Config, DiscoveryConfig, FeedbackConfig
 from router.encoders.base import Embedder
 from router.encoders.device import Placement, placement_for
 from router.examples.model import Example
@@ -65,6 +65,7 @@ class BuildPlan:
     # left out of ==: a source compares by identity, and two plans made alike are equal
     source: SkillSource = field(default_factory=create_source, compare=False)
     admission: AdmissionConfig = field(default_factory=AdmissionConfig)  # router.admission
+    feedback: FeedbackConfig = field(default_factory=FeedbackConfig)  # where approvals are kept
 
     @classmethod
     def from_config(cls, config: Config, discovery: DiscoveryConfig, *,
@@ -83,7 +84,7 @@ class BuildPlan:
         return cls(discovery, EncoderPlan(model, placement, index.batch_size),
                    keep_versions=index.keep_versions, stages=stages,
                    workers=index.build_workers, source=create_source(discovery.source),
-                   admission=config.admission)
+                   admission=config.admission, feedback=config.feedback)
 
     def served_by(self, query: Embedder | None) -> BuildPlan:
         """This plan with its gate calibrated on the vectors of ``query``, the encoder that

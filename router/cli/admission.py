@@ -8,11 +8,15 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from router.cli.common_args import add_index_arg, add_json_args
+from router.cli.flags import add_feedback_store_arg, with_feedback_store
 from router.common.textsafe import printable
 from router.errors import InvalidRequest
+
+if TYPE_CHECKING:
+    from router.learning.store import FeedbackStore
 
 
 def register(sub: Any) -> None:
@@ -36,6 +40,7 @@ def register(sub: Any) -> None:
                            ("revoke", "drop a skill's approval")):
         c = cmds.add_parser(name, help=helptext)
         add_index_arg(c)
+        add_feedback_store_arg(c)  # where approvals are kept, with the learned state
         if name != "list":
             c.add_argument("skill", metavar="SKILL", help="the skill's key: NAME, or "
                                                           "CATALOG/NAME outside 'default'")
@@ -53,6 +58,16 @@ def _index_dir(args: argparse.Namespace) -> Path:
     from router.config import load_config
 
     return Path(args.index or load_config(getattr(args, "config", None)).index.index_dir)
+
+
+def _store(args: argparse.Namespace) -> FeedbackStore:
+    """The feedback store that keeps the approvals (``--feedback-store``, else
+    ``feedback.store_url``, else the index folder's)."""
+    from router.config import load_config
+    from router.learning.backends import open_store
+
+    config = with_feedback_store(load_config(getattr(args, "config", None)), args)
+    return open_store(_index_dir(args), config.feedback)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -114,12 +129,22 @@ def recorded(index_dir: Path) -> dict[str, Any]:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    from router.learning.approvals import stored_approvals
+
     data = recorded(_index_dir(args))
+    store = _store(args)
+    try:
+        approvals = stored_approvals(store, _index_dir(args))
+    finally:
+        store.close()
     if args.format == "json":
-        json.dump(data, sys.stdout, indent=2)
+        json.dump({**data, "approvals": [a.to_dict() for a in approvals]}, sys.stdout, indent=2)
         print()
         return 0
     print(f"scanner: {data.get('scanner') or 'did not run'}")
+    for a in approvals:
+        print(f"approval {printable(a.key)} {a.digest} by {printable(a.by)}"
+              + (f": {printable(a.note)}" if a.note else ""))
     for key, row in sorted(dict(data.get("skills") or {}).items()):
         state = ("QUARANTINED" if row.get("quarantined")
                  else "approved" if row.get("approved") else "warned")
@@ -130,18 +155,27 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_approve(args: argparse.Namespace) -> int:
-    from router.admission.approvals import approve
+    from router.learning.approvals import approve
 
-    done = approve(_index_dir(args), args.skill, args.digest, args.by, args.note)
+    store = _store(args)
+    try:
+        done = approve(store, _index_dir(args), args.skill, args.digest, args.by, args.note)
+    finally:
+        store.close()
     print(f"approved {printable(done.key)} at {done.digest} by {printable(done.by)}; the next "
           "build (index or reindex) admits it")
     return 0
 
 
 def cmd_revoke(args: argparse.Namespace) -> int:
-    from router.admission.approvals import revoke
+    from router.learning.approvals import revoke
 
-    if not revoke(_index_dir(args), args.skill):
+    store = _store(args)
+    try:
+        found = revoke(store, _index_dir(args), args.skill)
+    finally:
+        store.close()
+    if not found:
         raise InvalidRequest(f"skill {args.skill!r} has no approval")
     print(f"revoked the approval of {printable(args.skill)}; the next build judges it again")
     return 0

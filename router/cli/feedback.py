@@ -31,6 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def cmd_migrate(args: argparse.Namespace) -> int:
+    from router.learning.approvals import copy_approvals
     from router.learning.file_store import FileStore
     from router.learning.folder import feedback_dir
     from router.learning.pg_store import PgStore
@@ -59,6 +60,8 @@ def cmd_migrate(args: argparse.Namespace) -> int:
             added = store.copy_rows(rows)
             print(f"copied {added} of {len(rows)} rows from {args.source} "
                   f"({len(rows) - added} were there already)")
+            copied = copy_approvals(FileStore(args.source, config.feedback), store, args.source)
+            print(f"copied {copied} approvals of quarantined skills from {args.source}")
     finally:
         store.close()
     return 0

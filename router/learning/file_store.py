@@ -11,13 +11,17 @@ falling back to the session's recent Routes in the store (``router.access.owners
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from router.access.ownership import Owners
+from router.admission.approvals import read_file, replaced, write_file
+from router.admission.policy import Approval
 from router.config import FeedbackConfig
 from router.errors import InvalidRequest
 from router.learning.folder import (
@@ -25,6 +29,7 @@ from router.learning.folder import (
     data_files,
     feedback_dir,
     parse_lines,
+    private_folder,
     read_folder,
 )
 from router.learning.routes import WINDOW, ShownRoute
@@ -34,6 +39,7 @@ from router.learning.stats import ROUTE_KEEP_SECONDS
 from router.learning.store import FeedbackStore
 
 MAX_ROUTES = 200_000  # recent Routes of every replica remembered
+APPROVALS = "approvals.json"  # the approvals of quarantined skills (router.admission.approvals)
 
 
 class FileStore(FeedbackStore):
@@ -94,6 +100,32 @@ class FileStore(FeedbackStore):
 
     def claim_session(self, session_id: str, principal: str) -> str:
         return self._owners.claim(session_id, principal)
+
+    def read_approvals(self) -> list[Approval]:
+        return read_file(self.folder / APPROVALS)
+
+    def put_approval(self, approval: Approval) -> None:
+        with self._approvals_locked() as path:
+            write_file(path, replaced(read_file(path), approval))
+
+    def drop_approval(self, key: str) -> bool:
+        with self._approvals_locked() as path:
+            found = read_file(path)
+            kept = [a for a in found if a.key != key]
+            if len(kept) < len(found):
+                write_file(path, kept)
+            return len(kept) < len(found)
+
+    @contextlib.contextmanager
+    def _approvals_locked(self) -> Iterator[Path]:
+        """The approvals file, while no other process changes it."""
+        private_folder(self.folder)
+        fd = os.open(self.folder / ".approvals.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield self.folder / APPROVALS
+        finally:
+            os.close(fd)
 
     def close(self) -> None:
         self._writer.close()

@@ -58,6 +58,15 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (session, name)
     );
     """,
+    """
+    CREATE TABLE skill_approvals (
+        key text PRIMARY KEY,
+        digest text NOT NULL,
+        approved_by text NOT NULL,
+        approved_at double precision NOT NULL,
+        note text NOT NULL DEFAULT ''
+    );
+    """,
 )
 
 

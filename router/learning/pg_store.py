@@ -3,7 +3,8 @@ shared by every replica that names the database.
 
 Rows live in ``feedback_rows`` (a column per ``Row`` field; JSON for the name lists and the
 counters); who owns a session or a route id in ``feedback_owners``, whose primary key makes the
-first claimant win atomically on every replica. An Activate's or a Feedback's row commits before
+first claimant win atomically on every replica; approvals in ``skill_approvals``
+(``router.learning.pg_approvals``). An Activate's or a Feedback's row commits before
 its call answers; a Route's is sent within a fifth of a second, off the answer's path; while the
 database cannot be reached every row goes to the local spool and is replayed when it answers
 again (``router.learning.pg_writer``). Compaction runs
@@ -29,6 +30,7 @@ from router.config import FeedbackConfig
 from router.errors import InvalidRequest
 from router.learning import route_ids
 from router.learning.dead_letter import RowRefused, SortingInsert
+from router.learning.pg_approvals import PgApprovals
 from router.learning.pg_migrations import migrate
 from router.learning.pg_rows import (
     CLAIM,
@@ -54,7 +56,7 @@ COMPACT_LOCK = 0x736B7263  # pg_try_advisory_lock key of compaction ("skrc")
 CONNECT_TIMEOUT = 1  # seconds: a call finds a database gone within this, then skips it
 
 
-class PgStore(FeedbackStore):
+class PgStore(PgApprovals, FeedbackStore):
     """The rows in the database ``url`` names; its schema migrated on open."""
 
     def __init__(self, url: str, policy: FeedbackConfig | None = None,

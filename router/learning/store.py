@@ -3,7 +3,9 @@ behind one base that every backend implements.
 
 The recorder appends a row for each Route, Activate and Feedback, and asks the store for the
 Routes an activation names and for who owns a session; the build reads the rows and compacts
-them; operators read, purge and compact them (``router.learning.review``). Backends: the folder
+them; operators read, purge and compact them (``router.learning.review``). The store also keeps
+the admins' approvals of quarantined skills (``router.learning.approvals``), which the build
+reads. Backends: the folder
 under the index (``router.learning.file_store``); ``router.learning.backends.open_store`` opens
 the one the configuration names. Every backend runs the one contract suite
 (``tests/support/feedback_contract.py``).
@@ -16,6 +18,7 @@ import threading
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
+from router.admission.policy import Approval
 from router.config import FeedbackConfig
 from router.errors import Unavailable
 from router.learning.routes import ShownRoute
@@ -127,6 +130,20 @@ class FeedbackStore(ABC):
         shares it with the other replicas: this process's memory for a store that shares
         nothing of it."""
         return LocalShown(limit, ttl_seconds)
+
+    @abstractmethod
+    def read_approvals(self) -> list[Approval]:
+        """Every approval of a quarantined skill (``router.admission.policy``), by key."""
+
+    @abstractmethod
+    def put_approval(self, approval: Approval) -> None:
+        """Keep ``approval``, replacing its skill's earlier one (one approval a skill: a new
+        digest needs a new approval, and the old one then admits nothing). OSError when it
+        cannot be stored."""
+
+    @abstractmethod
+    def drop_approval(self, key: str) -> bool:
+        """Drop the approval of skill ``key``; False when it had none."""
 
     @abstractmethod
     def close(self) -> None:

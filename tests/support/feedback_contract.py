@@ -15,8 +15,11 @@ from pathlib import Path
 import pytest
 
 from router.access.ownership import check_session_owner
+from router.admission.approvals import legacy_path, write_file
+from router.admission.policy import Approval
 from router.config import FeedbackConfig
 from router.errors import PermissionDenied
+from router.learning.approvals import approve, revoke, stored_approvals
 from router.learning.policy import visible
 from router.learning.routes import WINDOW, ShownRoute
 from router.learning.rows import ACTIVATE, COUNT, FEEDBACK, PURGE, ROUTE, Row
@@ -180,3 +183,40 @@ class FeedbackStoreContract:
         assert other.find_route("r1") is not None  # the other replica has looked it up
         assert other.claim_session("s1", "bob") == "alice"
         store.close()
+
+    # approvals of quarantined skills
+
+    def test_approvals_replace_per_skill_and_reach_every_replica(self, place: Path) -> None:
+        store = self.open(place)
+        assert store.read_approvals() == []
+        assert not store.drop_approval("vendor/tool")
+        first = Approval("vendor/tool", "sha256:" + "a" * 64, "alice", NOW, "reviewed")
+        store.put_approval(first)
+        store.put_approval(Approval("other", "sha256:" + "c" * 64, "bob", NOW))
+        second = Approval("vendor/tool", "sha256:" + "b" * 64, "bob", NOW + 1)
+        store.put_approval(second)  # a new digest: the old approval admits nothing any more
+        other = self.replica(place)
+        assert [a.key for a in other.read_approvals()] == ["other", "vendor/tool"]
+        assert other.read_approvals()[1] == second
+        assert other.drop_approval("other")
+        store.close()
+        again = self.open(place)  # after a restart
+        assert again.read_approvals() == [second]
+        for opened in (other, again):
+            opened.close()
+
+    def test_the_index_folders_old_approvals_move_into_the_store_once(self,
+                                                                      place: Path) -> None:
+        digest = "sha256:" + "d" * 64
+        write_file(legacy_path(place), [Approval("kept", digest, "alice", NOW - 10),
+                                        Approval("both", digest, "alice", NOW - 10)])
+        store = self.open(place)
+        newer = approve(store, place, "both", digest, "bob", now=NOW)  # moves the file first
+        assert not legacy_path(place).exists()
+        assert stored_approvals(store, place) == [newer, Approval("kept", digest, "alice",
+                                                                  NOW - 10)]
+        assert revoke(store, place, "kept")
+        other = self.replica(place)
+        assert [a.key for a in stored_approvals(other, place)] == ["both"]
+        for opened in (store, other):
+            opened.close()

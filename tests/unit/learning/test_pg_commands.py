@@ -12,6 +12,8 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from router.admission.approvals import legacy_path, write_file
+from router.admission.policy import Approval
 from router.cli import main
 from router.config import FeedbackConfig
 from router.learning.file_store import FileStore
@@ -43,7 +45,7 @@ def traffic(session: str, principal: str = "alice") -> list[Row]:
 def test_migrate_makes_the_schema_of_an_empty_database(
         database: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["feedback", "migrate", "--to", database]) == 0
-    assert f"schema at version {len(MIGRATIONS)} (applied 1, 2, 3)" in capsys.readouterr().out
+    assert f"schema at version {len(MIGRATIONS)} (applied 1, 2, 3, 4)" in capsys.readouterr().out
     with psycopg.connect(database) as conn:
         assert conn.execute("SELECT count(*) FROM feedback_rows").fetchone() == (0,)
     assert main(["feedback", "migrate", "--to", database]) == 0
@@ -56,17 +58,41 @@ def test_migrate_copies_a_file_store_once(database: str, tmp_path: Path,
     files = FileStore(index)
     for row in traffic("s1") + traffic("s2", principal="bob"):
         files.append(row)
+    files.put_approval(Approval("tool", DIGEST, "alice", 1.0))
+    write_file(legacy_path(index), [Approval("older", DIGEST, "bob", 0.5)])  # before the store
     files.close()
     assert main(["feedback", "migrate", "--from", str(index), "--to", database]) == 0
-    assert "copied 4 of 4 rows" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "copied 4 of 4 rows" in out and "copied 2 approvals" in out
     assert main(["feedback", "migrate", "--from", str(index), "--to", database]) == 0
-    assert "copied 0 of 4 rows" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "copied 0 of 4 rows" in out and "copied 0 approvals" in out
     store = PgStore(database, FeedbackConfig())
+    assert [a.key for a in store.read_approvals()] == ["older", "tool"]
     assert sorted(r.rid for r in store.read_rows()) == sorted(r.rid for r in files.read_rows())
     assert store.claim_session("s2", "alice") == "bob"  # ownership came along with the Routes
     store.close()
     assert main(["feedback", "migrate", "--from", str(tmp_path / "none"), "--to",
                  database]) == 2
+
+
+DIGEST = "sha256:" + "e" * 64
+
+
+def test_admission_approves_and_revokes_in_the_store_the_flag_names(
+        database: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    index = tmp_path / "index"
+    flags = ["--index", str(index), "--feedback-store", database]
+    assert main(["admission", "approve", "vendor/tool", DIGEST, "--by", "alice", "--note",
+                 "reviewed", *flags]) == 0
+    assert not (index / "feedback").exists()  # kept in the database, not the index folder
+    store = PgStore(database, FeedbackConfig())
+    assert [(a.key, a.digest, a.by, a.note) for a in store.read_approvals()] == [
+        ("vendor/tool", DIGEST, "alice", "reviewed")]
+    assert main(["admission", "revoke", "vendor/tool", *flags]) == 0
+    assert store.read_approvals() == []
+    assert main(["admission", "revoke", "vendor/tool", *flags]) != 0
+    store.close()
 
 
 def test_stats_and_examples_read_the_store_the_flag_names(
