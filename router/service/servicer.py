@@ -102,8 +102,8 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
             skills = visible.variants() if request.all_catalogs else visible.skills()
             answer = skills_to_proto(visible.snap, skills, request.include_files,
                                      visible.diagnostics(), visible.snap.info.version)
-            if caller.may(OPS) or caller.may(ADMIN):  # admission's findings: operators only
-                add_findings(answer, visible.snap.info.path)
+            if caller.may(OPS) or caller.may(ADMIN):  # the findings: their catalogs' operators
+                add_findings(answer, visible.snap.info.path, visible.view.holds)
             return answer
 
         return self._answer(context, "ListSkills", run)

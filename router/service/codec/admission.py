@@ -1,10 +1,13 @@
 """Admission's findings on ListSkills answers: what the build recorded in the served version's
 manifest (``router.builder.admitting``), read once per version, set on each listed skill for
-admins and operators (``SkillInfo.quarantined``, ``SkillInfo.findings``)."""
+the admins and operators of its catalog (``SkillInfo.quarantined``, ``SkillInfo.findings``):
+a caller holding the role ``ops`` or ``admin`` whose view holds the skill's catalog
+(``router.access.view``)."""
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
 from router.builder.admitting import ADMISSION_KEY
@@ -25,12 +28,16 @@ def recorded_admission(version_dir: str) -> dict[str, Any]:
     return dict(skills) if isinstance(skills, dict) else {}
 
 
-def add_findings(response: pb.ListSkillsResponse, version_dir: str) -> pb.ListSkillsResponse:
-    """``response`` with each skill's recorded verdict and findings."""
+def add_findings(response: pb.ListSkillsResponse, version_dir: str,
+                 operates: Callable[[str, str], bool]) -> pb.ListSkillsResponse:
+    """``response`` with the recorded verdict and findings of each skill whose catalog and
+    name the caller ``operates`` (the others' stay unset)."""
     record = recorded_admission(version_dir)
     if not record:
         return response
     for info in response.skills:
+        if not operates(info.catalog or "default", info.name):
+            continue
         row = record.get(skill_key(info.catalog or "default", info.name))
         if not isinstance(row, dict):
             continue
