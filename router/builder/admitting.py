@@ -24,6 +24,7 @@ from router.admission.scan_cache import cached_scan
 from router.admission.settings import parse_policies
 from router.config import AdmissionConfig, FeedbackConfig
 from router.encoders.base import Embedder
+from router.errors import Unavailable
 from router.examples.model import Example
 from router.index.vectors import embed_skills, embedding_text, previous_vectors, text_key
 from router.learning.approvals import stored_approvals
@@ -116,6 +117,10 @@ def _approvals(index_dir: str | Path, feedback: FeedbackConfig | None) -> list[A
     store = open_store(index_dir, feedback or FeedbackConfig())
     try:
         return stored_approvals(store, index_dir)
+    except OSError as exc:
+        raise Unavailable(f"the build reads the approvals of quarantined skills from the "
+                          f"feedback store {store.location}, which cannot be read ({exc}); "
+                          "nothing was built: bring the store back and build again") from None
     finally:
         store.close()
 

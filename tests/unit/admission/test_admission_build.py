@@ -161,3 +161,21 @@ def test_validate_shows_what_admission_finds(capsys: pytest.CaptureFixture[str])
     out = capsys.readouterr().out
     assert "admission: download-to-shell (high)" in out
     assert main(["lint", str(hostile)]) == 1
+
+
+def test_a_build_that_cannot_read_the_approvals_stops(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.support.ports import free_port
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("SKILL_ROUTER_FEEDBACK_ENABLED", "false")  # no traffic read: approvals
+    folder = tmp_path / "skills" / "notes"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_bytes(skill_md("notes", "Takes meeting notes."))
+    out = tmp_path / "index"
+    assert main(["index", "--bundled", str(tmp_path / "skills"), "--no-project", "--no-home",
+                 "--out", str(out), "--model", "hash", "--feedback-store",
+                 f"postgresql://router@127.0.0.1:{free_port()}/router"]) != 0
+    assert "reads the approvals of quarantined skills" in capsys.readouterr().err
+    assert not (out / "CURRENT").exists()
