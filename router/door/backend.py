@@ -13,7 +13,7 @@ from typing import Protocol
 
 from router.access.model import ANONYMOUS, Principal
 from router.activation.activator import Activation, Resource, ResourceList
-from router.door.context import ACTING, SessionState
+from router.door.context import ACTING, CallSession
 from router.door.entries import SkillEntry, entry_of
 from router.door.path_policy import PathPolicy
 from router.door.threads import SearchThreads
@@ -57,9 +57,9 @@ class SkillFile:
 class Backend(Protocol):
     """The calls the door makes. ``close`` releases connections, if any."""
 
-    def search(self, query: str, top_k: int, session: SessionState) -> Search: ...
+    def search(self, query: str, top_k: int, session: CallSession) -> Search: ...
 
-    def activate(self, name: str, session: SessionState) -> Activation: ...
+    def activate(self, name: str, session: CallSession) -> Activation: ...
 
     def list_resources(self, name: str) -> ResourceList: ...
 
@@ -95,7 +95,7 @@ class EngineBackend:
         door._threads = self._threads
         return door
 
-    def search(self, query: str, top_k: int, session: SessionState) -> Search:
+    def search(self, query: str, top_k: int, session: CallSession) -> Search:
         self._threads.set_up()
         result = self._shown.hiding(lambda: self.engine.route_turn(RouteQuery(
             message=query, top_k=top_k, session_id=session.session_id,
@@ -104,7 +104,7 @@ class EngineBackend:
         return Search(hits, self._shown.text(result.catalog_text), result.index_version,
                       self._shown.text(result.explicit_content), result.route_id)
 
-    def activate(self, name: str, session: SessionState) -> Activation:
+    def activate(self, name: str, session: CallSession) -> Activation:
         done = self._shown.hiding(lambda: self.engine.activate(
             name, session.session_id, session.active_skills, route_id=session.route_id,
             principal_name=self._caller().name, caller=self._caller()))

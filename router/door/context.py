@@ -10,7 +10,7 @@ from router.access.model import Principal
 
 
 @dataclass(frozen=True)
-class SessionState:
+class CallSession:
     """What the door passes with a call. An empty ``session_id`` means "no memory"."""
 
     session_id: str = ""
@@ -18,7 +18,7 @@ class SessionState:
     route_id: str = ""  # of the session's latest search
 
 
-NO_SESSION = SessionState()
+NO_SESSION = CallSession()
 
 # The principal the door serves this call as, set by the door for a caller of its principals
 # file; None: the door calls as itself.

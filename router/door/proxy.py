@@ -15,7 +15,7 @@ from typing import Protocol, TypeVar
 from router.activation.activator import Activation, Resource, ResourceList
 from router.door.api import described
 from router.door.backend import Hit, Search, SkillFile
-from router.door.context import ACTING, SessionState
+from router.door.context import ACTING, CallSession
 from router.door.entries import SkillEntry, entry_from_proto
 from router.errors import IndexUnavailable, ServiceError, Unauthenticated
 from router.skills.model import DEFAULT_CATALOG
@@ -81,7 +81,7 @@ class GrpcBackend:
         principal = ACTING.get()
         return self.client if principal is None else self.client.acting_for(principal.name)
 
-    def search(self, query: str, top_k: int, session: SessionState) -> Search:
+    def search(self, query: str, top_k: int, session: CallSession) -> Search:
         reply = _call(self.client.target, lambda: self._for_caller().route(
             query, session_id=session.session_id, top_k=top_k,
             active_skills=session.active_skills))
@@ -90,7 +90,7 @@ class GrpcBackend:
         return Search(hits, reply.catalog_text, reply.index_version, reply.explicit_content,
                       reply.route_id)
 
-    def activate(self, name: str, session: SessionState) -> Activation:
+    def activate(self, name: str, session: CallSession) -> Activation:
         reply = _call(self.client.target, lambda: self._for_caller().activate(
             name, session_id=session.session_id, active_skills=session.active_skills,
             route_id=session.route_id))

@@ -23,7 +23,7 @@ from router.common.tracing import TRACEPARENT
 from router.door.api import SERVICE_NAME, status_for
 from router.door.audit import AuditLog
 from router.door.backend import Backend, EngineBackend, Search, SkillFile
-from router.door.context import ACTING, SessionState
+from router.door.context import ACTING, CallSession
 from router.door.entries import SkillEntry
 from router.skills.model import skill_key
 
@@ -75,12 +75,12 @@ class AuditedBackend:
                           **({"skills": skills(answer)} if skills is not None else {})})
         return answer
 
-    def search(self, query: str, top_k: int, session: SessionState) -> Search:
+    def search(self, query: str, top_k: int, session: CallSession) -> Search:
         return self._audited("Route", lambda: self.backend.search(query, top_k, session),
                              lambda found: [self._skill(h.name) for h in found.hits],
                              lambda found: found.index_version)
 
-    def activate(self, name: str, session: SessionState) -> Activation:
+    def activate(self, name: str, session: CallSession) -> Activation:
         return self._audited("Activate", lambda: self.backend.activate(name, session),
                              lambda done: [self._skill(done.name, done.catalog)])
 

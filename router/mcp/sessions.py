@@ -18,7 +18,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from router.door.context import NO_SESSION, SessionState
+from router.door.context import NO_SESSION, CallSession
 from router.engine.activated import SessionStore
 
 
@@ -49,14 +49,14 @@ class DoorSessions:
             self._doors.move_to_end(key)
         return door
 
-    def state(self, key: str) -> SessionState:
+    def state(self, key: str) -> CallSession:
         """The state to pass for MCP session ``key`` (``NO_SESSION`` for an empty key)."""
         if not key:
             return NO_SESSION
         with self._lock:
             door = self._door(key)
             session_id, route_id = door.session_id, door.route_id
-        return SessionState(session_id, tuple(sorted(self._active.active(session_id))),
+        return CallSession(session_id, tuple(sorted(self._active.active(session_id))),
                             route_id)
 
     def routed(self, key: str, route_id: str) -> None:
@@ -65,6 +65,6 @@ class DoorSessions:
             with self._lock:
                 self._door(key).route_id = route_id
 
-    def mark_active(self, state: SessionState, name: str) -> None:
+    def mark_active(self, state: CallSession, name: str) -> None:
         """Remember that ``name`` was activated in the session ``state`` belongs to."""
         self._active.mark_active(state.session_id, name)

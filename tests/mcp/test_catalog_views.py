@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from router.door.backend import EngineBackend
-from router.door.context import SessionState
+from router.door.context import CallSession
 from router.engine import Engine
 from router.errors import NotFound
 from router.mcp.resources import list_skill_resources
@@ -42,13 +42,13 @@ def test_a_skill_outside_the_view_is_not_found(door: EngineBackend) -> None:
     with pytest.raises(NotFound, match="no skill named 'internal-audit'"):
         pay.read_resource("internal-audit", "SKILL.md")
     with pytest.raises(NotFound):
-        pay.activate("internal-audit", SessionState("s"))
+        pay.activate("internal-audit", CallSession("s"))
     mine = door.for_caller(PRINCIPALS["int"])
     assert b"internal ledgers" in mine.read_resource("internal-audit", "SKILL.md").content
 
 
 def test_search_routes_within_the_view(door: EngineBackend) -> None:
     org = door.for_caller(PRINCIPALS["org"])
-    found = org.search("audit internal ledgers for compliance", 5, SessionState("s"))
+    found = org.search("audit internal ledgers for compliance", 5, CallSession("s"))
     assert "internal-audit" not in {h.name for h in found.hits}
     assert "internal-audit" not in found.catalog_text

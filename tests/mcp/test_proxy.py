@@ -19,7 +19,7 @@ from mcp_types import TextContent
 from router.activation.activator import Activation, Resource, ResourceList
 from router.client import SkillRouterClient
 from router.door.backend import Search, SkillFile
-from router.door.context import SessionState
+from router.door.context import CallSession
 from router.door.proxy import GrpcBackend
 from router.engine import Engine
 from router.errors import RouterError
@@ -76,10 +76,10 @@ class RoundRobin:
         self.calls += 1
         return self.backends[self.calls % len(self.backends)]
 
-    def search(self, query: str, top_k: int, session: SessionState) -> Search:
+    def search(self, query: str, top_k: int, session: CallSession) -> Search:
         return self._next().search(query, top_k, session)
 
-    def activate(self, name: str, session: SessionState) -> Activation:
+    def activate(self, name: str, session: CallSession) -> Activation:
         return self._next().activate(name, session)
 
     def list_resources(self, name: str) -> ResourceList:
