@@ -237,6 +237,31 @@ class SkillSourceContract:
             source.read(pdf, "late.txt", recorded=recorded)
 
 
+class FolderSourceContract(SkillSourceContract):
+    """The contract for a source that reads skill folders under an org root: ``publish``
+    writes them there (``write_folders``), ``change`` and ``remove`` edit them in place."""
+
+    def publish(self, where: Path, catalog: Catalog) -> DiscoveryConfig:
+        return DiscoveryConfig(org_roots=(str(write_folders(where, catalog)),))
+
+    def change(self, skill: Skill, path: str, data: bytes) -> None:
+        (Path(skill.base_dir) / path).write_bytes(data)
+
+    def remove(self, skill: Skill, path: str) -> None:
+        (Path(skill.base_dir) / path).unlink()
+
+
+def write_folders(where: Path, catalog: Catalog) -> Path:
+    """``catalog`` as skill folders under ``where/skills``; that root."""
+    root = where / "skills"
+    for folder, files in catalog.items():
+        for rel, data in files.items():
+            path = root / folder / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+    return root
+
+
 class MemorySource(SkillSource):
     """Skills held in memory (``base_dir`` -> path -> bytes), no disk: the contract's second
     implementation, and a source for the activation tests that must not touch a file."""

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from router.config import DEFAULT_SOURCE, DiscoveryConfig
+from router.config import DEFAULT_SOURCE
 from router.skills.mcp_tools import TOOL_FILE, tool_document, tool_skills
 from router.skills.model import Skill, SkillKind
 from router.skills.sources.base import SkillSource, create_source
@@ -16,28 +16,16 @@ from router.skills.sources.composite import CompositeSource
 from router.skills.sources.disk import DiskSource
 from router.skills.sources.mcp import McpSource
 from tests.support import REPO
-from tests.support.skill_source_contract import CATALOG, Catalog, SkillSourceContract
+from tests.support.skill_source_contract import (
+    CATALOG,
+    FolderSourceContract,
+)
 
 
-class TestCompositeSource(SkillSourceContract):
+class TestCompositeSource(FolderSourceContract):
     @pytest.fixture
     def source(self) -> SkillSource:
         return create_source()
-
-    def publish(self, where: Path, catalog: Catalog) -> DiscoveryConfig:
-        root = where / "skills"
-        for folder, files in catalog.items():
-            for rel, data in files.items():
-                path = root / folder / rel
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(data)
-        return DiscoveryConfig(org_roots=(str(root),))
-
-    def change(self, skill: Skill, path: str, data: bytes) -> None:
-        (Path(skill.base_dir) / path).write_bytes(data)
-
-    def remove(self, skill: Skill, path: str) -> None:
-        (Path(skill.base_dir) / path).unlink()
 
 
 def _tool() -> Skill:

@@ -8,34 +8,20 @@ from pathlib import Path
 
 import pytest
 
-from router.config import DiscoveryConfig
 from router.errors import NotFound
 from router.skills.discovery import discover
-from router.skills.model import Skill
 from router.skills.sources.base import SkillSource, create_source
 from router.skills.sources.disk import DiskSource
-from tests.support.skill_source_contract import CATALOG, Catalog, SkillSourceContract
+from tests.support.skill_source_contract import (
+    CATALOG,
+    FolderSourceContract,
+)
 
 
-class TestDiskSource(SkillSourceContract):
+class TestDiskSource(FolderSourceContract):
     @pytest.fixture
     def source(self) -> SkillSource:
         return create_source("disk")
-
-    def publish(self, where: Path, catalog: Catalog) -> DiscoveryConfig:
-        root = where / "skills"
-        for folder, files in catalog.items():
-            for rel, data in files.items():
-                path = root / folder / rel
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(data)
-        return DiscoveryConfig(org_roots=(str(root),))
-
-    def change(self, skill: Skill, path: str, data: bytes) -> None:
-        (Path(skill.base_dir) / path).write_bytes(data)
-
-    def remove(self, skill: Skill, path: str) -> None:
-        (Path(skill.base_dir) / path).unlink()
 
 
 def test_the_disk_key_makes_the_disk_source() -> None:

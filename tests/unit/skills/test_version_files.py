@@ -19,7 +19,7 @@ from router.skills.model import Skill
 from router.skills.sources.base import SkillSource
 from router.skills.sources.disk import DiskSource
 from router.skills.sources.version_files import FILES, VersionFilesSource
-from tests.support.skill_source_contract import Catalog, SkillSourceContract
+from tests.support.skill_source_contract import Catalog, SkillSourceContract, write_folders
 
 
 class Disk(DiskSource):
@@ -42,13 +42,7 @@ class TestVersionFilesSource(SkillSourceContract):
         return str(self.folder), digests.load(self.folder)
 
     def publish(self, where: Path, catalog: Catalog) -> DiscoveryConfig:
-        root = where / "skills"
-        for folder, files in catalog.items():
-            for rel, data in files.items():
-                path = root / folder / rel
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(data)
-        config = DiscoveryConfig(org_roots=(str(root),))
+        config = DiscoveryConfig(org_roots=(str(write_folders(where, catalog)),))
         found = DiskSource().discover(config)
         index = where / "index"
         build_index(found.skills, found.diagnostics, HashEmbedder(), index)
