@@ -27,6 +27,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "router.cli.feedback",  # feedback migrate
     "router.cli.mcp",  # mcp
     "router.cli.console",  # ops (the web console)
+    "router.cli.encoder",  # train-encoder
 )
 
 

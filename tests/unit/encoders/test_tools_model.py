@@ -1,0 +1,128 @@
+"""The recipe of the product's own encoder, its pure parts: the pairs file, the pairs made of
+it (several needed tools per request, never taught as wrong in one batch), the cap per source,
+the mined negatives (never right, never a near-copy, never a held-back tool) and the held-back
+figures."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from router.config import TOOLS_MODEL
+from router.encoders import base as encoder_base
+from router.encoders.hashing import HashEmbedder
+from router.encoders.tools_model import mining, validation
+from router.encoders.tools_model.rows import (
+    BadPairsFile,
+    Row,
+    Tool,
+    capped,
+    read_rows,
+    to_pairs,
+)
+from router.encoders.training import Pair, batches
+
+
+def _row(rid: str, request: str, tools: list[str], split: str = "train", source: str = "a",
+         distractors: tuple[str, ...] = ()) -> Row:
+    return Row(rid, source, request, tuple(Tool(t, f"{t} does {t} things") for t in tools),
+               tuple(Tool(t, f"{t} does {t} things") for t in distractors), split)
+
+
+def test_the_pairs_file_is_read_plain_or_gzipped_and_a_bad_line_is_named(tmp_path: Path) -> None:
+    line = {"id": "x/1", "source": "x", "request": " get  the weather ",
+            "tools": [{"name": "get-weather", "description": "Weather  now\n for a city"}],
+            "split": "train"}
+    plain, zipped = tmp_path / "p.jsonl", tmp_path / "p.jsonl.gz"
+    plain.write_text(json.dumps(line) + "\n\n", encoding="utf-8")
+    with gzip.open(zipped, "wt", encoding="utf-8") as out:
+        out.write(json.dumps(line) + "\n")
+    rows = read_rows(plain)
+    assert rows == read_rows(zipped) and len(rows) == 1
+    assert rows[0].request == "get  the weather".strip() and rows[0].distractors == ()
+    assert rows[0].tools[0].description == "Weather now for a city"
+    assert rows[0].tools[0].document == "get weather: Weather now for a city"
+    plain.write_text(json.dumps(line) + "\n" + json.dumps({**line, "split": "test"}) + "\n",
+                     encoding="utf-8")
+    with pytest.raises(BadPairsFile, match=r"p\.jsonl:2"):
+        read_rows(plain)
+
+
+def test_a_request_needing_several_tools_never_meets_its_other_tools_as_negatives() -> None:
+    rows = [_row("r0", "plan a trip", ["book-flight", "book-hotel"]),
+            *[_row(f"r{i}", f"request {i}", [f"tool-{i}"]) for i in range(1, 30)],
+            _row("r30", "only a hotel", ["book-hotel"])]
+    pairs = to_pairs(rows)
+    assert len(pairs) == 32
+    flight = next(p for p in pairs if p.skill.startswith("book flight"))
+    assert flight.also == frozenset({"book hotel: book-hotel does book-hotel things"})
+    for batch in batches(pairs, 8, epochs=3, seed=0):
+        for i in batch:
+            others = {pairs[j].skill for j in batch if j != i}
+            assert not (pairs[i].also | {pairs[i].skill}) & others
+    # Without ``also`` the two pairs of one request can share a batch (the old behaviour).
+    plain = [Pair(p.query, p.document, p.skill) for p in pairs]
+    assert any({plain[i].query for i in b}.__len__() < len(b)
+               for b in batches(plain, 8, epochs=3, seed=0))
+
+
+def test_the_cap_per_source_is_seeded_and_keeps_file_order() -> None:
+    rows = [_row(f"{s}/{i}", f"q {s} {i}", ["t"], source=s) for s in "ab" for i in range(20)]
+    rows += [_row("c/0", "q c", ["t"], source="c")]
+    kept = capped(rows, 5)
+    assert [r.source for r in kept].count("a") == 5 and [r.source for r in kept].count("c") == 1
+    assert kept == capped(rows, 5) != capped(rows, 5, seed=1)
+    assert [rows.index(r) for r in kept] == sorted(rows.index(r) for r in kept)
+    assert capped(rows, 0) == rows
+
+
+def test_a_mined_negative_is_never_right_never_a_copy_and_never_held_back() -> None:
+    train = [_row("r1", "weather in paris", ["get-weather"], distractors=("get-forecast",)),
+             _row("r2", "weather tomorrow", ["get-forecast"]),
+             _row("r3", "send an email", ["send-email"])]
+    held = [_row("v1", "weather in rome", ["weather-now"])]
+    pool = mining.candidate_tools(train, held)
+    assert [t.name for t in pool] == ["get-forecast", "get-weather", "send-email"]
+    held_distractor = [*train, _row("r4", "x", ["send-email"], distractors=("weather-now",))]
+    assert "weather-now" not in {t.name for t in mining.candidate_tools(held_distractor, held)}
+    found = mining.mine(train, pool, HashEmbedder(64))
+    assert set(found) <= {"r1", "r2", "r3"} and found
+    for rid, negative in found.items():
+        row = next(r for r in train if r.id == rid)
+        assert negative not in row.tools
+    # a candidate that is a near-copy of the right tool is passed over
+    copy = Tool("get-weather", "get-weather does get-weather things")
+    twin = [_row("r1", "weather in paris", ["get-weather"])]
+    assert mining.mine(twin, [copy, Tool("get-weather-v2", copy.description)],
+                       HashEmbedder(64)) == {}
+
+
+def test_recall_counts_a_requests_needed_tools_in_its_top_k() -> None:
+    scores = np.array([[0.9, 0.8, 0.1, 0.0, 0.0, 0.0, 0.0],
+                       [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7]])
+    figures = validation.figures(scores, [{0, 2}, {0}])
+    assert figures.recall[1] == pytest.approx((1.0 + 0.0) / 2)  # of at most k
+    assert figures.recall[5] == pytest.approx((1.0 + 0.0) / 2)
+    assert figures.recall[10] == pytest.approx(1.0)
+    assert figures.mrr == pytest.approx((1.0 + 1 / 7) / 2)
+    assert figures.per_request == (1.0, 0.0)
+    same = validation.compare(figures, figures)
+    assert same == (0.0, 0.0, 0.0)
+    better = validation.Figures(2, 7, figures.recall, 0.0, (1.0, 1.0))
+    mean, low, high = validation.compare(figures, better)
+    assert mean == pytest.approx(0.5) and 0.0 <= low <= mean <= high <= 1.0
+
+
+def test_the_products_encoder_resolves_to_its_folder_or_says_it_is_missing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(encoder_base, "OWN_MODELS_DIR", tmp_path)
+    with pytest.raises(RuntimeError, match="make train-encoder"):
+        encoder_base.resolve_model_path(TOOLS_MODEL)
+    (tmp_path / TOOLS_MODEL).mkdir()
+    (tmp_path / TOOLS_MODEL / "modules.json").write_text("[]", encoding="utf-8")
+    assert encoder_base.resolve_model_path(TOOLS_MODEL) == str(tmp_path / TOOLS_MODEL)
+    assert encoder_base.resolve_model_path("/some/folder") == "/some/folder"
