@@ -97,18 +97,34 @@ def skill_description(skill_md: Path) -> str:
     return value if isinstance(value, str) else ""
 
 
+def manifest_description(manifest: Path) -> str:
+    """The ``description`` of a callable skill's manifest.json ("" when it has none)."""
+    try:
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise EvalSetError(f"{manifest}: not JSON: {exc}") from exc
+    value = data.get("description") if isinstance(data, dict) else None
+    return value if isinstance(value, str) else ""
+
+
 def load_eval_sets(skill_dirs: Sequence[Path], query_files: Sequence[Path]) -> EvalSets:
-    """Descriptions of ``<dir>/*/SKILL.md`` and the ``query`` of every line of the JSONL files."""
+    """Descriptions of ``<dir>/*/SKILL.md`` and ``<dir>/*/manifest.json``, and the ``query`` of
+    every line of the JSONL files."""
     sets = EvalSets()
     for folder in skill_dirs:
         found = sorted(folder.glob("*/SKILL.md"))
-        if not found:
+        manifests = sorted(folder.glob("*/manifest.json"))
+        if not found and not manifests:
             raise EvalSetError(f"{folder}: no */SKILL.md inside (give a folder of skill folders)")
         for skill_md in found:
             desc = skill_description(skill_md)
             if desc:
                 sets.descriptions.add(desc)
-        sets.files.append(f"{folder}/*/SKILL.md ({len(found)})")
+        for manifest in manifests:
+            desc = manifest_description(manifest)
+            if desc:
+                sets.descriptions.add(desc)
+        sets.files.append(f"{folder}/*/SKILL.md ({len(found)}), */manifest.json ({len(manifests)})")
     for path in query_files:
         if not path.is_file():
             raise EvalSetError(f"{path}: no such file (give a JSONL file with a 'query' per line)")

@@ -98,6 +98,10 @@ def _eval_files(tmp_path: Path) -> tuple[Path, Path]:
     (skills / "get-forecast" / "SKILL.md").write_text(
         "---\nname: get-forecast\ndescription: Get the weather forecast for a city over the "
         "next seven days\n---\nbody\n", encoding="utf-8")
+    (skills / "convert-units").mkdir()
+    (skills / "convert-units" / "manifest.json").write_text(json.dumps(
+        {"name": "convert-units", "description": "Converts a quantity between units of length, "
+         "mass and volume"}), encoding="utf-8")
     queries = tmp_path / "eval" / "queries.jsonl"
     queries.write_text(json.dumps({"query": "Find the area of a triangle with base 10 and "
                                    "height 5 units."}) + "\n", encoding="utf-8")
@@ -113,13 +117,15 @@ def test_rows_matching_an_eval_request_or_skill_description_are_dropped(tmp_path
             (_tool("area"),)),
         Row("s/desc", "s", "Will it rain in Oslo tomorrow?",
             (_tool("forecast", "Gets the weather forecast for a city over the next seven days."),)),
+        Row("s/manifest", "s", "How many grams in a pound?",
+            (_tool("units", "Converts a quantity between units of length, mass and volume."),)),
         Row("s/keep", "s", "Find the perimeter of a square with side 4.", (_tool("perimeter"),),
             (_tool("forecast", "Get the weather forecast for a city over the next seven days"),)),
     ]
     kept, counts = drop_overlap(rows, sets)
     assert [r.id for r in kept] == ["s/keep"]
     assert kept[0].distractors == ()
-    assert (counts.request, counts.tool_description, counts.distractors_removed) == (2, 1, 1)
+    assert (counts.request, counts.tool_description, counts.distractors_removed) == (2, 2, 1)
 
 
 def test_the_command_builds_a_deterministic_filtered_file(tmp_path: Path) -> None:
