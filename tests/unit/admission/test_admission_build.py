@@ -179,3 +179,26 @@ def test_a_build_that_cannot_read_the_approvals_stops(
                  f"postgresql://router@127.0.0.1:{free_port()}/router"]) != 0
     assert "reads the approvals of quarantined skills" in capsys.readouterr().err
     assert not (out / "CURRENT").exists()
+
+
+def test_the_approvals_are_read_before_any_skill_is_embedded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from router.builder.pipeline import build
+    from router.builder.plan import BuildPlan, EncoderPlan
+    from router.config import DiscoveryConfig, FeedbackConfig
+    from router.errors import Unavailable
+    from tests.support.embedders import CountingEmbedder
+    from tests.support.ports import free_port
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    (tmp_path / "skills" / "notes").mkdir(parents=True)
+    (tmp_path / "skills" / "notes" / "SKILL.md").write_bytes(skill_md("notes"))
+    discovery = DiscoveryConfig(project_dir=None, home_dir=None,
+                                bundled_roots=(str(tmp_path / "skills"),))
+    down = FeedbackConfig(enabled=False,
+                          store_url=f"postgresql://router@127.0.0.1:{free_port()}/router")
+    counting = CountingEmbedder()
+    with pytest.raises(Unavailable, match="reads the approvals"):
+        build(BuildPlan(discovery, EncoderPlan("hash"), feedback=down), tmp_path / "index",
+              embedder=counting)
+    assert counting.texts == []  # the hub measure never ran
