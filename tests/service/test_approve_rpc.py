@@ -20,6 +20,7 @@ from router.config import Config, FeedbackConfig
 from router.encoders.hashing import HashEmbedder
 from router.engine import Engine
 from router.errors import FailedPrecondition, NotFound, PermissionDenied
+from router.index.serving import load_serving_index
 from router.learning.backends import open_store
 from router.v1 import router_pb2 as pb
 from tests.support.postgres import postgres_dsn  # noqa: F401  (the fixture)
@@ -160,8 +161,9 @@ def test_approvals_over_the_rpc_in_postgresql(tmp_path: Path, registry: Registry
 def test_without_a_feedback_store_approving_names_the_setting(
         tmp_path: Path, registry: Registry) -> None:
     out = _build(registry, tmp_path / "index")
-    engine = Engine.open(out, Config(), HashEmbedder())
-    engine.review.store = None  # as a server without an index folder keeps none
+    # an Engine on a loaded snapshot, without its index folder: it keeps no feedback store
+    engine = Engine(load_serving_index(out), Config(), HashEmbedder())
+    assert engine.review.store is None
     running = start_server(engine, principals_file=str(_principals(tmp_path / "p.yaml")))
     try:
         seen = _listed(running.port).admission_digest
