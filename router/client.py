@@ -245,6 +245,24 @@ class SkillRouterClient:
         response: pb.PurgeExamplesResponse = self._call(self._stub.PurgeExamples, request)
         return response
 
+    def approve_skill(self, skill: str, digest: str, note: str = "",
+                      catalog: str = "") -> pb.ApproveSkillResponse:
+        """Approve the quarantined ``skill`` (of ``catalog``, default ``default``) at ``digest``,
+        the one ListSkills shows (``admission_digest``); the next Reindex admits it. Role admin;
+        FailedPrecondition when the skill changed since (another digest) or is not quarantined."""
+        response: pb.ApproveSkillResponse = self._call(self._stub.ApproveSkill,
+                                                       pb.ApproveSkillRequest(
+                                                           skill=skill, catalog=catalog,
+                                                           digest=digest, note=note))
+        return response
+
+    def revoke_approval(self, skill: str, catalog: str = "") -> pb.RevokeApprovalResponse:
+        """Drop ``skill``'s approval (``revoked`` false when it had none); the next Reindex
+        judges it again. Role admin."""
+        response: pb.RevokeApprovalResponse = self._call(
+            self._stub.RevokeApproval, pb.RevokeApprovalRequest(skill=skill, catalog=catalog))
+        return response
+
     def health(self) -> bool:
         """True when the server reports SERVING for the SkillRouter service."""
         request = health_pb2.HealthCheckRequest(service=SERVICE_NAME)

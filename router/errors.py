@@ -44,9 +44,14 @@ class PermissionDenied(RouterError):
     """The skill exists but may not be used this way (maps to PERMISSION_DENIED)."""
 
 
-class StaleFile(RouterError):
+class FailedPrecondition(RouterError):
+    """The request is sound but the server's state does not allow it now: the skill changed
+    since the caller looked, the server keeps no feedback store (maps to FAILED_PRECONDITION)."""
+
+
+class StaleFile(FailedPrecondition):
     """A skill file no longer matches the digest recorded when the index was built, or was not
-    recorded at all; it is not served until a Reindex (maps to FAILED_PRECONDITION)."""
+    recorded at all; it is not served until a Reindex (FAILED_PRECONDITION)."""
 
 
 class Unauthenticated(RouterError):

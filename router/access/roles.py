@@ -19,6 +19,7 @@ METHOD_ROLES: dict[str, tuple[str, ...]] = {
     "Explain": (ROUTE, OPS), "ListSkills": (ROUTE, OPS),
     "SkillStats": (OPS,), "ListExamples": (OPS,), "GetIndexInfo": (OPS,),
     "Reindex": (ADMIN,), "PurgeExamples": (ADMIN,),
+    "ApproveSkill": (ADMIN,), "RevokeApproval": (ADMIN,),
 }
 
 

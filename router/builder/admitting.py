@@ -60,6 +60,9 @@ def admit_found(found: DiscoveryResult, config: AdmissionConfig, embedder: Embed
     embeddings already made (a sharded build's), used before encoding any skill;
     ``feedback``: where the approvals are kept (the store in ``index_dir`` when None)."""
     policies = parse_policies(config.quarantine, config.rules)
+    # first, before the hub measure embeds the skills: a store that cannot be read stops the
+    # build before that time is spent
+    approvals = _approvals(index_dir, feedback)
     texts = [_text(s, source) for s in found.skills]
     catalogs = {s.key: s.catalog for s in found.skills}
     extra: dict[str, list[Finding]] = {}
@@ -88,7 +91,7 @@ def admit_found(found: DiscoveryResult, config: AdmissionConfig, embedder: Embed
     else:  # a log line, not a diagnostic of the version: most builds have no scanner
         log.warning("the content scan did not run: admission.scanner_path is not set (install "
                     "cisco-ai-skill-scanner with `make scanner`)")
-    verdicts = decide_all(texts, policies, _approvals(index_dir, feedback), extra=extra,
+    verdicts = decide_all(texts, policies, approvals, extra=extra,
                           catalogs=catalogs)
     skills: list[Skill] = []
     diags = [Diagnostic(Level.WARNING, "admission", w) for w in warnings]

@@ -117,31 +117,47 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 1 if any(v.quarantined for v in verdicts.values()) else 0
 
 
-def recorded(index_dir: Path) -> dict[str, Any]:
-    """The admission record of the index's current version ({} when it has none)."""
+def recorded(index_dir: Path) -> tuple[str | None, dict[str, Any]]:
+    """The index's current version and its admission record ({} when it has none); None and
+    {} for an index folder where no version was built yet; IndexUnavailable for a folder that
+    is not there."""
     from router.builder.admitting import ADMISSION_KEY
     from router.builder.pipeline import recorded_settings
-    from router.index.versions.layout import VERSIONS, current_version
+    from router.errors import IndexUnavailable
+    from router.index.versions.layout import CURRENT, VERSIONS, current_version
 
+    if not index_dir.is_dir():
+        raise IndexUnavailable(f"no index folder {index_dir}; name it with --index DIR "
+                               "(or index.index_dir)")
+    if not (index_dir / CURRENT).exists():
+        return None, {}
     version = current_version(index_dir)
     data = recorded_settings(index_dir / VERSIONS / version).get(ADMISSION_KEY)
-    return data if isinstance(data, dict) else {}
+    return version, data if isinstance(data, dict) else {}
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    """Exit 0, with nothing recorded when no version was built in the folder yet (the stored
+    approvals are still listed); 1 when the folder is not there or cannot be read."""
     from router.learning.approvals import stored_approvals
 
-    data = recorded(_index_dir(args))
+    index_dir = _index_dir(args)
+    version, data = recorded(index_dir)
     store = _store(args)
     try:
-        approvals = stored_approvals(store, _index_dir(args))
+        approvals = stored_approvals(store, index_dir)
     finally:
         store.close()
     if args.format == "json":
-        json.dump({**data, "approvals": [a.to_dict() for a in approvals]}, sys.stdout, indent=2)
+        json.dump({"version": version, **data,
+                   "approvals": [a.to_dict() for a in approvals]}, sys.stdout, indent=2)
         print()
         return 0
-    print(f"scanner: {data.get('scanner') or 'did not run'}")
+    if version is None:
+        print(f"no version built in {printable(str(index_dir))} yet: no findings recorded "
+              "(build one with `skill-router index`)")
+    else:
+        print(f"scanner: {data.get('scanner') or 'did not run'}")
     for a in approvals:
         print(f"approval {printable(a.key)} {a.digest} by {printable(a.by)}"
               + (f": {printable(a.note)}" if a.note else ""))

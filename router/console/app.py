@@ -2,9 +2,11 @@
 ``SkillRouterClient``), Jinja2 templates with autoescaping, no JavaScript.
 
 Pages: ``/route`` (GET: a link can be pasted into a ticket), ``/`` and ``/skills`` (with
-traffic counters), ``/skills/NAME`` (with its learned examples) and ``POST /skills/NAME/purge``
-(confirm, then purge), ``/index`` with ``POST /index/reindex``; ``/login`` and ``/logout``. Every
-response forbids scripts (Content-Security-Policy), sniffing and referrers; see
+traffic counters), ``/skills/NAME`` (with its learned examples and admission's findings),
+``POST /skills/NAME/purge`` (confirm, then purge), ``POST /skills/NAME/approve`` and
+``/revoke`` (an admin's approval of a quarantined skill's digest, confirmed first:
+``router.console.approvals``), ``/index`` with ``POST /index/reindex``; ``/login`` and
+``/logout``. Every response forbids scripts (Content-Security-Policy), sniffing and referrers; see
 ``router.console.auth`` for tokens and CSRF.
 """
 
@@ -26,11 +28,12 @@ from router.access.model import ADMIN, OPS
 from router.access.roles import RoleMissing, require
 from router.bearer import bearer_token
 from router.client import SkillRouterClient
-from router.console import learning_views, views
+from router.console import approvals, learning_views, views
 from router.console.auth import COOKIE, ConsoleAccess, same_origin
 from router.console.http_parts import HostCheck, environment, read_form
 from router.door.api import Call, described, http_status
 from router.errors import RateLimited, RouterError
+from router.v1 import router_pb2 as pb
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +101,7 @@ class Console:
         """With principals: the login form for a caller whose principal is gone, 403 for one
         without ``role``; else None, with the client that calls for it in ``request.state``."""
         request.state.client, request.state.operator = self.client, ""
+        request.state.admin = True  # without principals every caller may post every form
         if self.access.principals is None:
             return None
         entry = self.access.caller_entry(request.headers, request.cookies)
@@ -110,6 +114,7 @@ class Console:
             return self.render("error.html", http_status(exc, Call.GATE), session,
                                title="Forbidden", message=f"{exc}; principal "
                                f"{entry.principal.name!r} does not hold it")
+        request.state.admin = entry.principal.may(ADMIN)
         if entry.from_file:  # the service serves it as itself, within the console's view
             request.state.client = self.client.acting_for(entry.principal.name)
             request.state.operator = entry.principal.name  # bounds its "route as"
@@ -197,12 +202,15 @@ class Console:
         if not found:
             return self.render("error.html", 404, session, title="No such skill",
                                message=f"the index {listing.index_version} has no skill {name!r}")
-        files = await self.call(_client(request).list_resources, name)
+        # a disabled (or quarantined) skill's files are never served: ListResources refuses it
+        files = (await self.call(_client(request).list_resources, name)
+                 if found[0].enabled else pb.ListResourcesResponse())
         stats, problem = await self.learning(_client(request).skill_stats)
         examples, _ = await self.learning(_client(request).list_examples, name)
         counters = learning_views.counter_rows(stats).get(name, learning_views.no_counters())
         return self.render("skill.html", session=session, page="skills", notice=notice,
-                           skill=views.skill_row(found[0]), files=list(files.resources),
+                           admin=request.state.admin, skill=views.skill_row(found[0]),
+                           files=list(files.resources),
                            truncated=files.resources_truncated, skill_dir=files.skill_dir,
                            stats=stats, stats_problem=problem, counters=counters,
                            examples=examples, example_rows=learning_views.example_rows(
@@ -224,6 +232,34 @@ class Console:
         done = await self.call(_client(request).purge_examples, name, days)
         return await self.skill_page(request, session,
                                      notice=learning_views.purge_summary(name, done))
+
+    async def approve(self, request: Request, session: str) -> Response:
+        """POST /skills/NAME/approve: the confirmation page (the digest and what follows), then,
+        with ``confirm=1``, the approval (ApproveSkill) and the skill's page saying so."""
+        return await self._approval(request, session, approvals.APPROVE)
+
+    async def revoke(self, request: Request, session: str) -> Response:
+        """POST /skills/NAME/revoke: confirm, then RevokeApproval."""
+        return await self._approval(request, session, approvals.REVOKE)
+
+    async def _approval(self, request: Request, session: str, action: str) -> Response:
+        name = request.path_params["name"]
+        try:
+            asked = approvals.Asked.parse(action, request.state.form)
+        except ValueError as exc:
+            return self.render("error.html", 400, session, title=f"Cannot {action}",
+                               message=str(exc))
+        if not asked.confirmed:
+            return self.render("approve.html", session=session, page="skills", skill_name=name,
+                               asked=asked)
+        client = _client(request)
+        if action == approvals.APPROVE:
+            done = await self.call(client.approve_skill, name, asked.digest, asked.note,
+                                   asked.catalog)
+            notice = done.message
+        else:
+            notice = (await self.call(client.revoke_approval, name, asked.catalog)).message
+        return await self.skill_page(request, session, notice=notice)
 
     async def index_page(self, request: Request, session: str, notice: str = "") -> Response:
         info = await self.call(_client(request).index_info)
@@ -283,6 +319,10 @@ def pages(console: Console) -> Starlette:
         Route("/route", g(console.route_page)),
         Route("/skills", g(console.skills_page)),
         Route("/skills/{name}/purge", g(console.purge, post=True, role=ADMIN),
+              methods=["POST"]),
+        Route("/skills/{name}/approve", g(console.approve, post=True, role=ADMIN),
+              methods=["POST"]),
+        Route("/skills/{name}/revoke", g(console.revoke, post=True, role=ADMIN),
               methods=["POST"]),
         Route("/skills/{name:path}", g(console.skill_page)),
         Route("/index", g(console.index_page)),

@@ -100,6 +100,8 @@ def skill_row(skill: pb.SkillInfo) -> dict[str, Any]:
             "scope": pb.SkillScope.Name(skill.scope).removeprefix("SKILL_SCOPE_").lower(),
             "kind": pb.SkillKind.Name(skill.kind).removeprefix("SKILL_KIND_").lower(),
             "status": _status(skill), "quarantined": skill.quarantined,
+            "approved": skill.approved, "admission_digest": skill.admission_digest,
+            "catalog": skill.catalog or "default",
             "findings": [{"severity": f.severity, "rule": f.rule, "message": f.message}
                          for f in skill.findings],
             **{flag: getattr(skill, flag) for flag in FLAGS}}

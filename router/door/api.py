@@ -14,6 +14,7 @@ import grpc
 from router.access.rates import RETRY_AFTER_KEY
 from router.errors import (
     DeadlineExceeded,
+    FailedPrecondition,
     IndexUnavailable,
     Internal,
     InvalidRequest,
@@ -22,7 +23,6 @@ from router.errors import (
     RateLimited,
     RouterError,
     ServiceError,
-    StaleFile,
     TooLarge,
     Unauthenticated,
     Unavailable,
@@ -39,8 +39,9 @@ INVALID_REQUEST, INVALID_PARAMS, INTERNAL_ERROR = -32600, -32602, -32603
 @dataclass(frozen=True)
 class Status:
     """What a door answers for one error: ``grpc`` (the service), ``http`` (the console, for
-    the router's answer it shows: 502 when the router failed or refused for a reason the page
-    cannot name) and ``mcp`` (the MCP door, for a call that names a skill or file)."""
+    the router's answer it shows: 409 when the state changed under the page, 502 when the
+    router failed or refused for a reason the page cannot name) and ``mcp`` (the MCP door,
+    for a call that names a skill or file)."""
 
     grpc: grpc.StatusCode
     http: int
@@ -48,7 +49,8 @@ class Status:
 
 
 # First match wins for a raised error, so a subclass (RateLimited: a TooLarge; IndexUnavailable,
-# IndexCorrupt: an Unavailable) follows its parent unless listed earlier. A code answered
+# IndexCorrupt: an Unavailable; StaleFile: a FailedPrecondition) follows its parent unless
+# listed earlier. A code answered
 # becomes the last class listed with it (TooLarge, Unavailable): each code names one class.
 ERROR_TABLE: tuple[tuple[type[RouterError], Status], ...] = (
     (InvalidRequest, Status(grpc.StatusCode.INVALID_ARGUMENT, 400, INVALID_PARAMS)),
@@ -56,7 +58,7 @@ ERROR_TABLE: tuple[tuple[type[RouterError], Status], ...] = (
     (RateLimited, Status(grpc.StatusCode.RESOURCE_EXHAUSTED, 429, INVALID_PARAMS)),
     (TooLarge, Status(grpc.StatusCode.RESOURCE_EXHAUSTED, 413, INVALID_PARAMS)),
     (PermissionDenied, Status(grpc.StatusCode.PERMISSION_DENIED, 502, INVALID_PARAMS)),
-    (StaleFile, Status(grpc.StatusCode.FAILED_PRECONDITION, 502, INVALID_PARAMS)),
+    (FailedPrecondition, Status(grpc.StatusCode.FAILED_PRECONDITION, 409, INVALID_PARAMS)),
     (IndexUnavailable, Status(grpc.StatusCode.UNAVAILABLE, 502, INTERNAL_ERROR)),
     (Unavailable, Status(grpc.StatusCode.UNAVAILABLE, 502, INVALID_PARAMS)),
     (Unauthenticated, Status(grpc.StatusCode.UNAUTHENTICATED, 502, INVALID_PARAMS)),
@@ -69,8 +71,8 @@ _ERROR_BY_STATUS: dict[grpc.StatusCode, type[RouterError]] = {
 
 # An HTTP answer as a gRPC status name (the console's audit lines): 2xx and 3xx are OK.
 _CODE_BY_HTTP = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
-                 404: "NOT_FOUND", 413: "RESOURCE_EXHAUSTED", 429: "RESOURCE_EXHAUSTED",
-                 502: "UNAVAILABLE", 503: "UNAVAILABLE"}
+                 404: "NOT_FOUND", 409: "FAILED_PRECONDITION", 413: "RESOURCE_EXHAUSTED",
+                 429: "RESOURCE_EXHAUSTED", 502: "UNAVAILABLE", 503: "UNAVAILABLE"}
 
 
 # A door's own refusal of its caller: a role it checked before any call (``Call.GATE``).

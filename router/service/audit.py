@@ -8,7 +8,9 @@ it was not), ``acting_for`` (the principal a delegate was served as; null when n
 ``index_version`` (the version served). Route, Activate and ReadResource add ``skills``: the
 skills handed out (``name``, ``catalog``, and ``digest``: the SKILL.md digest the index
 recorded, null for a skill the gateway sent with the turn or an index without digests);
-empty when the call failed. Health checks and reflection are not written. Nothing of the
+empty when the call failed. ApproveSkill and RevokeApproval add ``approval``: the skill
+(``name``, ``catalog``) and the ``digest`` asked for (null for a revoke), refused calls too.
+Health checks and reflection are not written. Nothing of the
 request's text is written.
 """
 
@@ -29,6 +31,7 @@ from router.skills.model import skill_key
 log = logging.getLogger(__name__)
 
 HANDS_OUT = frozenset({"Route", "Activate", "ReadResource"})
+APPROVALS = frozenset({"ApproveSkill", "RevokeApproval"})
 UNAUDITED = ("/grpc.health.", "/grpc.reflection.")  # probes and tooling: no line
 
 
@@ -66,6 +69,10 @@ def audit_line(engine: Engine, record: CallRecord) -> dict[str, Any]:
         line["skills"] = [{"name": name, "catalog": catalog,
                            "digest": _digest(engine, catalog, name)}
                           for catalog, name in _handed(engine, record, short)]
+    if short in APPROVALS and record.request is not None:
+        request = record.request
+        line["approval"] = {"name": request.skill, "catalog": request.catalog or "default",
+                            "digest": getattr(request, "digest", "") or None}
     return line
 
 

@@ -33,7 +33,7 @@ from router.service.codec.activation import (
     resource_to_proto,
     validation_to_proto,
 )
-from router.service.codec.admission import add_findings
+from router.service.codec.admission import add_findings, approved_to_proto, revoked_to_proto
 from router.service.codec.feedback import outcome_from_proto
 from router.service.codec.index import info_to_proto, reindex_to_proto, skills_to_proto
 from router.service.codec.paths import hidden
@@ -188,6 +188,20 @@ class SkillRouterServicer(pb_grpc.SkillRouterServicer):
         return self._answer(context, "PurgeExamples", lambda: lc.purge_to_proto(
             self._engine.review.purge(request.skill, lc.days_from_proto(request),
                                       request.catalog, self._view(context))))
+
+    def ApproveSkill(self, request: pb.ApproveSkillRequest,
+                     context: grpc.ServicerContext) -> pb.ApproveSkillResponse:
+        """An admin's approval of a quarantined skill, for the next Reindex
+        (``router.engine.approving``)."""
+        return self._answer(context, "ApproveSkill", lambda: approved_to_proto(
+            self._engine.approve_skill(request.skill, request.catalog, request.digest,
+                                       request.note, caller=self._caller_of(context))))
+
+    def RevokeApproval(self, request: pb.RevokeApprovalRequest,
+                       context: grpc.ServicerContext) -> pb.RevokeApprovalResponse:
+        return self._answer(context, "RevokeApproval", lambda: revoked_to_proto(
+            self._engine.revoke_approval(request.skill, request.catalog,
+                                         caller=self._caller_of(context))))
 
     def _view(self, context: grpc.ServicerContext) -> View:
         """The caller's view, which bounds what the learning methods read and change."""

@@ -186,7 +186,7 @@ class SkillFile(_message.Message):
     def __init__(self, path: _Optional[str] = ..., size: _Optional[int] = ..., digest: _Optional[str] = ...) -> None: ...
 
 class SkillInfo(_message.Message):
-    __slots__ = ("name", "description", "location", "scope", "kind", "model_invocable", "user_invocable", "enabled", "deprecated", "always_on", "files", "files_recorded", "files_complete", "frontmatter_json", "catalog", "tool_name", "annotations_json", "parameters_json", "quarantined", "findings")
+    __slots__ = ("name", "description", "location", "scope", "kind", "model_invocable", "user_invocable", "enabled", "deprecated", "always_on", "files", "files_recorded", "files_complete", "frontmatter_json", "catalog", "tool_name", "annotations_json", "parameters_json", "quarantined", "findings", "admission_digest", "approved")
     NAME_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     LOCATION_FIELD_NUMBER: _ClassVar[int]
@@ -207,6 +207,8 @@ class SkillInfo(_message.Message):
     PARAMETERS_JSON_FIELD_NUMBER: _ClassVar[int]
     QUARANTINED_FIELD_NUMBER: _ClassVar[int]
     FINDINGS_FIELD_NUMBER: _ClassVar[int]
+    ADMISSION_DIGEST_FIELD_NUMBER: _ClassVar[int]
+    APPROVED_FIELD_NUMBER: _ClassVar[int]
     name: str
     description: str
     location: str
@@ -227,7 +229,9 @@ class SkillInfo(_message.Message):
     parameters_json: str
     quarantined: bool
     findings: _containers.RepeatedCompositeFieldContainer[AdmissionFinding]
-    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., location: _Optional[str] = ..., scope: _Optional[_Union[SkillScope, str]] = ..., kind: _Optional[_Union[SkillKind, str]] = ..., model_invocable: _Optional[bool] = ..., user_invocable: _Optional[bool] = ..., enabled: _Optional[bool] = ..., deprecated: _Optional[bool] = ..., always_on: _Optional[bool] = ..., files: _Optional[_Iterable[_Union[SkillFile, _Mapping]]] = ..., files_recorded: _Optional[bool] = ..., files_complete: _Optional[bool] = ..., frontmatter_json: _Optional[str] = ..., catalog: _Optional[str] = ..., tool_name: _Optional[str] = ..., annotations_json: _Optional[str] = ..., parameters_json: _Optional[str] = ..., quarantined: _Optional[bool] = ..., findings: _Optional[_Iterable[_Union[AdmissionFinding, _Mapping]]] = ...) -> None: ...
+    admission_digest: str
+    approved: bool
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., location: _Optional[str] = ..., scope: _Optional[_Union[SkillScope, str]] = ..., kind: _Optional[_Union[SkillKind, str]] = ..., model_invocable: _Optional[bool] = ..., user_invocable: _Optional[bool] = ..., enabled: _Optional[bool] = ..., deprecated: _Optional[bool] = ..., always_on: _Optional[bool] = ..., files: _Optional[_Iterable[_Union[SkillFile, _Mapping]]] = ..., files_recorded: _Optional[bool] = ..., files_complete: _Optional[bool] = ..., frontmatter_json: _Optional[str] = ..., catalog: _Optional[str] = ..., tool_name: _Optional[str] = ..., annotations_json: _Optional[str] = ..., parameters_json: _Optional[str] = ..., quarantined: _Optional[bool] = ..., findings: _Optional[_Iterable[_Union[AdmissionFinding, _Mapping]]] = ..., admission_digest: _Optional[str] = ..., approved: _Optional[bool] = ...) -> None: ...
 
 class AdmissionFinding(_message.Message):
     __slots__ = ("severity", "rule", "message")
@@ -572,3 +576,49 @@ class PurgeExamplesResponse(_message.Message):
     purged: int
     compacted: bool
     def __init__(self, purged: _Optional[int] = ..., compacted: _Optional[bool] = ...) -> None: ...
+
+class ApproveSkillRequest(_message.Message):
+    __slots__ = ("skill", "catalog", "digest", "note")
+    SKILL_FIELD_NUMBER: _ClassVar[int]
+    CATALOG_FIELD_NUMBER: _ClassVar[int]
+    DIGEST_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
+    skill: str
+    catalog: str
+    digest: str
+    note: str
+    def __init__(self, skill: _Optional[str] = ..., catalog: _Optional[str] = ..., digest: _Optional[str] = ..., note: _Optional[str] = ...) -> None: ...
+
+class ApproveSkillResponse(_message.Message):
+    __slots__ = ("skill", "digest", "approved_by", "approved_at", "index_version", "message")
+    SKILL_FIELD_NUMBER: _ClassVar[int]
+    DIGEST_FIELD_NUMBER: _ClassVar[int]
+    APPROVED_BY_FIELD_NUMBER: _ClassVar[int]
+    APPROVED_AT_FIELD_NUMBER: _ClassVar[int]
+    INDEX_VERSION_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    skill: str
+    digest: str
+    approved_by: str
+    approved_at: float
+    index_version: str
+    message: str
+    def __init__(self, skill: _Optional[str] = ..., digest: _Optional[str] = ..., approved_by: _Optional[str] = ..., approved_at: _Optional[float] = ..., index_version: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
+
+class RevokeApprovalRequest(_message.Message):
+    __slots__ = ("skill", "catalog")
+    SKILL_FIELD_NUMBER: _ClassVar[int]
+    CATALOG_FIELD_NUMBER: _ClassVar[int]
+    skill: str
+    catalog: str
+    def __init__(self, skill: _Optional[str] = ..., catalog: _Optional[str] = ...) -> None: ...
+
+class RevokeApprovalResponse(_message.Message):
+    __slots__ = ("skill", "revoked", "message")
+    SKILL_FIELD_NUMBER: _ClassVar[int]
+    REVOKED_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    skill: str
+    revoked: bool
+    message: str
+    def __init__(self, skill: _Optional[str] = ..., revoked: _Optional[bool] = ..., message: _Optional[str] = ...) -> None: ...

@@ -101,6 +101,16 @@ class SkillRouterStub:
                 request_serializer=router_dot_v1_dot_router__pb2.PurgeExamplesRequest.SerializeToString,
                 response_deserializer=router_dot_v1_dot_router__pb2.PurgeExamplesResponse.FromString,
                 _registered_method=True)
+        self.ApproveSkill = channel.unary_unary(
+                '/router.v1.SkillRouter/ApproveSkill',
+                request_serializer=router_dot_v1_dot_router__pb2.ApproveSkillRequest.SerializeToString,
+                response_deserializer=router_dot_v1_dot_router__pb2.ApproveSkillResponse.FromString,
+                _registered_method=True)
+        self.RevokeApproval = channel.unary_unary(
+                '/router.v1.SkillRouter/RevokeApproval',
+                request_serializer=router_dot_v1_dot_router__pb2.RevokeApprovalRequest.SerializeToString,
+                response_deserializer=router_dot_v1_dot_router__pb2.RevokeApprovalResponse.FromString,
+                _registered_method=True)
 
 
 class SkillRouterServicer:
@@ -203,6 +213,23 @@ class SkillRouterServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ApproveSkill(self, request, context):
+        """Approves a quarantined skill at the digest an admin reviewed: `skill-router admission
+        approve`. Kept in the feedback store with the learned state (every replica sharing it sees
+        it); the served version is unchanged, the next Reindex admits the skill. Role admin.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevokeApproval(self, request, context):
+        """Drops a skill's approval: `skill-router admission revoke`. The next Reindex judges the skill
+        again. Role admin.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SkillRouterServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -270,6 +297,16 @@ def add_SkillRouterServicer_to_server(servicer, server):
                     servicer.PurgeExamples,
                     request_deserializer=router_dot_v1_dot_router__pb2.PurgeExamplesRequest.FromString,
                     response_serializer=router_dot_v1_dot_router__pb2.PurgeExamplesResponse.SerializeToString,
+            ),
+            'ApproveSkill': grpc.unary_unary_rpc_method_handler(
+                    servicer.ApproveSkill,
+                    request_deserializer=router_dot_v1_dot_router__pb2.ApproveSkillRequest.FromString,
+                    response_serializer=router_dot_v1_dot_router__pb2.ApproveSkillResponse.SerializeToString,
+            ),
+            'RevokeApproval': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevokeApproval,
+                    request_deserializer=router_dot_v1_dot_router__pb2.RevokeApprovalRequest.FromString,
+                    response_serializer=router_dot_v1_dot_router__pb2.RevokeApprovalResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -625,6 +662,60 @@ class SkillRouter:
             '/router.v1.SkillRouter/PurgeExamples',
             router_dot_v1_dot_router__pb2.PurgeExamplesRequest.SerializeToString,
             router_dot_v1_dot_router__pb2.PurgeExamplesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ApproveSkill(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/router.v1.SkillRouter/ApproveSkill',
+            router_dot_v1_dot_router__pb2.ApproveSkillRequest.SerializeToString,
+            router_dot_v1_dot_router__pb2.ApproveSkillResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevokeApproval(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/router.v1.SkillRouter/RevokeApproval',
+            router_dot_v1_dot_router__pb2.RevokeApprovalRequest.SerializeToString,
+            router_dot_v1_dot_router__pb2.RevokeApprovalResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -89,7 +89,8 @@ def test_reflection_lists_services(channel: grpc.Channel) -> None:
     methods = {m.name for m in proto.service[0].method}
     assert methods == {"Route", "ListSkills", "GetIndexInfo", "Explain", "Activate",
                        "ReadResource", "ValidateArguments", "Reindex", "Feedback",
-                       "ListResources", "SkillStats", "ListExamples", "PurgeExamples"}
+                       "ListResources", "SkillStats", "ListExamples", "PurgeExamples",
+                       "ApproveSkill", "RevokeApproval"}
 
 
 def test_create_server_binds_a_free_port(engine: Engine) -> None:

@@ -83,6 +83,8 @@ REQUESTS: dict[str, Any] = {
     "Reindex": pb.ReindexRequest(),
     "SkillStats": pb.SkillStatsRequest(), "ListExamples": pb.ListExamplesRequest(),
     "PurgeExamples": pb.PurgeExamplesRequest(),  # INVALID_ARGUMENT once admitted: no change
+    "ApproveSkill": pb.ApproveSkillRequest(),  # INVALID_ARGUMENT once admitted: no change
+    "RevokeApproval": pb.RevokeApprovalRequest(),
 }
 
 

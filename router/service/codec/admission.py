@@ -1,31 +1,18 @@
 """Admission's findings on ListSkills answers: what the build recorded in the served version's
 manifest (``router.builder.admitting``), read once per version, set on each listed skill for
-the admins and operators of its catalog (``SkillInfo.quarantined``, ``SkillInfo.findings``):
+the admins and operators of its catalog (``SkillInfo.quarantined``, ``approved``,
+``admission_digest``, ``findings``):
 a caller holding the role ``ops`` or ``admin`` whose view holds the skill's catalog
 (``router.access.view``)."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
-from typing import Any
 
-from router.builder.admitting import ADMISSION_KEY
-from router.builder.pipeline import recorded_settings
-from router.errors import IndexUnavailable
+from router.builder.admission_record import recorded_admission
+from router.engine.approving import APPROVED_NEXT, REVOKED_NEXT, Approved, Revoked
 from router.skills.model import skill_key
 from router.v1 import router_pb2 as pb
-
-
-@functools.lru_cache(maxsize=4)
-def recorded_admission(version_dir: str) -> dict[str, Any]:
-    """The verdicts a version recorded, by skill key ({} for a version without any)."""
-    try:
-        data = recorded_settings(version_dir).get(ADMISSION_KEY)
-    except IndexUnavailable:
-        return {}
-    skills = data.get("skills") if isinstance(data, dict) else None
-    return dict(skills) if isinstance(skills, dict) else {}
 
 
 def add_findings(response: pb.ListSkillsResponse, version_dir: str,
@@ -42,11 +29,29 @@ def add_findings(response: pb.ListSkillsResponse, version_dir: str,
         if not isinstance(row, dict):
             continue
         info.quarantined = bool(row.get("quarantined"))
+        info.approved = bool(row.get("approved"))
+        info.admission_digest = str(row.get("digest", ""))
         info.findings.extend(
             pb.AdmissionFinding(severity=str(f.get("severity", "")), rule=str(f.get("rule", "")),
                                 message=str(f.get("message", "")))
             for f in row.get("findings", []) if isinstance(f, dict))
     return response
+
+
+def approved_to_proto(done: Approved) -> pb.ApproveSkillResponse:
+    a = done.approval
+    return pb.ApproveSkillResponse(
+        skill=a.key, digest=a.digest, approved_by=a.by, approved_at=a.at,
+        index_version=done.index_version,
+        message=f"approved {a.key} at {a.digest}; it stays quarantined in {done.index_version}: "
+                + APPROVED_NEXT)
+
+
+def revoked_to_proto(done: Revoked) -> pb.RevokeApprovalResponse:
+    return pb.RevokeApprovalResponse(
+        skill=done.key, revoked=done.revoked,
+        message=(f"revoked the approval of {done.key}; " + REVOKED_NEXT) if done.revoked
+        else f"{done.key} has no approval: nothing was revoked")
 
 
 SEVERITIES = ("info", "low", "medium", "high", "critical")

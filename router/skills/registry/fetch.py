@@ -1,4 +1,6 @@
-"""Fetching a registry (the I/O edge, httpx): the index with HTTP caching headers, each
+"""Fetching a registry (the I/O edge, httpx): the index with HTTP caching headers (validators,
+and ``Cache-Control``: within ``max-age`` the cached index is used without a request;
+``no-cache`` revalidates every time, ``no-store`` keeps no copy), each
 artifact verified against its digest before anything reads it, a local cache keyed by digest
 (an unchanged digest is never fetched again), bounded redirects and sizes, timeouts and the
 standard proxy variables. One registry's failure is its own diagnostics, never an exception."""
@@ -11,6 +13,8 @@ import json
 import logging
 import os
 import tempfile
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,6 +60,7 @@ class Fetcher:
     timeout: float = TIMEOUT_SECONDS
     limits: Limits = field(default_factory=Limits)
     transport: httpx.BaseTransport | None = None  # tests only
+    clock: Callable[[], float] = time.time  # the index's freshness (Cache-Control: max-age)
 
     def fetch(self, registry: str) -> Registry:
         """Every skill of ``registry`` that verifies and unpacks (see the module notes)."""
@@ -110,6 +115,9 @@ class Fetcher:
     def _index(self, client: httpx.Client, url: str) -> tuple[Index | None, str]:
         meta_path = self.cache / "indexes" / f"{hashlib.sha256(url.encode()).hexdigest()}.json"
         cached = _read_json(meta_path)
+        now = self.clock()
+        if "body" in cached and now < _number(cached.get("fresh_until")):
+            return parse_index(str(cached["body"]).encode(), url), ""  # fresh: no request
         headers = {}
         if cached.get("etag"):
             headers["If-None-Match"] = str(cached["etag"])
@@ -123,14 +131,27 @@ class Fetcher:
                     f"{url}: the index could not be fetched ({exc}); using the copy of the "
                     "last build")
             return None, f"{url}: the index could not be fetched ({exc})"
+        policy = response.headers.get("cache-control", "")
         if response.status_code == 304 and "body" in cached:
+            # a 304 refreshes the stored copy: its own Cache-Control, else the stored one's
+            policy = policy or str(cached.get("cache_control", ""))
+            if "no-store" not in _directives(policy):
+                _write_atomic(meta_path, json.dumps({
+                    **cached, "cache_control": policy,
+                    "fresh_until": _fresh_until(policy, response.headers, now)}).encode())
+            else:
+                meta_path.unlink(missing_ok=True)
             return parse_index(str(cached["body"]).encode(), url), ""
         body = response.content
         index = parse_index(body, url)
-        if not index.errors or index.entries:
+        if "no-store" in _directives(policy):
+            meta_path.unlink(missing_ok=True)  # no copy kept, nor validators of an old one
+        elif not index.errors or index.entries:
             _write_atomic(meta_path, json.dumps({
                 "etag": response.headers.get("etag", ""),
                 "last_modified": response.headers.get("last-modified", ""),
+                "cache_control": policy,
+                "fresh_until": _fresh_until(policy, response.headers, now),
                 "body": body.decode("utf-8", "replace")}).encode())
         return index, ""
 
@@ -199,6 +220,37 @@ def _get(client: httpx.Client, url: str, cap: int, headers: dict[str, str]) -> _
         raise _Refused(f"timed out fetching {url}") from None
     except httpx.HTTPError as exc:
         raise _Refused(f"{type(exc).__name__} fetching {url}: {exc}") from None
+
+
+def _directives(cache_control: str) -> dict[str, str]:
+    """A ``Cache-Control`` header's directives, lower-cased names to values ("" for none)."""
+    found = {}
+    for part in cache_control.split(","):
+        name, _, value = part.strip().partition("=")
+        if name:
+            found[name.strip().lower()] = value.strip().strip('"')
+    return found
+
+
+def _fresh_until(cache_control: str, headers: httpx.Headers, now: float) -> float:
+    """When a response stored at ``now`` stops being fresh: ``max-age`` less its ``Age``; 0
+    (revalidate at once) for ``no-cache``, no ``max-age`` or one that does not parse."""
+    directives = _directives(cache_control)
+    if "no-cache" in directives or "no-store" in directives:
+        return 0.0
+    try:
+        max_age = int(directives.get("max-age", ""))
+    except ValueError:
+        return 0.0
+    try:
+        age = max(0, int(headers.get("age", "0")))
+    except ValueError:
+        age = 0
+    return now + max_age - age if max_age > age else 0.0
+
+
+def _number(value: object) -> float:
+    return float(value) if isinstance(value, int | float) else 0.0
 
 
 def _read_json(path: Path) -> dict[str, object]:

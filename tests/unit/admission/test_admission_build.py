@@ -179,3 +179,49 @@ def test_a_build_that_cannot_read_the_approvals_stops(
                  f"postgresql://router@127.0.0.1:{free_port()}/router"]) != 0
     assert "reads the approvals of quarantined skills" in capsys.readouterr().err
     assert not (out / "CURRENT").exists()
+
+
+def test_the_approvals_are_read_before_any_skill_is_embedded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from router.builder.pipeline import build
+    from router.builder.plan import BuildPlan, EncoderPlan
+    from router.config import DiscoveryConfig, FeedbackConfig
+    from router.errors import Unavailable
+    from tests.support.embedders import CountingEmbedder
+    from tests.support.ports import free_port
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    (tmp_path / "skills" / "notes").mkdir(parents=True)
+    (tmp_path / "skills" / "notes" / "SKILL.md").write_bytes(skill_md("notes"))
+    discovery = DiscoveryConfig(project_dir=None, home_dir=None,
+                                bundled_roots=(str(tmp_path / "skills"),))
+    down = FeedbackConfig(enabled=False,
+                          store_url=f"postgresql://router@127.0.0.1:{free_port()}/router")
+    counting = CountingEmbedder()
+    with pytest.raises(Unavailable, match="reads the approvals"):
+        build(BuildPlan(discovery, EncoderPlan("hash"), feedback=down), tmp_path / "index",
+              embedder=counting)
+    assert counting.texts == []  # the hub measure never ran
+
+
+def test_admission_list_before_the_first_build(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    empty = tmp_path / "index"
+    empty.mkdir()
+    assert main(["admission", "approve", "vendor/tool-installer", "sha256:" + "a" * 64,
+                 "--by", "alice", "--index", str(empty)]) == 0
+    capsys.readouterr()
+    assert main(["admission", "list", "--index", str(empty)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"no version built in {empty} yet")
+    assert "approval vendor/tool-installer sha256:aaaa" in out  # what the store already holds
+    assert main(["admission", "list", "--index", str(empty), "--format", "json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert listed["version"] is None and [a["key"] for a in listed["approvals"]] == [
+        "vendor/tool-installer"]
+    assert main(["admission", "list", "--index", str(tmp_path / "nowhere")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: no index folder") and len(err.splitlines()) == 1
+    assert not (tmp_path / "nowhere").exists()  # nothing made where nothing was

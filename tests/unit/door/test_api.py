@@ -22,6 +22,7 @@ from router.door.api import (
     status_for,
 )
 from router.errors import (
+    FailedPrecondition,
     IndexCorrupt,
     IndexUnavailable,
     Internal,
@@ -97,14 +98,19 @@ def test_a_failed_call_becomes_its_error() -> None:
 def test_a_code_answered_becomes_the_most_general_class_listed_with_it() -> None:
     assert type(error_for(grpc.StatusCode.RESOURCE_EXHAUSTED, "full")) is TooLarge
     assert type(error_for(grpc.StatusCode.UNAVAILABLE, "down")) is Unavailable
+    stale = error_for(grpc.StatusCode.FAILED_PRECONDITION, "the skill changed")
+    assert type(stale) is FailedPrecondition
+    assert status_for(StaleFile("changed"))[0] is grpc.StatusCode.FAILED_PRECONDITION
     assert status_for(RateLimited("slow down")) == (grpc.StatusCode.RESOURCE_EXHAUSTED,
                                                     "slow down")
 
 
 def test_the_console_answers_the_routers_refusals_by_the_table() -> None:
     answered = {error: http_status(error_for(code, "x")) for error, code in STATUS_BY_ERROR}
-    assert answered == {error: {InvalidRequest: 400, NotFound: 404, TooLarge: 413}.get(error, 502)
+    assert answered == {error: {InvalidRequest: 400, NotFound: 404, TooLarge: 413,
+                                FailedPrecondition: 409}.get(error, 502)
                         for error, _code in STATUS_BY_ERROR}
+    assert http_status(StaleFile("changed")) == 409  # a FailedPrecondition
     assert http_status(RateLimited("slow down")) == 429
     assert http_status(ServiceError("unknown")) == 502 and http_status(KeyError("x")) == 502
     assert http_status(RoleMissing(ANONYMOUS, ("ops",), "this page"), Call.GATE) == 403

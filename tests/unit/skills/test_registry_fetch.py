@@ -177,3 +177,63 @@ def test_a_refused_update_keeps_the_last_good_version(tmp_path: Path) -> None:
     (error,) = got.errors
     assert "digest mismatch" in error and digest(new) in error
     assert f"serving its last good version ({digest(published['code-review'])})" in error
+
+
+class Clock:
+    """A clock the test moves (no waiting)."""
+
+    def __init__(self, now: float = 1000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_fresh_index_is_not_fetched_again_within_max_age(tmp_path: Path) -> None:
+    clock = Clock()
+    with registry_server() as reg:
+        publish(reg)
+        reg.routes[INDEX].headers.update({"Cache-Control": "public, max-age=60", "Age": "10",
+                                          "ETag": '"v1"'})
+        first = Fetcher(tmp_path, clock=clock).fetch(reg.base)
+        clock.now += 45  # within max-age less Age: the cached index, no request
+        again = Fetcher(tmp_path, clock=clock).fetch(reg.base)
+        assert reg.hits(INDEX) == 1
+        assert [s.entry.name for s in again.skills] == [s.entry.name for s in first.skills]
+        assert again.errors == () and again.warnings == ()
+        clock.now += 10  # stale now: revalidated with the validator
+        Fetcher(tmp_path, clock=clock).fetch(reg.base)
+        assert reg.hits(INDEX) == 2
+        assert [h for p, h in reg.requests if p == INDEX][-1].get("If-None-Match") == '"v1"'
+        reg.serve(INDEX, b"", "application/json", status=304,
+                  headers={"Cache-Control": "max-age=30"})
+        clock.now += 100
+        assert len(Fetcher(tmp_path, clock=clock).fetch(reg.base).skills) == 4
+        clock.now += 20  # the 304's max-age made the stored copy fresh again
+        assert len(Fetcher(tmp_path, clock=clock).fetch(reg.base).skills) == 4
+        assert reg.hits(INDEX) == 3
+
+
+def test_no_cache_revalidates_every_time(tmp_path: Path) -> None:
+    clock = Clock()
+    with registry_server() as reg:
+        publish(reg)
+        reg.routes[INDEX].headers.update({"Cache-Control": "no-cache, max-age=600",
+                                          "ETag": '"v1"'})
+        for _ in range(3):
+            assert len(Fetcher(tmp_path, clock=clock).fetch(reg.base).skills) == 4
+        assert reg.hits(INDEX) == 3
+        assert [h for p, h in reg.requests if p == INDEX][-1].get("If-None-Match") == '"v1"'
+
+
+def test_no_store_keeps_no_copy_of_the_index(tmp_path: Path) -> None:
+    clock = Clock()
+    with registry_server() as reg:
+        publish(reg)
+        reg.routes[INDEX].headers.update({"Cache-Control": "no-store, max-age=600",
+                                          "ETag": '"v1"'})
+        for _ in range(2):
+            assert len(Fetcher(tmp_path, clock=clock).fetch(reg.base).skills) == 4
+        assert reg.hits(INDEX) == 2
+        assert all("If-None-Match" not in h for p, h in reg.requests if p == INDEX)
+        assert not list((tmp_path / "indexes").glob("*.json"))
