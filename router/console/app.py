@@ -17,12 +17,9 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
-from starlette.routing import Route
-from starlette.types import ASGIApp
 
 from router.access.model import ADMIN, OPS
 from router.access.roles import RoleMissing, require
@@ -30,7 +27,7 @@ from router.bearer import bearer_token
 from router.client import SkillRouterClient
 from router.console import approvals, learning_views, views
 from router.console.auth import COOKIE, ConsoleAccess, same_origin
-from router.console.http_parts import HostCheck, environment, read_form
+from router.console.http_parts import environment, read_form
 from router.door.api import Call, described, http_status
 from router.errors import RateLimited, RouterError
 from router.v1 import router_pb2 as pb
@@ -233,16 +230,10 @@ class Console:
         return await self.skill_page(request, session,
                                      notice=learning_views.purge_summary(name, done))
 
-    async def approve(self, request: Request, session: str) -> Response:
-        """POST /skills/NAME/approve: the confirmation page (the digest and what follows), then,
-        with ``confirm=1``, the approval (ApproveSkill) and the skill's page saying so."""
-        return await self._approval(request, session, approvals.APPROVE)
-
-    async def revoke(self, request: Request, session: str) -> Response:
-        """POST /skills/NAME/revoke: confirm, then RevokeApproval."""
-        return await self._approval(request, session, approvals.REVOKE)
-
-    async def _approval(self, request: Request, session: str, action: str) -> Response:
+    async def approval(self, request: Request, session: str) -> Response:
+        """POST /skills/NAME/approve (ApproveSkill) or /revoke (RevokeApproval): the
+        confirmation page first, then, with ``confirm=1``, the call and the skill's page."""
+        action = approvals.REVOKE if request.url.path.endswith("/revoke") else approvals.APPROVE
         name = request.path_params["name"]
         try:
             asked = approvals.Asked.parse(action, request.state.form)
@@ -305,29 +296,3 @@ def _client(request: Request) -> SkillRouterClient:
     """The client calling the service for this request's caller (``Console.admitted``)."""
     client: SkillRouterClient = request.state.client
     return client
-
-
-def console_app(console: Console, bound: str = "127.0.0.1") -> ASGIApp:
-    """The ASGI app serving ``console``'s pages, on address ``bound``."""
-    return HostCheck(pages(console), console.access, bound)
-
-
-def pages(console: Console) -> Starlette:
-    g = console.guarded
-    return Starlette(routes=[
-        Route("/", g(console.skills_page)),
-        Route("/route", g(console.route_page)),
-        Route("/skills", g(console.skills_page)),
-        Route("/skills/{name}/purge", g(console.purge, post=True, role=ADMIN),
-              methods=["POST"]),
-        Route("/skills/{name}/approve", g(console.approve, post=True, role=ADMIN),
-              methods=["POST"]),
-        Route("/skills/{name}/revoke", g(console.revoke, post=True, role=ADMIN),
-              methods=["POST"]),
-        Route("/skills/{name:path}", g(console.skill_page)),
-        Route("/index", g(console.index_page)),
-        Route("/index/reindex", g(console.reindex, post=True, role=ADMIN),
-              methods=["POST"]),
-        Route("/login", console.login, methods=["GET", "POST"]),
-        Route("/logout", g(console.logout, post=True, role=None), methods=["POST"]),
-    ])

@@ -17,10 +17,11 @@ import uvicorn
 from router.access.callers import LiveTable, load_table
 from router.client import SkillRouterClient
 from router.config import OpsConfig
-from router.console.app import Console, console_app
+from router.console.app import Console
 from router.console.audit import ConsoleAudit
 from router.console.auth import console_access
 from router.console.forwarded import proxy_settings
+from router.console.routes import console_app
 from router.credentials import CallerAuth
 from router.door.audit import open_audit
 from router.door.httpd import DoorLimits, door_config

@@ -19,7 +19,7 @@ from router.config import DEFAULT_SOURCE, Config
 from router.encoders.base import Embedder
 from router.encoders.cache import QueryCache
 from router.encoders.factory import loading_in_background
-from router.engine import approving
+from router.engine.approving import Approved, Revoked, approve_skill, revoke_approval
 from router.engine.project_turns import ProjectTurns
 from router.engine.reindexing import Reindexing
 from router.engine.reveals import activated
@@ -228,17 +228,17 @@ class Engine(Reindexing):
                                          principal_name)
 
     def approve_skill(self, name: str, catalog: str, digest: str, note: str = "",
-                      caller: Principal = ANONYMOUS) -> approving.Approved:
+                      caller: Principal = ANONYMOUS) -> Approved:
         """ApproveSkill: ``caller``'s approval of a quarantined skill of its view, stored for
         the next Reindex (``router.engine.approving``)."""
-        return approving.approve_skill(self.review.store, self.visible(caller), self.index_dir,
-                                       name, catalog, digest, caller.name or "anonymous", note)
+        return approve_skill(self.review.store, self.visible(caller), self.index_dir, name,
+                             catalog, digest, caller.name or "anonymous", note)
 
     def revoke_approval(self, name: str, catalog: str,
-                        caller: Principal = ANONYMOUS) -> approving.Revoked:
+                        caller: Principal = ANONYMOUS) -> Revoked:
         """RevokeApproval: drop the approval of a skill of ``caller``'s view."""
-        return approving.revoke_approval(self.review.store, self.visible(caller),
-                                         self.index_dir, name, catalog)
+        return revoke_approval(self.review.store, self.visible(caller), self.index_dir, name,
+                               catalog)
 
     def _check_owner(self, session_id: str, route_id: str, principal: str) -> None:
         """Activate's and Feedback's check, before anything is written: the route and the
