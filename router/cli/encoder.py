@@ -84,14 +84,20 @@ def _on_catalog(root: str, queries: str, model: str) -> dict[str, object]:
     """Base and ``model`` alone on a labelled catalog (``router.evaluation.dense_recall``)."""
     from router.config import BASE_MODEL
     from router.encoders.sentence import SentenceTransformerEmbedder
+    from router.encoders.tools_model.validation import compare
     from router.evaluation import dense_recall
     from router.evaluation.runner import load_requests
 
     skills = dense_recall.catalog(root)
     requests = load_requests(queries)
     out: dict[str, object] = {"skills": len(skills)}
+    measured = {}
     for name, encoder in (("base", SentenceTransformerEmbedder(BASE_MODEL)),
                           ("tuned", SentenceTransformerEmbedder(Path(model).name, path=model))):
-        out[name] = {split: f.to_dict()
-                     for split, f in dense_recall.measure(skills, requests, encoder).items()}
+        measured[name] = dense_recall.measure(skills, requests, encoder)
+        out[name] = {split: f.to_dict() for split, f in measured[name].items()}
+    if measured["base"]:
+        mean, low, high = compare(measured["base"]["all"], measured["tuned"]["all"])
+        out["recall@5_gain"] = {"mean": round(mean, 4), "low": round(low, 4),
+                                "high": round(high, 4)}
     return out
