@@ -13,7 +13,9 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from .common import Row, SourceError, SourceTree, Tool, make_row, make_tool
+from router.encoders.tools_model.rows import Row, Tool
+
+from .common import SourceError, SourceTree, make_row, make_tool
 
 BASE = "api-bank"
 DIALOGUES = {

@@ -15,7 +15,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from .common import Row, SourceError, SourceTree, make_row, make_tool
+from router.encoders.tools_model.rows import Row
+
+from .common import SourceError, SourceTree, make_row, make_tool
 
 DATA = "data/apibench"
 # huggingface_train and tensorflow_train are not read: they are absent from the snapshot the

@@ -12,7 +12,9 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from .common import Row, SourceError, SourceTree, Tool, make_row, make_tool
+from router.encoders.tools_model.rows import Row, Tool
+
+from .common import SourceError, SourceTree, make_row, make_tool
 
 DATA = "berkeley-function-call-leaderboard/bfcl_eval/data"
 CATEGORIES = (

@@ -11,15 +11,17 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from router.encoders.tools_model.rows import Row
+
 from . import apibank, apibench, bfcl, nestful, toolalpaca
 from .common import (
-    Row,
     SourceError,
     SourceTree,
     assign_splits,
     cap_per_tool,
     dedupe,
     is_validation_tool,
+    tool_key,
 )
 from .overlap import EvalSetError, EvalSets, drop_overlap, load_eval_sets
 
@@ -99,7 +101,7 @@ def summary(rows: Sequence[Row]) -> list[str]:
     lines: list[str] = []
     for name in [*sorted({r.source for r in rows}), "all"]:
         mine = [r for r in rows if name in ("all", r.source)]
-        tools = {t.key: t for r in mine for t in r.tools}
+        tools = {tool_key(t): t for r in mine for t in r.tools}
         held = sum(1 for t in tools.values() if is_validation_tool(t))
         train = sum(1 for r in mine if r.split == "train")
         lines.append(f"{name}: rows {len(mine)}, tools {len(tools)} ({held} held back), "

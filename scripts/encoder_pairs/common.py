@@ -1,4 +1,4 @@
-"""What every source shares: the row and tool types, name and text clean-up, reading a source
+"""What every source shares: a tool's identity, name and text clean-up, reading a source
 repository (a plain checkout or a bare git directory), dedupe, the per-tool cap and the split."""
 
 from __future__ import annotations
@@ -8,8 +8,10 @@ import re
 import subprocess
 import unicodedata
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
+
+from router.encoders.tools_model.rows import Row, Tool
 
 MAX_NAME = 64
 MAX_DESCRIPTION = 1024
@@ -21,38 +23,9 @@ MAX_PARAMETERS_LISTED = 8
 VALIDATION_PERCENT = 10
 
 
-@dataclass(frozen=True, order=True)
-class Tool:
-    name: str
-    description: str
-
-    @property
-    def key(self) -> str:
-        """The identity of a tool: its normalised name and description."""
-        return f"{self.name}\n{normalise_text(self.description)}"
-
-    def as_json(self) -> dict[str, str]:
-        return {"name": self.name, "description": self.description}
-
-
-@dataclass(frozen=True)
-class Row:
-    id: str
-    source: str
-    request: str
-    tools: tuple[Tool, ...]
-    distractors: tuple[Tool, ...] = ()
-    split: str = "train"
-
-    def as_json(self) -> dict[str, object]:
-        return {
-            "id": self.id,
-            "source": self.source,
-            "request": self.request,
-            "tools": [t.as_json() for t in self.tools],
-            "distractors": [t.as_json() for t in self.distractors],
-            "split": self.split,
-        }
+def tool_key(tool: Tool) -> str:
+    """The identity of a tool: its name and normalised description."""
+    return f"{tool.name}\n{normalise_text(tool.description)}"
 
 
 class SourceError(RuntimeError):
@@ -189,8 +162,9 @@ def make_row(row_id: str, source: str, request: str, tools: Iterable[Tool | None
     needed = list(tools)
     if not normalise_text(request) or not needed or any(t is None for t in needed):
         return None
-    by_key = {t.key: t for t in needed if t is not None}
-    others = {t.key: t for t in distractors if t is not None and t.key not in by_key}
+    by_key = {tool_key(t): t for t in needed if t is not None}
+    others = {tool_key(t): t for t in distractors
+              if t is not None and tool_key(t) not in by_key}
     return Row(row_id, source, request,
                tuple(sorted(by_key.values())), tuple(sorted(others.values())))
 
@@ -204,7 +178,7 @@ def dedupe(rows: Iterable[Row]) -> list[Row]:
     seen: set[tuple[str, frozenset[str]]] = set()
     kept: list[Row] = []
     for row in sorted(rows, key=_row_sort_key):
-        key = (normalise_text(row.request), frozenset(t.key for t in row.tools))
+        key = (normalise_text(row.request), frozenset(tool_key(t) for t in row.tools))
         if key in seen:
             continue
         seen.add(key)
@@ -232,7 +206,7 @@ def cap_per_tool(rows: Iterable[Row], limit: int) -> list[Row]:
 
 
 def is_validation_tool(tool: Tool) -> bool:
-    return stable_hash(tool.key) % 100 < VALIDATION_PERCENT
+    return stable_hash(tool_key(tool)) % 100 < VALIDATION_PERCENT
 
 
 def assign_splits(rows: Iterable[Row]) -> list[Row]:

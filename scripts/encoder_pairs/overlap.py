@@ -14,7 +14,9 @@ from pathlib import Path
 
 import yaml
 
-from .common import Row, normalise_text
+from router.encoders.tools_model.rows import Row
+
+from .common import normalise_text
 
 NGRAM = 5
 JACCARD = 0.5

@@ -12,7 +12,9 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from .common import Row, SourceError, SourceTree, Tool, make_row, make_tool
+from router.encoders.tools_model.rows import Row, Tool
+
+from .common import SourceError, SourceTree, make_row, make_tool
 
 # data/train_data.json is not read: it is absent from the snapshot the pairs file was built
 # from, and reading it when present would make the output depend on the checkout.

@@ -1,7 +1,7 @@
 """The committed training pairs (``data/encoder/pairs.jsonl.gz``): one JSON object per request,
 ``{"id", "source", "request", "tools": [{"name", "description"}], "distractors": [...],
-"split": "train" | "validation"}`` (``scripts/encoder_pairs`` writes it; its SOURCES.md says
-from where). Pure apart from ``read_rows``."""
+"split": "train" | "validation"}`` (``scripts/encoder_pairs`` writes it with these types'
+``as_json``; its SOURCES.md says from where). Pure apart from ``read_rows``."""
 
 from __future__ import annotations
 
@@ -23,10 +23,13 @@ class BadPairsFile(ValueError):
     """A pairs file that cannot be read: the line and what is wrong with it."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, order=True)
 class Tool:
     name: str
     description: str
+
+    def as_json(self) -> dict[str, str]:
+        return {"name": self.name, "description": self.description}
 
     @property
     def document(self) -> str:
@@ -40,8 +43,14 @@ class Row:
     source: str
     request: str
     tools: tuple[Tool, ...]
-    distractors: tuple[Tool, ...]
-    split: str
+    distractors: tuple[Tool, ...] = ()
+    split: str = "train"
+
+    def as_json(self) -> dict[str, object]:
+        """The row as a line of the pairs file (``parse_row`` reads it back)."""
+        return {"id": self.id, "source": self.source, "request": self.request,
+                "tools": [t.as_json() for t in self.tools],
+                "distractors": [t.as_json() for t in self.distractors], "split": self.split}
 
 
 def read_rows(path: str | Path) -> list[Row]:

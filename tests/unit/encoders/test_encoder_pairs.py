@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from router.encoders.tools_model.rows import Row, Tool
 from scripts.encoder_pairs import apibench, bfcl
 from scripts.encoder_pairs.build import main
 from scripts.encoder_pairs.common import (
-    Row,
-    Tool,
     assign_splits,
     cap_per_tool,
     clean_description,
@@ -20,6 +19,7 @@ from scripts.encoder_pairs.common import (
     is_validation_tool,
     make_row,
     to_skill_name,
+    tool_key,
 )
 from scripts.encoder_pairs.overlap import drop_overlap, load_eval_sets
 
@@ -85,11 +85,11 @@ def test_no_validation_tool_is_seen_in_training() -> None:
     train = [r for r in split if r.split == "train"]
     validation = [r for r in split if r.split == "validation"]
     assert train and validation
-    held_keys = {t.key for t in held}
+    held_keys = {tool_key(t) for t in held}
     for row in train:
-        assert not {t.key for t in (*row.tools, *row.distractors)} & held_keys
+        assert not {tool_key(t) for t in (*row.tools, *row.distractors)} & held_keys
     for row in validation:
-        assert {t.key for t in row.tools} & held_keys
+        assert {tool_key(t) for t in row.tools} & held_keys
 
 
 def _eval_files(tmp_path: Path) -> tuple[Path, Path]:
