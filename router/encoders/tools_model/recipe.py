@@ -90,13 +90,14 @@ def validate(pairs_file: Path, model: str | Path) -> dict[str, Any]:
 def _validate(held: list[Row], base: SentenceTransformerEmbedder,
               folder: Path) -> dict[str, Any]:
     tuned = SentenceTransformerEmbedder(folder.name, path=str(folder))
-    before, after = validation.measure(held, base), validation.measure(held, tuned)
+    base_rows, tuned_rows = validation.embedded(held, base), validation.embedded(held, tuned)
+    before, after = validation.measure(held, base_rows), validation.measure(held, tuned_rows)
     mean, low, high = validation.compare(before, after)
     by_source = {}
     for source in sorted({r.source for r in held}):
         some = [r for r in held if r.source == source]
-        by_source[source] = {"base": validation.measure(some, base).to_dict(),
-                             "tuned": validation.measure(some, tuned).to_dict()}
+        by_source[source] = {"base": validation.measure(some, base_rows).to_dict(),
+                             "tuned": validation.measure(some, tuned_rows).to_dict()}
     return {"base": before.to_dict(), "tuned": after.to_dict(),
             "recall@5_gain": {"mean": round(mean, 4), "low": round(low, 4),
                               "high": round(high, 4)},

@@ -5,7 +5,7 @@ tool. ``compare`` gives a paired bootstrap interval of the difference between tw
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,13 +29,22 @@ class Figures:
                 **{f"recall@{k}": round(v, 4) for k, v in self.recall.items()}}
 
 
-def measure(rows: Sequence[Row], encoder: Embedder) -> Figures:
-    """The figures of ``encoder`` on ``rows`` (the validation split) against their tools."""
+def embedded(rows: Sequence[Row], encoder: Embedder) -> dict[str, np.ndarray]:
+    """``encoder``'s vector of every request and needed tool document of ``rows``, each text
+    encoded once (``measure`` any subset of ``rows`` from them)."""
+    texts = sorted({r.request for r in rows} | {t.document for r in rows for t in r.tools})
+    return dict(zip(texts, encoder.encode(texts), strict=True)) if texts else {}
+
+
+def measure(rows: Sequence[Row], vectors: Mapping[str, np.ndarray]) -> Figures:
+    """The figures of the encoder that made ``vectors`` (``embedded``) on ``rows`` (the
+    validation split, or a part of it) against their tools."""
     pool = sorted({t.document for r in rows for t in r.tools})
     if not rows or not pool:
         return Figures(0, 0, dict.fromkeys(KS, 0.0), 0.0, ())
     position = {d: i for i, d in enumerate(pool)}
-    scores = encoder.encode([r.request for r in rows]) @ encoder.encode(pool).T
+    scores = np.stack([vectors[r.request] for r in rows]) @ np.stack([vectors[d]
+                                                                      for d in pool]).T
     return figures(scores, [{position[t.document] for t in r.tools} for r in rows])
 
 

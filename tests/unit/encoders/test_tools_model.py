@@ -126,3 +126,36 @@ def test_the_products_encoder_resolves_to_its_folder_or_says_it_is_missing(
     (tmp_path / TOOLS_MODEL / "modules.json").write_text("[]", encoding="utf-8")
     assert encoder_base.resolve_model_path(TOOLS_MODEL) == str(tmp_path / TOOLS_MODEL)
     assert encoder_base.resolve_model_path("/some/folder") == "/some/folder"
+
+
+class _Counting:
+    """A hash embedder that counts the texts it encodes."""
+
+    def __init__(self) -> None:
+        self.inner, self.texts = HashEmbedder(64), 0
+
+    @property
+    def model_id(self) -> str:
+        return "counting"
+
+    @property
+    def dimension(self) -> int:
+        return 64
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        self.texts += len(texts)
+        return self.inner.encode(texts)
+
+
+def test_held_back_figures_encode_each_text_once_for_every_part_measured() -> None:
+    rows = [_row("a1", "weather in paris", ["get-weather"], split="validation"),
+            _row("a2", "send a mail", ["send-email", "get-weather"], split="validation"),
+            _row("b1", "weather in paris", ["get-forecast"], split="validation", source="b")]
+    counting = _Counting()
+    vectors = validation.embedded(rows, counting)
+    assert counting.texts == 2 + 3  # two distinct requests, three distinct tools
+    whole = validation.measure(rows, vectors)
+    assert whole.requests == 3 and whole.tools == 3
+    part = validation.measure(rows[:2], vectors)
+    assert part.tools == 2 and counting.texts == 5
+    assert validation.measure([], vectors).requests == 0
