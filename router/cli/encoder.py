@@ -52,15 +52,14 @@ def cmd_train_encoder(args: argparse.Namespace) -> int:
     from router.config import BASE_MODEL
     from router.encoders.tools_model import recipe
     from router.encoders.training import TrainRun, TrainSettings, default_device
+    from router.errors import InvalidRequest
 
     pairs = Path(args.pairs)
     if not pairs.is_file():
-        print(f"error: no pairs file at {pairs} (--pairs FILE)")
-        return 2
+        raise InvalidRequest(f"no pairs file at {pairs} (--pairs FILE)")
     if args.validate_only:
         if bool(args.catalog) != bool(args.queries):
-            print("error: --catalog ROOT and --queries FILE go together")
-            return 2
+            raise InvalidRequest("--catalog ROOT and --queries FILE go together")
         report = recipe.validate(pairs, Path(args.validate_only))
         if args.catalog:
             report["catalog"] = _on_catalog(args.catalog, args.queries, args.validate_only)

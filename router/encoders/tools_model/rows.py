@@ -15,12 +15,14 @@ from pathlib import Path
 
 from router.encoders.base import document_text
 from router.encoders.training import Pair
+from router.errors import InvalidRequest
 
 SPLITS = ("train", "validation")
 
 
-class BadPairsFile(ValueError):
-    """A pairs file that cannot be read: the line and what is wrong with it."""
+class BadPairsFile(InvalidRequest):
+    """A pairs file that cannot be read: the line and what is wrong with it (the command line
+    prints it as one ``error:`` line)."""
 
 
 @dataclass(frozen=True, order=True)

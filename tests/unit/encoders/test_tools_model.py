@@ -159,3 +159,21 @@ def test_held_back_figures_encode_each_text_once_for_every_part_measured() -> No
     part = validation.measure(rows[:2], vectors)
     assert part.tools == 2 and counting.texts == 5
     assert validation.measure([], vectors).requests == 0
+
+
+def test_train_encoder_answers_a_missing_or_broken_pairs_file_with_one_error_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from router.cli import main
+
+    assert main(["train-encoder", "--pairs", str(tmp_path / "none.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: no pairs file at") and err.count("\n") == 1
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("{not json\n", encoding="utf-8")
+    assert main(["train-encoder", "--pairs", str(broken), "--out", str(tmp_path / "m")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {broken}:1: not a pairs row") and "Traceback" not in err
+    assert not (tmp_path / "m").exists()
+    assert main(["train-encoder", "--pairs", str(broken), "--validate-only", str(tmp_path),
+                 "--catalog", str(tmp_path)]) == 2
+    assert "go together" in capsys.readouterr().err
