@@ -12,7 +12,7 @@ PORT ?= 50051
 DEMO := examples/skills
 
 .PHONY: setup run index serve test test-fast lint proto proto-check bench eval clean \
-	monitoring-check monitoring-sync inspector-test scanner train-encoder
+	monitoring-check monitoring-sync inspector-test scanner train-encoder realskills
 
 setup: $(STAMP)
 
@@ -79,7 +79,14 @@ DEV_SET ?= ../shared/data/sealtools
 EVAL_ARGS ?=
 EVAL = $(CLI) eval $(EVAL_ARGS)
 
-eval: setup
+# The real-skill set (eval/realskills/README.md): public SKILL.md folders, unpacked offline from
+# the committed archive, and long multi-step requests labelled by hand.
+REALSKILLS := $(INDEX)/realskills/skills
+
+realskills: setup
+	PYTHONPATH=. $(PY) -m scripts.realskills unpack --out $(REALSKILLS)
+
+eval: setup realskills
 	@if [ -d $(DEV_SET) ]; then \
 	  echo "== zero-shot"; \
 	  $(EVAL) --queries $(DEV_SET)/queries.jsonl --root $(DEV_SET)/skills --split --per-skill 10; \
@@ -97,6 +104,8 @@ eval: setup
 	  $(EVAL) --queries $(DEV_SET)/queries.jsonl --root $(DEV_SET)/skills --split --no-naive \
 	    --draw 460 --examples $(DEV_SET)/examples.jsonl; \
 	else echo "dev set $(DEV_SET) not found; skipping it"; fi
+	@echo "== real skills, zero-shot (eval/realskills: $$(ls $(REALSKILLS) | wc -l) skills)"
+	$(EVAL) --queries eval/realskills/queries.jsonl --root $(REALSKILLS) --split --tags
 	@echo "== regression set, zero-shot"
 	$(EVAL) --queries eval/regression/queries.jsonl --root $(DEMO) --split --tags \
 	  --per-skill 10 --baseline eval/regression/baseline.json
