@@ -127,3 +127,22 @@ def _write(folder: Path, rel: str, text: str) -> None:
         raise ValueError(f"{folder.name}: bundled path {rel!r} leaves the skill folder")
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(text, encoding="utf-8")
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def shingles(text: str, n: int = 8) -> set[tuple[str, ...]]:
+    """Every run of ``n`` consecutive words of ``text`` (lowercase, punctuation ignored)."""
+    words = _WORD.findall(text.lower())
+    return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
+
+
+def shared_span(request: str, indexed: str, n: int = 8) -> str | None:
+    """The first ``n``-word run that ``request`` copies from ``indexed``, if any."""
+    theirs = shingles(indexed, n)
+    words = _WORD.findall(request.lower())
+    for i in range(len(words) - n + 1):
+        if tuple(words[i:i + n]) in theirs:
+            return " ".join(words[i:i + n])
+    return None
