@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import logging
 import shutil
 import sys
@@ -78,11 +79,17 @@ def main(argv: list[str] | None = None) -> int:
     u = sub.add_parser("unpack", help="write the archive's skills as folders")
     u.add_argument("--archive", type=Path, default=ARCHIVE)
     u.add_argument("--out", required=True, type=Path)
+    m = sub.add_parser("measure", help="BM25 baselines (and the product) on the requests")
+    m.add_argument("--archive", type=Path, default=ARCHIVE)
+    m.add_argument("--queries", type=Path, default=HERE / "queries.jsonl")
+    m.add_argument("--index", type=Path, help="also the product, with this index folder")
     c = sub.add_parser("count", help="skills per source in the archive")
     c.add_argument("--archive", type=Path, default=ARCHIVE)
     args = parser.parse_args(argv)
     if args.command == "build":
         return build(args.mirrors, args.out)
+    if args.command == "measure":
+        return _measure(args.archive, args.queries, args.index)
     if args.command == "count":
         print(Counter(str(r["source"]) for r in read_archive(args.archive)))
         return 0
@@ -90,6 +97,23 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {args.archive}: no such archive", file=sys.stderr)
         return 2
     return _unpack_once(args.archive, args.out)
+
+
+def _measure(archive: Path, queries: Path, index: Path | None) -> int:
+    from scripts.realskills import measure
+
+    rows = list(read_archive(archive))
+    lines = queries.read_text(encoding="utf-8").splitlines()
+    requests = [json.loads(line) for line in lines if line.strip()]
+    results = {}
+    for label, body in (("BM25, name + description", 0),
+                        ("BM25, name + description + body (2,000 chars)", 2000)):
+        results[label] = measure.figures(measure.bm25_rankings(rows, requests, body), requests)
+    if index:
+        results["the product"] = measure.figures(measure.product_rankings(index, requests),
+                                                 requests)
+    print(measure.table(results))
+    return 0
 
 
 def _unpack_once(archive: Path, out: Path) -> int:
