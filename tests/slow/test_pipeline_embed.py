@@ -73,3 +73,17 @@ def test_tokenizer_processes_give_the_same_vectors(caplog: pytest.LogCaptureFixt
     assert "tokenized on a thread" in said[0] and "tokenized by 2 processes" in said[1]
     assert float(np.abs(two - one).max()) <= 1e-6
     assert float(np.abs(two - expected).max()) <= 1e-6
+
+
+def test_the_benchmark_times_the_cpu_side_alone(capsys: pytest.CaptureFixture[str]) -> None:
+    from benchmarks import gpu_build
+
+    gpu_build.main(["--count", "400", "--tokenize-only", "--tokenize-workers", "2"])
+    out = capsys.readouterr().out
+    assert "tokenize-only: 400 catalog texts" in out and "usable CPUs" in out
+    assert re.search(r"tokenize \+ pad, this process: [\d,]+ texts/s wall, [\d,]+ texts per "
+                     r"CPU-second", out)
+    assert re.search(r"per batch of 1024, no model, CPU time: tensors [\d,]+ µs, chunk loop", out)
+    assert "fed, tokenized on a thread, no model:" in out
+    assert re.search(r"fed, tokenized on 2 processes, no model: .* workers [\d,]+ texts per "
+                     r"CPU-second", out)
