@@ -23,6 +23,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+import numpy as np
+
 from router.encoders import pipeline
 from router.encoders.device import Placement
 from router.encoders.feed import FEED_CHUNK
@@ -89,9 +91,10 @@ def batch_costs(model: NullModel, texts: Sequence[str], size: int) -> str:
     chunk = texts[:4 * FEED_CHUNK]
     planned = plan_chunk(spec.load(), spec, chunk, size)
     cpu = Placement("cpu")
-    pipeline.run_chunk(model, pipeline.tensors(model, planned, False), len(chunk), cpu)
+    out = np.empty((len(chunk), model.get_embedding_dimension()), dtype=np.float32)
+    pipeline.run_chunk(model, pipeline.tensors(model, planned, False), out, cpu)
     batches, _, made = _clocked(lambda: pipeline.tensors(model, planned, False))
-    _, _, ran = _clocked(lambda: pipeline.run_chunk(model, batches, len(chunk), cpu))
+    _, _, ran = _clocked(lambda: pipeline.run_chunk(model, batches, out, cpu))
     per = 1e6 / len(batches)
     return (f"  per batch of {size}, no model, CPU time: tensors {made * per:,.0f} µs, chunk "
             f"loop {ran * per:,.0f} µs, {len(batches)} batches "
