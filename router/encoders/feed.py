@@ -1,11 +1,12 @@
 """Tokenizer worker processes that keep a GPU build's model fed.
 
-One thread tokenizes about 17,000 short texts a second, so a GPU that embeds several times
-that waits on it. ``TokenizerPool`` spreads a build's chunks over ``workers`` processes, each
-tokenizing and padding whole chunks on one core (``router.encoders.token_batches``: numpy and
-``tokenizers`` only, never torch), and hands the planned chunks back in input order. At most
-``ahead`` chunks are submitted and not yet taken, so memory stays bounded whatever the
-catalog's size (a chunk of ``FEED_CHUNK`` texts is a few MB of padded ids).
+One core tokenizes about 15,000 catalog texts a second (docs/performance.md), so a GPU that
+embeds several times that waits on a build process that tokenizes for it. ``TokenizerPool``
+spreads a build's chunks over ``workers`` processes, each tokenizing and padding whole chunks
+on one core (``router.encoders.token_batches``: numpy and ``tokenizers`` only, never torch),
+and hands the planned chunks back in input order. At most ``ahead`` chunks are submitted and
+not yet taken, so memory stays bounded whatever the catalog's size (a chunk of ``FEED_CHUNK``
+texts is a few MB of padded ids).
 
 The processes are started with ``spawn`` (the build process holds torch and its threads: no
 ``fork``), ignore Ctrl-C and exit when the build process is gone. A worker that raises passes
@@ -74,6 +75,8 @@ class TokenizerPool:
         self._pool: ProcessPoolExecutor | None = None
 
     def __enter__(self) -> TokenizerPool:
+        log.debug("tokenizing on %d worker processes, %d chunks in flight at most",
+                  self.workers, self.ahead)
         self._pool = ProcessPoolExecutor(
             max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
             initializer=_start_worker, initargs=(self._spec, os.getpid()))

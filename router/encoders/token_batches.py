@@ -40,7 +40,8 @@ class TokenizerSpec:
         if backend is None:
             return None
         names = set(getattr(tokenizer, "model_input_names", ()))
-        return cls(json=backend.to_str(), max_length=int(model.max_seq_length),
+        limit = model.max_seq_length or tokenizer.model_max_length  # as transformers does
+        return cls(json=backend.to_str(), max_length=int(limit),
                    truncation_side=str(getattr(tokenizer, "truncation_side", "right")),
                    pad_id=int(tokenizer.pad_token_id or 0),
                    left_pad=getattr(tokenizer, "padding_side", "right") == "left",
