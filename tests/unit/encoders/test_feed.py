@@ -55,6 +55,10 @@ def _dies(texts: Sequence[str], batch_size: int) -> list[object]:
     os._exit(3)
 
 
+def _pid(texts: Sequence[str], batch_size: int) -> list[object]:
+    return [os.getpid()]
+
+
 def _what_is_loaded(texts: Sequence[str], batch_size: int) -> list[object]:
     from router.encoders import token_batches
 
@@ -116,6 +120,19 @@ def test_a_worker_that_dies_stops_the_build_with_a_clear_error() -> None:
     assert len(outcome) == 1 and isinstance(outcome[0], TokenizerStopped)
     assert "tokenizer worker process stopped" in str(outcome[0])
     assert "index.tokenize_workers 1" in str(outcome[0])
+
+
+def test_an_error_in_the_build_ends_the_workers() -> None:
+    texts = _texts(40)
+    pids: list[int] = []
+    with pytest.raises(KeyError, match="the model failed"), TokenizerPool(
+            _spec(), 2, work=_pid) as pool:
+        for (pid,) in pool.planned(texts, _spans(len(texts), 4), 2):
+            pids.append(int(pid))  # type: ignore[call-overload]
+            raise KeyError("the model failed")
+    assert len(pids) == 1
+    with pytest.raises(ProcessLookupError):
+        os.kill(pids[0], 0)  # ended and reaped when the block ended
 
 
 def test_a_tokenizer_worker_loads_neither_torch_nor_transformers() -> None:
