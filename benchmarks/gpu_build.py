@@ -4,6 +4,7 @@
     python -m benchmarks.gpu_build --count 20000 --model hash     # the non-embedding stages
     python -m benchmarks.gpu_build --count 1000000 --catalog DIR --device cuda --precision fp16 \
         --embedding-only --compare-cpu 2000                         # embedding and its cosine
+    python -m benchmarks.gpu_build --count 200000 --tokenize-only   # the CPU side, no model
 
 Writes ``--count`` synthetic skill folders (``benchmarks.write_catalog``; or reuses
 ``--catalog DIR``), then times, one after another, the stages a build runs: discovery of the
@@ -18,7 +19,11 @@ fresh process; ``--compare-cpu N`` embeds N of the texts (spread evenly over the
 again with plain CPU fp32 sentence-transformers and prints the minimum cosine to the build's
 vectors (the stated tolerance: >= 0.9995) and how many of the top 5 of ``TOP_REQUESTS``
 synthetic requests (encoded on the CPU, as a server does) among those N skills the two sets of
-vectors share.
+vectors share. ``--tokenize-workers N`` sets the embedding's tokenizer processes
+(``index.tokenize_workers``; 0: one per usable CPU less one on CUDA, none on the CPU).
+``--tokenize-only`` writes no folders and runs no model: it times the CPU side
+alone on ``--count`` catalog texts (``benchmarks.feed_rate``: tokenizing per core, the
+per-batch Python, the feed on a thread and from ``--tokenize-workers`` processes).
 """
 
 from __future__ import annotations
@@ -71,11 +76,27 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--embedding-only", action="store_true",
                         help="time discovery and the embedding only (no digests, examples, "
                              "BM25, FAISS or writing)")
+    parser.add_argument("--tokenize-workers", type=int, default=0, metavar="N",
+                        help="tokenizer processes feeding the model (0: one per usable CPU "
+                             "less one on CUDA, none on the CPU)")
+    parser.add_argument("--tokenize-only", action="store_true",
+                        help="time the CPU side alone (tokenizing, per-batch Python, the feed "
+                             "from 1 and from --tokenize-workers processes) with no model run "
+                             "and no folders written")
     return parser
 
 
 def main(argv: list[str] | None = None) -> None:
     args = _parser().parse_args(argv)
+    if args.tokenize_workers < 0:
+        raise SystemExit("error: --tokenize-workers must be >= 0")
+    if args.tokenize_only:
+        from benchmarks import feed_rate
+
+        if args.model.startswith("hash"):
+            raise SystemExit("error: --tokenize-only needs a model with a tokenizer, not hash")
+        feed_rate.run(args.count, args.model, args.batch_size, args.tokenize_workers)
+        return
     logging.basicConfig(format="  %(message)s")  # the pipeline's split: tokenizing / model
     logging.getLogger("router.encoders.pipeline").setLevel(logging.INFO)
     from router.encoders.device import placement_for
@@ -92,7 +113,8 @@ def main(argv: list[str] | None = None) -> None:
             write(catalog, args.count)
             print(f"wrote {args.count} skill folders in {time.perf_counter() - started:.1f} s")
         print(f"model {args.model} on {placement.device} ({placement.precision}), "
-              f"batch {args.batch_size}, build workers {args.build_workers or 'all CPUs'}")
+              f"batch {args.batch_size}, build workers {args.build_workers or 'all CPUs'}, "
+              f"tokenize workers {args.tokenize_workers or 'by device'}")
         texts, vectors = _stages(catalog, Path(tmp) / "version", args, placement)
         if args.compare_cpu:
             rows = spread(len(texts), args.compare_cpu)
@@ -114,7 +136,8 @@ def _stages(catalog: Path, folder: Path, args: argparse.Namespace,
     times: dict[str, float] = {}
     config = DiscoveryConfig(org_roots=(str(catalog),), catalog_max_dirs=0)
     embedder = make_embedder(args.model, batch_size=args.batch_size, placement=placement,
-                             progress=sys.stderr.isatty())
+                             progress=sys.stderr.isatty(),
+                             tokenize_workers=args.tokenize_workers)
     _timed("load", times, lambda: embedder.encode(["warm up"]))
     source = create_source()  # the skill folders on disk, as a build reads them
     with Workers(args.build_workers) as pool:

@@ -26,11 +26,13 @@ from router.skills.sources.base import SkillSource, create_source
 
 @dataclass(frozen=True)
 class EncoderPlan:
-    """The build encoder: a model on a resolved device and precision."""
+    """The build encoder: a model on a resolved device and precision, its texts tokenized by
+    ``tokenize_workers`` processes (``index.tokenize_workers``; 0: by device)."""
 
     model: str
     placement: Placement = field(default_factory=Placement)
     batch_size: int = 64
+    tokenize_workers: int = 0
 
     def make(self, progress: bool = False) -> Embedder:
         """The embedder (sentence-transformers on torch; the hashing test embedder for
@@ -38,7 +40,8 @@ class EncoderPlan:
         from router.encoders.factory import make_embedder
 
         return make_embedder(self.model, batch_size=self.batch_size, progress=progress,
-                             placement=self.placement)
+                             placement=self.placement,
+                             tokenize_workers=self.tokenize_workers)
 
 
 @dataclass(frozen=True)
@@ -81,7 +84,8 @@ class BuildPlan:
                                   model=model)
         stages = Stages(index.fit_settings,
                         encoder_fine_tune.options_for(index, device=placement.device), progress)
-        return cls(discovery, EncoderPlan(model, placement, index.batch_size),
+        return cls(discovery, EncoderPlan(model, placement, index.batch_size,
+                                                   index.tokenize_workers),
                    keep_versions=index.keep_versions, stages=stages,
                    workers=index.build_workers, source=create_source(discovery.source),
                    admission=config.admission, feedback=config.feedback)

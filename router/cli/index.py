@@ -56,6 +56,10 @@ def register(sub: Any) -> None:
                    help="processes that share the reading, digesting and BM25 work of a large "
                         "catalog: 0 = one per usable CPU, 1 = none besides this one (default: "
                         "index.build_workers, 0); a shard takes it too. Same index either way")
+    p.add_argument("--tokenize-workers", default=None, metavar="N",
+                   help="processes that tokenize the texts ahead of the model: 0 = one per "
+                        "usable CPU less one on CUDA, none on the CPU; 1 = none (default: "
+                        "index.tokenize_workers, 0). Same vectors either way")
     p.add_argument("--allow-empty", action="store_true",
                    help="write the index even when no skill is found (default: that fails)")
     p.add_argument("-q", "--quiet", action="store_true",
@@ -81,6 +85,9 @@ def cmd_index(args: argparse.Namespace) -> int:
     if args.build_workers is not None:
         config = replace(config, index=replace(
             config.index, build_workers=worker_count(args.build_workers, "--build-workers")))
+    if args.tokenize_workers is not None:
+        config = replace(config, index=replace(config.index, tokenize_workers=worker_count(
+            args.tokenize_workers, "--tokenize-workers")))
     out = args.out or config.index.index_dir  # s3://: built in its mirror, then published
     spec = ShardSpec.parse(args.shard) if args.shard else None
     started = time.perf_counter()

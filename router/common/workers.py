@@ -60,7 +60,8 @@ def _watch(parent: int) -> None:
     os._exit(1)  # the build process is gone: nobody will read what this one makes
 
 
-def _init_worker(parent: int) -> None:
+def init_worker(parent: int) -> None:
+    """Prepare a worker process: it ignores Ctrl-C and exits when ``parent`` is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_watch, args=(parent,), name="parent-watch", daemon=True).start()
 
@@ -136,7 +137,7 @@ class Workers:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
                 max_workers=self.processes, mp_context=multiprocessing.get_context("spawn"),
-                initializer=_init_worker, initargs=(os.getpid(),))
+                initializer=init_worker, initargs=(os.getpid(),))
         return self._pool
 
     def _finish_here(self, work: Callable[[list[T]], list[R]], chunks: list[list[T]],

@@ -218,9 +218,14 @@ class IndexConfig:
     # digests, example files, BM25 words) once a catalog has a few thousand skills
     # (router.common.workers): 0 = one per usable CPU, 1 = all in the build process.
     build_workers: int = 0
+    # Processes that tokenize a build's texts ahead of the model (router.encoders.feed):
+    # 0 = one per usable CPU less one on CUDA, and none on the CPU (the model takes the
+    # cores); 1 = none (a thread of the build process); N = N processes. Same vectors.
+    tokenize_workers: int = 0
 
     def __post_init__(self) -> None:
         worker_count(self.build_workers, "config index.build_workers")
+        worker_count(self.tokenize_workers, "config index.tokenize_workers")
         if not _DEVICE.match(self.device):
             raise InvalidRequest(f"config index.device: {self.device!r} is not one of auto, "
                                  "cpu, cuda, cuda:N")

@@ -41,7 +41,7 @@ class OnnxRun:
 def make_embedder(model: str, *, batch_size: int = 64, progress: bool = False,
                   backend: str = backends.BUILD, run: OnnxRun = OnnxRun(),
                   source: str | Path | None = None,
-                  placement: Placement | None = None) -> Embedder:
+                  placement: Placement | None = None, tokenize_workers: int = 0) -> Embedder:
     """``hash`` / ``hash-N`` gives the test embedder; anything else is the ``backend`` named
     (``router.encoders.backends``; UnknownBackend for another name).
 
@@ -54,8 +54,8 @@ def make_embedder(model: str, *, batch_size: int = 64, progress: bool = False,
     the model's folder when ``model`` is an id (a fine-tuned model of an index version).
     ``placement`` (a build's resolved ``--device`` / ``--precision``) runs
     sentence-transformers on that device through the chunked pipeline
-    (``router.encoders.pipeline``); it does not change the model id or the vectors'
-    meaning.
+    (``router.encoders.pipeline``), tokenized by ``tokenize_workers`` processes
+    (``index.tokenize_workers``); it does not change the model id or the vectors' meaning.
     """
     if backends.is_hash_model(model):
         dim = int(model.split("-", 1)[1]) if "-" in model else 256
@@ -67,7 +67,7 @@ def make_embedder(model: str, *, batch_size: int = 64, progress: bool = False,
             return onnx
     return SentenceTransformerEmbedder(model, batch_size=batch_size, progress=progress,
                                        path=str(source) if source is not None else None,
-                                       placement=placement)
+                                       placement=placement, tokenize_workers=tokenize_workers)
 
 
 def _onnx_embedder(model: str, batch_size: int, run: OnnxRun, source: str | Path | None, *,

@@ -1,14 +1,19 @@
 """The build's embedding pipeline for a sentence-transformers model, on the CPU or a GPU.
 
-Texts go in chunks (``CHUNK``, so memory stays bounded whatever the catalog's size). A chunk is
-tokenized on a worker thread while the previous chunk runs through the model (the fast
-tokenizer is Rust and releases the GIL), sorted by token length and cut into batches padded
-only to their longest row. Each batch runs through the model's own modules (transformer, the
-same mean pooling over the attention mask, normalisation) under ``torch.inference_mode``, with
-fp16 autocast on CUDA only; on CUDA the batch tensors are pinned on the worker thread and copied
-``non_blocking``, and a chunk's vectors come back to the host in one copy. Rows are put back in
-input order and L2-normalised, so the result is what ``SentenceTransformer.encode(...,
-normalize_embeddings=True)`` gives (within 1e-6 on the CPU, tested), only faster.
+Texts go in chunks (so memory stays bounded whatever the catalog's size), each tokenized,
+sorted by token length and cut into batches padded only to their longest row
+(``router.encoders.token_batches``) while the previous chunk runs through the model: on a
+thread of the build process (chunks of ``CHUNK``; the fast tokenizer is Rust and releases the
+GIL), or, with ``workers`` > 1 (``index.tokenize_workers``; a GPU build's default), in that
+many tokenizer processes (``router.encoders.feed``, chunks of ``FEED_CHUNK``, a bounded number
+in flight), so a many-core host keeps the GPU fed. Each batch runs through the model's own
+modules (transformer, the same mean pooling over the attention mask, normalisation) under
+``torch.inference_mode``, with fp16 autocast on CUDA only; on CUDA the batch tensors are pinned
+on the thread and copied ``non_blocking``, and a chunk's vectors come back to the host in one
+copy. Rows are L2-normalised (in float32, on the device) and written straight into the
+result in input order, so the result is what ``SentenceTransformer.encode(...,
+normalize_embeddings=True)`` gives (within 1e-6 on the CPU, with any number of workers,
+tested), only faster.
 
 A forward pass takes ``batch_size`` texts on the CPU and ``batch_size * CUDA_BATCH_FACTOR`` on
 CUDA (``index.batch_size`` 64 -> 1024 texts per GPU batch). ``encode`` logs (INFO) how long the
@@ -18,10 +23,9 @@ model waited for tokenized chunks and how long it ran, to tell which side bounds
 from __future__ import annotations
 
 import contextlib
-import itertools
 import logging
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -29,8 +33,14 @@ from typing import Any
 import numpy as np
 
 from router.config import Precision
-from router.encoders.base import normalise
 from router.encoders.device import Placement
+from router.encoders.feed import FEED_CHUNK, TokenizerPool
+from router.encoders.token_batches import (
+    PlannedBatch,
+    TokenizerSpec,
+    batches_of,
+    plan_chunk,
+)
 
 log = logging.getLogger(__name__)
 
@@ -52,58 +62,54 @@ def batch_size_for(batch_size: int, placement: Placement) -> int:
     return max(1, batch_size) * (CUDA_BATCH_FACTOR if placement.on_cuda else 1)
 
 
-def length_order(lengths: np.ndarray) -> np.ndarray:
-    """Positions longest first (stable, so equal lengths keep their input order)."""
-    return np.argsort(-lengths, kind="stable")
-
-
-def pad(ids: Sequence[Sequence[int]], lengths: np.ndarray, rows: np.ndarray, pad_id: int,
-        left: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """``rows`` of ``ids`` as an int64 matrix padded to the longest, and its attention mask."""
-    counts = lengths[rows]
-    width = int(counts.max()) if len(rows) else 0
-    matrix = np.full((len(rows), width), pad_id, dtype=np.int64)
-    mask = np.zeros((len(rows), width), dtype=np.int64)
-    total = int(counts.sum())
-    if total:
-        flat = np.fromiter(itertools.chain.from_iterable(ids[i] for i in rows), dtype=np.int64,
-                           count=total)
-        row_of = np.repeat(np.arange(len(rows)), counts)
-        starts = np.repeat(np.cumsum(counts) - counts, counts)
-        col = np.arange(total) - starts
-        if left:
-            col = col + np.repeat(width - counts, counts)
-        matrix[row_of, col] = flat
-        mask[row_of, col] = 1
-    return matrix, mask
-
-
 def plan(model: Any, texts: Sequence[str], batch_size: int, pin: bool) -> list[Batch]:
-    """Tokenize ``texts`` and cut them into length-sorted padded batches."""
+    """Tokenize ``texts`` on this thread and cut them into length-sorted padded batches."""
+    spec = _spec(model)
+    if spec is not None:
+        planned = plan_chunk(_tokenizer(model, spec), spec, texts, batch_size)
+    else:  # a slow (Python) tokenizer: the same ids through transformers
+        tokenizer = model.tokenizer
+        encoded = tokenizer(list(texts), truncation=True, max_length=model.max_seq_length,
+                            padding=False)
+        planned = batches_of(encoded["input_ids"], batch_size, int(tokenizer.pad_token_id or 0),
+                             getattr(tokenizer, "padding_side", "right") == "left")
+    return tensors(model, planned, pin)
+
+
+def tensors(model: Any, planned: Sequence[PlannedBatch], pin: bool) -> list[Batch]:
+    """Planned batches as the model's input tensors (pinned for a ``non_blocking`` copy when
+    ``pin``), with ``token_type_ids`` when the model takes them."""
     import torch
 
-    tokenizer = model.tokenizer
-    encoded = tokenizer(list(texts), truncation=True, max_length=model.max_seq_length,
-                        padding=False)
-    ids = encoded["input_ids"]
-    lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
-    order = length_order(lengths)
-    names = set(getattr(tokenizer, "model_input_names", ()))
-    left = getattr(tokenizer, "padding_side", "right") == "left"
-    pad_id = int(tokenizer.pad_token_id or 0)
+    types = "token_type_ids" in set(getattr(model.tokenizer, "model_input_names", ()))
     extra = _extra_features(model)
-    batches = []
-    for start in range(0, len(order), batch_size):
-        rows = order[start:start + batch_size]
-        matrix, mask = pad(ids, lengths, rows, pad_id, left)
-        arrays = {"input_ids": matrix, "attention_mask": mask}
-        if "token_type_ids" in names:
-            arrays["token_type_ids"] = np.zeros_like(matrix)
+    out = []
+    for batch in planned:
+        arrays = {"input_ids": batch.ids, "attention_mask": batch.mask}
+        if types:
+            arrays["token_type_ids"] = np.zeros_like(batch.ids)
         features: dict[str, Any] = {k: torch.from_numpy(v) for k, v in arrays.items()}
         if pin:
             features = {k: v.pin_memory() for k, v in features.items()}
-        batches.append(Batch(rows, {**features, **extra}))
-    return batches
+        out.append(Batch(batch.rows, {**features, **extra}))
+    return out
+
+
+def _spec(model: Any) -> TokenizerSpec | None:
+    """The model's tokenizer spec, made once per model (None: not a fast tokenizer)."""
+    if not hasattr(model, "_router_tokenizer_spec"):
+        model._router_tokenizer_spec = TokenizerSpec.of(model)
+    spec: TokenizerSpec | None = model._router_tokenizer_spec
+    return spec
+
+
+def _tokenizer(model: Any, spec: TokenizerSpec) -> Any:
+    """A ``tokenizers.Tokenizer`` loaded from ``spec``, once per model (the model's own one
+    keeps whatever truncation its last caller set)."""
+    loaded = getattr(model, "_router_tokenizer", None)
+    if loaded is None:
+        loaded = model._router_tokenizer = spec.load()
+    return loaded
 
 
 def _extra_features(model: Any) -> dict[str, Any]:
@@ -117,9 +123,10 @@ def _extra_features(model: Any) -> dict[str, Any]:
     return dict(cached)
 
 
-def run_chunk(model: Any, batches: Sequence[Batch], count: int, placement: Placement,
-              tick: Any = None) -> np.ndarray:
-    """The normalised vectors of one planned chunk of ``count`` texts, in input order."""
+def run_chunk(model: Any, batches: Sequence[Batch], out: np.ndarray, placement: Placement,
+              tick: Any = None) -> None:
+    """The L2-normalised vectors of one planned chunk, written into ``out`` (its rows, in
+    input order)."""
     import torch
     import torch.nn.functional as functional
 
@@ -131,18 +138,18 @@ def run_chunk(model: Any, batches: Sequence[Batch], count: int, placement: Place
             features = {k: v.to(placement.device, non_blocking=True) if torch.is_tensor(v) else v
                         for k, v in batch.features.items()}
             with _fp16(torch) if fp16 else contextlib.nullcontext():
-                out = model(features)["sentence_embedding"]
-            parts.append(functional.normalize(out.float(), p=2, dim=1))
+                embedded = model(features)["sentence_embedding"]
+            parts.append(functional.normalize(embedded.float(), p=2, dim=1))
             rows.append(batch.rows)
             if tick is not None:
                 tick(len(batch.rows))
         if not parts:
-            return np.zeros((0, dimension_of(model)), dtype=np.float32)
+            assert len(out) == 0
+            return
         vectors = torch.cat(parts).cpu().numpy()  # one device -> host copy per chunk
-    ordered = np.empty_like(vectors)
-    ordered[np.concatenate(rows)] = vectors
-    assert len(ordered) == count
-    return ordered
+    order = np.concatenate(rows)
+    assert len(order) == len(out)
+    out[order] = vectors  # straight into the result: no copy in between
 
 
 def _fp16(torch: Any) -> Any:
@@ -161,37 +168,61 @@ def chunks(count: int, size: int = CHUNK) -> Iterator[tuple[int, int]]:
 
 
 def encode(model: Any, texts: Sequence[str], *, batch_size: int, placement: Placement,
-           progress: bool = False, chunk: int = CHUNK) -> np.ndarray:
+           progress: bool = False, chunk: int | None = None, workers: int = 1) -> np.ndarray:
     """Embed ``texts`` with ``model`` (a loaded SentenceTransformer on ``placement.device``):
-    normalised float32 rows in input order. The next chunk is tokenized while this one runs."""
+    normalised float32 rows in input order. The next chunk is prepared while this one runs:
+    tokenized on a thread (``workers`` 1, or texts that make one chunk), or by ``workers``
+    tokenizer processes (``router.encoders.feed``; a fast tokenizer only) in chunks of
+    ``FEED_CHUNK`` texts (``chunk`` replaces either size)."""
     size = batch_size_for(batch_size, placement)
-    dimension = dimension_of(model)
-    out = np.zeros((len(texts), dimension), dtype=np.float32)
-    spans = list(chunks(len(texts), max(1, chunk)))
-    bar = _bar(len(texts)) if progress else None
-    waited = ran = 0.0  # seconds waiting for a tokenized chunk / running the model
+    spec = _spec(model) if workers > 1 else None
+    spans = list(chunks(len(texts), max(1, chunk or (FEED_CHUNK if spec else CHUNK))))
+    pin = placement.on_cuda
+    with contextlib.ExitStack() as stack:
+        if spec is not None and len(spans) > 1:
+            pool = stack.enter_context(TokenizerPool(spec, workers))
+            feed = pool.planned(texts, spans, size)
+            how = f"tokenized by {workers} processes"
+
+            def prepare(span: tuple[int, int]) -> list[Batch]:
+                return tensors(model, next(feed), pin)
+        else:
+            how = "tokenized on a thread"
+
+            def prepare(span: tuple[int, int]) -> list[Batch]:
+                return plan(model, texts[span[0]:span[1]], size, pin)
+        out, waited, ran = _run(model, len(texts), spans, prepare, placement, progress)
+    log.info("embedded %d texts in %d chunks on %s %s, %s: %.2fs waiting for tokenized "
+             "chunks, %.2fs running the model", len(texts), len(spans), placement.device,
+             placement.precision, how, waited, ran)
+    return out  # each row normalised by run_chunk (in float32, on the device)
+
+
+def _run(model: Any, count: int, spans: Sequence[tuple[int, int]],
+         prepare: Callable[[tuple[int, int]], list[Batch]], placement: Placement,
+         progress: bool) -> tuple[np.ndarray, float, float]:
+    """Each span's vectors, its batches prepared on a thread one chunk ahead of the model;
+    the seconds spent waiting for them and running the model."""
+    out = np.empty((count, dimension_of(model)), dtype=np.float32)
+    bar = _bar(count) if progress else None
+    waited = ran = 0.0
     try:
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tokenize") as pool:
-            ahead: Future[list[Batch]] | None = None
+            ahead: Future[list[Batch]] | None = pool.submit(prepare, spans[0]) if spans else None
             for n, (start, end) in enumerate(spans):
                 mark = time.perf_counter()
-                planned = ahead.result() if ahead is not None else plan(
-                    model, texts[start:end], size, placement.on_cuda)
-                ahead = None
+                assert ahead is not None
+                planned, ahead = ahead.result(), None
                 if n + 1 < len(spans):
-                    nxt, stop = spans[n + 1]
-                    ahead = pool.submit(plan, model, texts[nxt:stop], size, placement.on_cuda)
+                    ahead = pool.submit(prepare, spans[n + 1])
                 waited, mark = waited + time.perf_counter() - mark, time.perf_counter()
-                out[start:end] = run_chunk(model, planned, end - start, placement,
-                                           bar.update if bar is not None else None)
+                run_chunk(model, planned, out[start:end], placement,
+                          bar.update if bar is not None else None)
                 ran += time.perf_counter() - mark
     finally:
         if bar is not None:
             bar.close()
-    log.info("embedded %d texts in %d chunks on %s %s: %.2fs waiting for tokenized chunks, "
-             "%.2fs running the model", len(texts), len(spans), placement.device,
-             placement.precision, waited, ran)
-    return normalise(out)
+    return out, waited, ran
 
 
 def _bar(total: int) -> Any:

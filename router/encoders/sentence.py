@@ -22,12 +22,15 @@ class SentenceTransformerEmbedder:
 
     Given a ``placement`` (a build: ``router.encoders.device``), the model loads on that
     device and ``encode`` runs the chunked, length-sorted pipeline
-    (``router.encoders.pipeline``), which shows its own progress bar; without one it is
-    plain ``SentenceTransformer.encode`` on the CPU (queries)."""
+    (``router.encoders.pipeline``), which shows its own progress bar, its texts tokenized by
+    ``tokenize_workers`` processes (``router.encoders.feed.worker_count``: 0 is one per usable
+    CPU less one on CUDA, none on the CPU); without one it is plain
+    ``SentenceTransformer.encode`` on the CPU (queries)."""
 
     def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 64,
                  progress: bool = False, *, path: str | None = None,
-                 loaded: Any = None, placement: Placement | None = None) -> None:
+                 loaded: Any = None, placement: Placement | None = None,
+                 tokenize_workers: int = 0) -> None:
         self._model_name = model
         self._path = path  # where the weights are, when ``model`` is an id, not a name/path
         self._batch_size = batch_size
@@ -35,6 +38,7 @@ class SentenceTransformerEmbedder:
         self._model: Any = loaded  # an already loaded SentenceTransformer (a tuned model)
         self._lock = threading.Lock()
         self.placement = placement
+        self._tokenize_workers = tokenize_workers  # index.tokenize_workers (0: by device)
 
     @property
     def own_progress(self) -> bool:
@@ -70,10 +74,12 @@ class SentenceTransformerEmbedder:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         if self.placement is not None:
-            from router.encoders import pipeline
+            from router.encoders import feed, pipeline
 
+            workers = feed.worker_count(self._tokenize_workers, self.placement.on_cuda)
             return pipeline.encode(model, texts, batch_size=self._batch_size,
-                                   placement=self.placement, progress=self._progress)
+                                   placement=self.placement, progress=self._progress,
+                                   workers=workers)
         vectors = model.encode(list(texts), batch_size=self._batch_size,
                                normalize_embeddings=True, convert_to_numpy=True,
                                show_progress_bar=self._progress)

@@ -60,3 +60,12 @@ def test_top_overlap_counts_shared_members_of_each_top_k() -> None:
     queries = np.array([[6, 5, 0, 4, 0, 0]], dtype=np.float32)  # reference top 2: rows 0, 1
     assert gpu_build.top_overlap(queries, swapped, reference, k=2) == (1.0, 1.0)
     assert gpu_build.top_overlap(queries, swapped, reference, k=3) == (2 / 3, 0.0)
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["--tokenize-only", "--model", "hash"], "needs a model with a tokenizer"),
+    (["--tokenize-workers", "-1", "--model", "hash"], "--tokenize-workers must be >= 0")])
+def test_tokenize_only_refuses_what_it_cannot_time(argv: list[str], said: str) -> None:
+    with pytest.raises(SystemExit, match=said) as stopped:
+        gpu_build.main(["--count", "5", *argv])
+    assert str(stopped.value).startswith("error: ")
