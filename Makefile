@@ -9,6 +9,7 @@ STAMP := $(VENV)/.installed
 INDEX ?= index_data
 HOST ?= 127.0.0.1
 PORT ?= 50051
+HTTP_PORT ?= 8080
 DEMO := examples/skills
 
 .PHONY: setup run index serve test test-fast lint proto proto-check bench eval clean \
@@ -27,7 +28,7 @@ index: setup
 	$(CLI) index --no-project --no-home --bundled $(DEMO) --out $(INDEX)
 
 serve: setup
-	$(CLI) serve --index $(INDEX) --host $(HOST) --port $(PORT)
+	$(CLI) serve --index $(INDEX) --host $(HOST) --port $(PORT) --http-port $(HTTP_PORT)
 
 run: index serve
 
