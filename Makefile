@@ -46,7 +46,7 @@ proto: setup
 	PYTHON=$(PY) scripts/gen_proto.sh
 
 proto-check: setup
-	$(PY) -m pytest -q tests/service/test_proto_fresh.py
+	$(PY) -m pytest -q tests/service/test_proto_fresh.py tests/service/test_openapi.py
 
 # The MCP Inspector CLI (pinned) as a conformance suite for the door: installed into .inspector/
 # (ignored by git; needs node and the npm registry once), then tests/mcp/test_inspector.py.
