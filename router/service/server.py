@@ -124,8 +124,12 @@ def build_server(engine: Engine, config: ServerConfig, address: str | None = Non
     http = config.http_port if http_port is None else http_port
     door = None
     if http_port is not None or config.http_port > 0:
-        door = json_door(servicer, health_servicer, interceptors, config, host, http,
-                         engine.config.index.search_threads)
+        try:
+            door = json_door(servicer, health_servicer, interceptors, config, host, http,
+                             engine.config.index.search_threads)
+        except BaseException:
+            server.stop(None)  # its port is free again for whoever retries
+            raise
     return RouterServer(server=server, port=port, address=f"{host}:{port}",
                         health=health_servicer, gate=gate, audit=audit, json_door=door)
 

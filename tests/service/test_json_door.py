@@ -5,6 +5,7 @@ metrics and an audit line by door, the caller's trace id)."""
 from __future__ import annotations
 
 import json
+import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,12 +13,14 @@ from pathlib import Path
 import grpc
 import pytest
 
+from router.config import ServerConfig
 from router.engine import Engine
+from router.errors import InvalidRequest
 from router.service.metrics import ServiceMetrics
 from router.service.server import RouterServer
 from router.v1 import router_pb2 as pb
 from tests.support.connect import call, parsed, post
-from tests.support.servers import start_server
+from tests.support.servers import make_stub, start_server
 
 ROUTE = "/router.v1.SkillRouter/Route"
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
@@ -139,9 +142,23 @@ def test_calls_are_counted_logged_and_audited_by_door(door: Door) -> None:
 
 def test_the_grpc_port_still_says_its_own_door(door: Door) -> None:
     with grpc.insecure_channel(f"127.0.0.1:{door.running.port}") as channel:
-        from tests.support.servers import make_stub
-
         make_stub(channel).GetIndexInfo(pb.GetIndexInfoRequest())
     assert door.metrics.registry.get_sample_value(
         "skill_router_door_calls_total",
         {"door": "grpc", "method": "GetIndexInfo", "code": "OK"}) == 1.0
+
+
+def test_a_taken_http_port_is_said_naming_its_flag(engine: Engine) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(OSError, match=f"127.0.0.1:{port}: the port is in use.*--http-port"):
+            start_server(engine, http_port=port)
+
+
+def test_the_http_port_must_differ_from_the_grpc_port() -> None:
+    with pytest.raises(InvalidRequest, match="server.http_port"):
+        ServerConfig(port=50051, http_port=50051)
+    with pytest.raises(InvalidRequest, match="server.http_port"):
+        ServerConfig(http_port=70000)
