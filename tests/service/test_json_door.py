@@ -158,7 +158,7 @@ def test_a_taken_http_port_is_said_naming_its_flag(engine: Engine) -> None:
 
 
 def test_the_http_port_must_differ_from_the_grpc_port() -> None:
-    with pytest.raises(InvalidRequest, match="server.http_port"):
+    with pytest.raises(InvalidRequest, match=r"server\.http_port"):
         ServerConfig(port=50051, http_port=50051)
-    with pytest.raises(InvalidRequest, match="server.http_port"):
+    with pytest.raises(InvalidRequest, match=r"server\.http_port"):
         ServerConfig(http_port=70000)
