@@ -59,6 +59,10 @@ class ConnectApp:
     def __init__(self, chain: CallChain, pool: Executor, max_request_bytes: int) -> None:
         self._chain, self._pool, self._limit = chain, pool, max_request_bytes
 
+    def close(self) -> None:
+        """Let the door's threads end once the calls on them are answered."""
+        self._pool.shutdown(wait=False)
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return  # lifespan and websockets: nothing to do

@@ -76,8 +76,11 @@ class JsonDoor:
         self.host, self.port = host, int(self._socket.getsockname()[1])
         self.tls = bool(config.tls_cert_file)
         limits = DoorLimits(max_connections=config.max_connections or 1000)
-        self._server = uvicorn.Server(door_config(app, limits, protocol=_protocol(limits),
-                                                  lifespan="off", **tls_settings(config)))
+        settings = door_config(app, limits, protocol=_protocol(limits), lifespan="off",
+                               **tls_settings(config))
+        settings.load()  # a TLS file uvicorn cannot use is said now, not on its thread
+        self._app = app
+        self._server = uvicorn.Server(settings)
         self._thread: threading.Thread | None = None
 
     @property
@@ -98,6 +101,7 @@ class JsonDoor:
         if self._thread is not None:
             self._thread.join(grace if grace else 5.0)
         self._socket.close()
+        self._app.close()
 
 
 def json_door(servicer: SkillRouterServicer, health_servicer: Any,
