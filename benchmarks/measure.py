@@ -123,6 +123,8 @@ def json_route_call(url: str) -> tuple[Callable[[str], object], Callable[[], Non
     where = urlsplit(url)
     connection = http.client.HTTPConnection(where.hostname or "127.0.0.1", where.port,
                                             timeout=30)
+    connection.connect()  # without delay, as curl and Node's clients send
+    connection.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     headers = {"Content-Type": "application/json", "Connect-Protocol-Version": "1"}
 
     def call(text: str) -> object:
