@@ -82,12 +82,14 @@ class CallChain:
         return path in self._handlers
 
     def _handler(self, details: _Details) -> Any:
-        terminal: Callable[[Any], Any] = lambda _: self._handlers[details.method]  # noqa: E731
-        chained = terminal
-        for interceptor in reversed(self._interceptors):
-            chained = (lambda inner, each: lambda d: each.intercept_service(inner, d))(
-                chained, interceptor)
-        return chained(details)
+        """The method's handler as the interceptors wrap it, the first outermost (as
+        ``grpc.server`` builds it for each call)."""
+        def at(index: int) -> Callable[[_Details], Any]:
+            if index == len(self._interceptors):
+                return lambda d: self._handlers[d.method]
+            return lambda d: self._interceptors[index].intercept_service(at(index + 1), d)
+
+        return at(0)(details)
 
     def run(self, path: str, codec: str, body: bytes, context: HttpCallContext) -> Answer:
         """The answer to one call (never raises: an unexpected failure is ``internal``)."""
