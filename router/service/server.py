@@ -13,7 +13,7 @@ import signal
 import threading
 from collections.abc import Callable
 from concurrent import futures
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import FrameType
 from typing import Any
 
@@ -121,17 +121,18 @@ def build_server(engine: Engine, config: ServerConfig, address: str | None = Non
         (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
     port = _bind(server, target, credentials)
     host = target.rsplit(":", 1)[0] if ":" in target else target
+    running = RouterServer(server=server, port=port, address=f"{host}:{port}",
+                           health=health_servicer, gate=gate, audit=audit)
     http = config.http_port if http_port is None else http_port
-    door = None
-    if http_port is not None or config.http_port > 0:
-        try:
-            door = json_door(servicer, health_servicer, interceptors, config, host, http,
-                             engine.config.index.search_threads)
-        except BaseException:
-            server.stop(None)  # its port is free again for whoever retries
-            raise
-    return RouterServer(server=server, port=port, address=f"{host}:{port}",
-                        health=health_servicer, gate=gate, audit=audit, json_door=door)
+    if http_port is None and http <= 0:
+        return running
+    try:  # the JSON door: the same servicers behind the same interceptors
+        door = json_door(servicer, health_servicer, interceptors, config, host, http,
+                         engine.config.index.search_threads)
+    except BaseException:
+        running.stop(None)  # the gRPC port is free again for whoever retries
+        raise
+    return replace(running, json_door=door)
 
 
 def _bind(server: grpc.Server, target: str,
@@ -161,7 +162,6 @@ def create_server(engine: Engine, config: ServerConfig,
     """
     built = build_server(engine, config, address)
     return built.server, built.port
-
 
 
 @dataclass(frozen=True)
