@@ -9,6 +9,7 @@ STAMP := $(VENV)/.installed
 INDEX ?= index_data
 HOST ?= 127.0.0.1
 PORT ?= 50051
+HTTP_PORT ?= 8080
 DEMO := examples/skills
 
 .PHONY: setup run index serve test test-fast lint proto proto-check bench eval clean \
@@ -27,7 +28,7 @@ index: setup
 	$(CLI) index --no-project --no-home --bundled $(DEMO) --out $(INDEX)
 
 serve: setup
-	$(CLI) serve --index $(INDEX) --host $(HOST) --port $(PORT)
+	$(CLI) serve --index $(INDEX) --host $(HOST) --port $(PORT) --http-port $(HTTP_PORT)
 
 run: index serve
 
@@ -45,7 +46,7 @@ proto: setup
 	PYTHON=$(PY) scripts/gen_proto.sh
 
 proto-check: setup
-	$(PY) -m pytest -q tests/service/test_proto_fresh.py
+	$(PY) -m pytest -q tests/service/test_proto_fresh.py tests/service/test_openapi.py
 
 # The MCP Inspector CLI (pinned) as a conformance suite for the door: installed into .inspector/
 # (ignored by git; needs node and the npm registry once), then tests/mcp/test_inspector.py.

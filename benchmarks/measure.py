@@ -113,6 +113,32 @@ def grpc_route_call(address: str) -> tuple[Callable[[str], object], Callable[[],
     return call, channel.close
 
 
+def json_route_call(url: str) -> tuple[Callable[[str], object], Callable[[], None]]:
+    """A ``Route(message)`` function over one kept-alive HTTP/1.1 connection to the JSON door
+    at ``url`` (``http://host:port``), and a closer."""
+    import http.client
+    import json
+    from urllib.parse import urlsplit
+
+    where = urlsplit(url)
+    connection = http.client.HTTPConnection(where.hostname or "127.0.0.1", where.port,
+                                            timeout=30)
+    connection.connect()  # without delay, as curl and Node's clients send
+    connection.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    headers = {"Content-Type": "application/json", "Connect-Protocol-Version": "1"}
+
+    def call(text: str) -> object:
+        connection.request("POST", "/router.v1.SkillRouter/Route",
+                           body=json.dumps({"message": text}).encode("utf-8"), headers=headers)
+        answer = connection.getresponse()
+        body = answer.read()
+        if answer.status != 200:
+            raise RuntimeError(f"Route over JSON answered {answer.status}: {body[:200]!r}")
+        return body
+
+    return call, connection.close
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -122,14 +148,15 @@ def free_port() -> int:
 
 @contextmanager
 def serve_process(index_dir: Path, env: dict[str, str] | None = None,
-                  timeout: float = 120.0) -> Iterator[str]:
+                  timeout: float = 120.0, http_port: int = 0) -> Iterator[str]:
     """``skill-router serve`` in its own process (as a gateway would reach it), with the
     environment the benchmark started with plus ``env`` (not the benchmark's own OpenMP wait
-    policy, ``benchmarks.openmp``); yields the address once it accepts connections, and
-    stops it afterwards."""
+    policy, ``benchmarks.openmp``) and the JSON door on ``http_port`` (0: none); yields the
+    address once it accepts connections, and stops it afterwards."""
     port = free_port()
     command = [sys.executable, "-m", "router.cli", "serve", "--index", str(index_dir),
-               "--host", "127.0.0.1", "--port", str(port), "--metrics-port", "0"]
+               "--host", "127.0.0.1", "--port", str(port), "--metrics-port", "0",
+               *(["--http-port", str(http_port)] if http_port else [])]
     # The server logs a line per call: a file, not a pipe nobody drains (a full pipe blocks it).
     with tempfile.TemporaryFile() as log_file:
         proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log_file,

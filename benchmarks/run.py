@@ -158,12 +158,15 @@ def _size_figures(state: _Run, size: int, onnx_dir: Path) -> dict[str, Any]:
         return engine.embedder.encode([text])
 
     # The server runs in its own process, as it does beside a gateway; the client here.
-    with bench_measure.serve_process(root, {"SKILL_ROUTER_INDEX_QUERY_BACKEND": backend}) \
-            as address:
+    http_port = bench_measure.free_port()  # the JSON door of the same server
+    with bench_measure.serve_process(root, {"SKILL_ROUTER_INDEX_QUERY_BACKEND": backend},
+                                     http_port=http_port) as address:
         call, close = bench_measure.grpc_route_call(address)
+        json_call, json_close = bench_measure.json_route_call(f"http://127.0.0.1:{http_port}")
         try:
             calls = {"route_in_process": route, "bare_encode": bare_encode,
-                     "route_grpc": call, "floor_torch_exact": floor}
+                     "route_grpc": call, "route_json": json_call,
+                     "floor_torch_exact": floor}
             figures.update(bench_measure.interleaved(calls, state.requests.take(
                 3 * options.requests), same={"bare_encode": "route_in_process"}))
             for conc in (8, 32):
@@ -171,6 +174,7 @@ def _size_figures(state: _Run, size: int, onnx_dir: Path) -> dict[str, Any]:
                 figures[f"throughput_{conc}"] = bench_measure.throughput(call, texts, conc)
         finally:
             close()
+            json_close()
     figures["views"] = bench_views.view_figures(engine, state.requests.take(
         3 * options.requests))
     figures["sentences"] = bench_sentences.sentence_figures(engine, options.requests)
@@ -203,9 +207,12 @@ def _cold_starts(root: Path, messages: list[str], runs: int) -> dict[str, Any]:
 def rows(results: dict[str, Any]) -> Iterator[tuple[str, str]]:
     """(label, value) lines for the printed table."""
     for size, f in results.get("sizes", {}).items():
-        for key in ("route_in_process", "bare_encode", "route_grpc", "floor_torch_exact"):
-            yield (f"{size:>7} {key}", f"p50 {f[key]['p50_ms']:.2f} ms  "
-                                       f"p99 {f[key]['p99_ms']:.2f} ms")
+        for key in ("route_in_process", "bare_encode", "route_grpc", "route_json",
+                    "floor_torch_exact"):
+            if key in f:  # route_json: runs from before the JSON door lack it
+                yield (f"{size:>7} {key}", f"p50 {f[key]['p50_ms']:.2f} ms  "
+                                           f"p99 {f[key]['p99_ms']:.2f} ms")
+        yield from json_rows(size, f)
         for conc in (8, 32):
             t = f[f"throughput_{conc}"]
             yield (f"{size:>7} throughput x{conc}", f"{t['rps']:.0f} req/s  "
@@ -238,6 +245,19 @@ def rows(results: dict[str, Any]) -> Iterator[tuple[str, str]]:
     yield from bench_tracing.tracing_rows(results.get("tracing", {}))
     if "build" in results:
         yield from bench_reindex.rows(results["build"]["incremental"])
+
+
+JSON_BOUND_MS = 1.0  # Route over the JSON door may cost at most this over gRPC (p50)
+
+
+def json_rows(size: str, f: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """Route over the JSON door beside Route over gRPC, same server, same run (p50)."""
+    if "route_json" not in f:
+        return
+    over = f["route_json"]["p50_ms"] - f["route_grpc"]["p50_ms"]
+    verdict = "within" if over <= JSON_BOUND_MS else "OVER"
+    yield (f"{size:>7} json p50 - grpc p50",
+           f"{over:+.2f} ms ({verdict} the {JSON_BOUND_MS:.1f} ms bound)")
 
 
 def floor_credit(encoder: dict[str, Any]) -> float:

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Regenerate the Python gRPC code for protos/router/v1/router.proto.
+# Regenerate the Python gRPC code for protos/router/v1/router.proto, and the JSON door's
+# OpenAPI document beside it (protos/router/v1/router.openapi.json, scripts/gen_openapi.py).
 #
 # Usage: scripts/gen_proto.sh [OUT_DIR]
-#   OUT_DIR defaults to the repository root, so the files land in router/v1/.
+#   OUT_DIR defaults to the repository root, so the files land in router/v1/ and protos/.
 #   Set PYTHON to choose the interpreter (default: .venv/bin/python if present, else python3).
 # The same script feeds `make proto` and the staleness test, which generates into a temporary
 # folder and compares the result byte for byte with the committed files.
@@ -21,3 +22,5 @@ cd "$repo"
   protos/router/v1/router.proto
 printf '%s\n' '"""Generated gRPC code for protos/router/v1/router.proto. Do not edit: run `make proto`."""' \
   > "$out/router/v1/__init__.py"
+mkdir -p "$out/protos/router/v1"
+"$PYTHON" scripts/gen_openapi.py "$out/protos/router/v1/router.openapi.json"

@@ -55,6 +55,10 @@ def _register_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
                                             "(default: server.port, 50051)")
     p.add_argument("--metrics-port", type=int, help="Prometheus /metrics port, 0 = off "
                                                     "(default: server.metrics_port, 9464)")
+    p.add_argument("--http-port", type=int, help="also serve the API as JSON over HTTP (the "
+                   "Connect protocol: POST /router.v1.SkillRouter/<Method>) on this port of "
+                   "the same host, with the same callers and TLS; 0 = off (default: "
+                   "server.http_port, 0)")
     p.add_argument("--log-format", choices=("text", "json"),
                    help="log lines as text or one JSON object each (default: server.log_format)")
     p.add_argument("--poll-seconds", type=float, help="check the index folder for a new "
@@ -109,6 +113,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     server_config = _server_config(args, config)
     check_open_bind(server_config)  # before the model and the index load
     check_free(server_config.host, server_config.port, also=MAKE_RUN)  # a taken port: now
+    check_free(server_config.host, server_config.http_port, flag="--http-port",
+               also="make run HTTP_PORT=N")
     from router.console.embedded import EmbeddedConsole
 
     console = EmbeddedConsole(server_config, config.ops, args.ops_port)
@@ -139,6 +145,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"skill-router listening on {where.address} (index {info.version}, "
               f"{info.skill_count} skills); health: grpc.health.v1 on {where.address}, "
               f"metrics: {metrics}, reflection: on", flush=True)
+        if where.json_url:
+            from router.door.api import SERVICE_NAME
+
+            print(f"JSON (Connect protocol): {where.json_url}/{SERVICE_NAME}/Route", flush=True)
         console.start(where.address)
         if console.url:
             print(f"ops console: {console.url}/route", flush=True)
@@ -153,6 +163,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def _server_config(args: argparse.Namespace, config: Config) -> ServerConfig:
     """The configured server section with the command-line flags applied."""
     flags = {"host": args.host, "port": args.port, "metrics_port": args.metrics_port,
+             "http_port": args.http_port,
              "log_format": args.log_format, "index_poll_seconds": args.poll_seconds,
              "expose_paths": False if args.hide_paths else None, "audit_log": args.audit_log,
              **server_auth_flags(args)}

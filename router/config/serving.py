@@ -14,6 +14,7 @@ class ServerConfig:
     port: int = 50051
     max_workers: int = 8
     metrics_port: int = 9464  # Prometheus /metrics over HTTP; 0 = off
+    http_port: int = 0  # the JSON door (Connect protocol) on this host; 0 = off
     grace_seconds: float = 5.0
     index_poll_seconds: float = 2.0  # how often CURRENT is checked for a new version; 0 = never
     log_format: str = "text"  # "text" or "json" (one JSON object per line)
@@ -47,6 +48,9 @@ class ServerConfig:
         negative = [f"server.{key} is {value!r}" for key, value in limits.items() if value < 0]
         if negative:
             raise InvalidRequest(f"config {', '.join(negative)}: give 0 (no limit) or more")
+        if not 0 <= self.http_port <= 65535 or (self.http_port and self.http_port == self.port):
+            raise InvalidRequest(f"config server.http_port is {self.http_port!r}: give a port "
+                                 "other than server.port's for the JSON door, or 0 (off)")
         if self.tracing not in ("", "otlp"):
             raise InvalidRequest(f"config server.tracing is {self.tracing!r}: give otlp (spans "
                                  "over OTLP/HTTP, the OTEL_* variables say where) or \"\" (off)")

@@ -1,8 +1,10 @@
 """The API as every door and ``router.client`` name it: the service's full name and the one
 error table, from ``router.errors`` classes to the status each door answers with: a gRPC status
 code (read one way by the servicer, an error raised becomes its code, and the other by the
-client, a code answered becomes its error), an HTTP status (the console) and a JSON-RPC error
-code (the MCP door). No door maps an error to a status of its own."""
+client, a code answered becomes its error), an HTTP status (the console), a JSON-RPC error
+code (the MCP door) and a Connect code with its HTTP status (the JSON door: the gRPC code's
+name in lower case, answered with the status the Connect protocol gives it). No door maps an
+error to a status of its own."""
 
 from __future__ import annotations
 
@@ -35,17 +37,50 @@ SERVICE_NAME: str = pb.DESCRIPTOR.services_by_name["SkillRouter"].full_name
 # JSON-RPC 2.0's error codes (the MCP SDK's ``mcp_types`` names the same numbers).
 INVALID_REQUEST, INVALID_PARAMS, INTERNAL_ERROR = -32600, -32602, -32603
 
+# The HTTP status the Connect protocol answers each code with (connectrpc.com/docs/protocol,
+# "Error Codes"); the code itself is the gRPC code's name in lower case.
+CONNECT_HTTP: dict[grpc.StatusCode, int] = {
+    grpc.StatusCode.CANCELLED: 499, grpc.StatusCode.UNKNOWN: 500,
+    grpc.StatusCode.INVALID_ARGUMENT: 400, grpc.StatusCode.DEADLINE_EXCEEDED: 504,
+    grpc.StatusCode.NOT_FOUND: 404, grpc.StatusCode.ALREADY_EXISTS: 409,
+    grpc.StatusCode.PERMISSION_DENIED: 403, grpc.StatusCode.RESOURCE_EXHAUSTED: 429,
+    grpc.StatusCode.FAILED_PRECONDITION: 400, grpc.StatusCode.ABORTED: 409,
+    grpc.StatusCode.OUT_OF_RANGE: 400, grpc.StatusCode.UNIMPLEMENTED: 501,
+    grpc.StatusCode.INTERNAL: 500, grpc.StatusCode.UNAVAILABLE: 503,
+    grpc.StatusCode.DATA_LOSS: 500, grpc.StatusCode.UNAUTHENTICATED: 401}
+
+
+def connect_code(code: grpc.StatusCode) -> str:
+    """The Connect protocol's name for a gRPC status code (``invalid_argument``; ``canceled``
+    with one l, as Connect spells it)."""
+    return "canceled" if code is grpc.StatusCode.CANCELLED else code.name.lower()
+
+
+def connect_http(code: grpc.StatusCode) -> int:
+    """The HTTP status a Connect answer with ``code`` carries (500 for one it does not name)."""
+    return CONNECT_HTTP.get(code, 500)
+
 
 @dataclass(frozen=True)
 class Status:
     """What a door answers for one error: ``grpc`` (the service), ``http`` (the console, for
     the router's answer it shows: 409 when the state changed under the page, 502 when the
-    router failed or refused for a reason the page cannot name) and ``mcp`` (the MCP door,
-    for a call that names a skill or file)."""
+    router failed or refused for a reason the page cannot name), ``mcp`` (the MCP door,
+    for a call that names a skill or file) and ``connect`` with ``connect_http`` (the JSON
+    door: the Connect code and its HTTP status, read off ``grpc``, so the two doors of the
+    service never disagree)."""
 
     grpc: grpc.StatusCode
     http: int
     mcp: int
+
+    @property
+    def connect(self) -> str:
+        return connect_code(self.grpc)
+
+    @property
+    def connect_http(self) -> int:
+        return connect_http(self.grpc)
 
 
 # First match wins for a raised error, so a subclass (RateLimited: a TooLarge; IndexUnavailable,

@@ -129,13 +129,15 @@ def protocol_class(limits: DoorLimits) -> type[GuardedH11]:
                                            "cap": cap, "refusals": _Refusals(cap)})
 
 
-def door_config(app: Any, limits: DoorLimits, **settings: Any) -> uvicorn.Config:
+def door_config(app: Any, limits: DoorLimits, *, protocol: type[GuardedH11] | None = None,
+                **settings: Any) -> uvicorn.Config:
     """A uvicorn configuration for a door: the guarded protocol, uvicorn's loggers left to the
     process's handlers (so its repeated warnings are throttled like every other line; see
     ``router.cli.logs``), no access log, forwarded headers (``X-Forwarded-For``,
     ``X-Forwarded-Proto``) not believed unless ``settings`` say from whom (uvicorn believes them
-    from loopback by default: a client there could pose as any address); ``settings`` are other
+    from loopback by default: a client there could pose as any address); ``protocol``: a
+    subclass of ``protocol_class(limits)`` in its place; ``settings`` are other
     ``uvicorn.Config`` arguments."""
-    return uvicorn.Config(app, http=protocol_class(limits), log_config=None,
+    return uvicorn.Config(app, http=protocol or protocol_class(limits), log_config=None,
                           access_log=False, log_level="warning",
                           **{"proxy_headers": False, **settings})

@@ -40,7 +40,10 @@ def bind(host: str, port: int, *, flag: str = "--port", also: str = "",
     error."""
     bare = host.strip("[]")
     family = socket.AF_INET6 if ":" in bare else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP named, so asyncio sets TCP_NODELAY on each accepted connection (it does only
+    # for a socket whose proto says TCP): else an answer's body, written after its headers,
+    # waits for the caller's delayed ACK (40 ms on Linux) on every kept-alive request.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((bare, port))

@@ -7,6 +7,7 @@ door sets ``index.search_threads`` on each thread it searches on, here."""
 from __future__ import annotations
 
 import threading
+from concurrent import futures
 
 from router.index import dense
 
@@ -23,3 +24,9 @@ class SearchThreads:
         if not getattr(self._done, "set", False):
             dense.set_threads(self.count)
             self._done.set = True
+
+
+def call_pool(workers: int, search_threads: int, name: str) -> futures.ThreadPoolExecutor:
+    """``workers`` threads for a door's calls, each setting ``search_threads`` as it starts."""
+    return futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name,
+                                      initializer=SearchThreads(search_threads).set_up)

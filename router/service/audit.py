@@ -1,17 +1,18 @@
-"""The gRPC server's audit lines (``server.audit_log``; written by ``router.door.audit``).
+"""The gRPC server's audit lines, its JSON door's calls too (``server.audit_log``; written by
+``router.door.audit``).
 
 One line per finished call, refused ones included (UNAUTHENTICATED, PERMISSION_DENIED,
 RESOURCE_EXHAUSTED, ...): ``ts``, ``request_id``, ``trace_id`` (32 lowercase hex digits: the
 caller's ``traceparent`` when it sent one), ``principal`` (the authenticated caller; null when
-it was not), ``acting_for`` (the principal a delegate was served as; null when none),
-``method`` (``/router.v1.SkillRouter/Route``), ``code`` (the gRPC status name) and
-``index_version`` (the version served). Route, Activate and ReadResource add ``skills``: the
-skills handed out (``name``, ``catalog``, and ``digest``: the SKILL.md digest the index
-recorded, null for a skill the gateway sent with the turn or an index without digests);
-empty when the call failed. ApproveSkill and RevokeApproval add ``approval``: the skill
-(``name``, ``catalog``) and the ``digest`` asked for (null for a revoke), refused calls too.
-Health checks and reflection are not written. Nothing of the
-request's text is written.
+it was not), ``acting_for`` (the principal a delegate was served as; null when none), ``method``
+(``/router.v1.SkillRouter/Route``), ``code`` (the gRPC status name), ``index_version`` (the
+version served) and ``door`` (``grpc``, or ``connect``: the JSON door). Route, Activate and
+ReadResource add ``skills``: the skills handed out (``name``, ``catalog``, and ``digest``: the
+SKILL.md digest the index recorded, null for a skill the gateway sent with the turn or an index
+without digests); empty when the call failed. ApproveSkill and RevokeApproval add ``approval``:
+the skill (``name``, ``catalog``) and the ``digest`` asked for (null for a revoke), refused
+calls too. Health checks and reflection are not written. Nothing of the request's text is
+written.
 """
 
 from __future__ import annotations
@@ -64,7 +65,8 @@ def audit_line(engine: Engine, record: CallRecord) -> dict[str, Any]:
     line: dict[str, Any] = {
         "request_id": record.request_id, "trace_id": facts.trace_id or uuid.uuid4().hex,
         "principal": facts.principal, "acting_for": facts.acting_for,
-        "method": record.method, "code": record.code.name, "index_version": version}
+        "method": record.method, "code": record.code.name, "index_version": version,
+        "door": facts.door}
     if short in HANDS_OUT:
         line["skills"] = [{"name": name, "catalog": catalog,
                            "digest": _digest(engine, catalog, name)}

@@ -44,6 +44,7 @@ class CallFacts:
     served: Any = None  # the Principal the call is served as (router.access.model)
     limited: str = ""  # the principal whose rate refused it; "" = none
     trace_id: str = ""  # 32 lowercase hex digits: the caller's traceparent, else its own
+    door: str = "grpc"  # the wire the call came in on: grpc, or connect (the JSON door)
 
 
 CALL_FACTS: contextvars.ContextVar[CallFacts | None] = contextvars.ContextVar(
@@ -122,11 +123,22 @@ def _begin(context: grpc.ServicerContext, request_id: str) -> None:
                       "the call's deadline passed before the server could start it")
 
 
+UTF8_HINT = "every string field must be valid UTF-8"
+
+
 @dataclass(frozen=True)
 class Unparsable:
-    """Stands in for a request whose bytes did not parse; the handler is not run."""
+    """Stands in for a request whose bytes did not parse; the handler is not run. ``hint``
+    says what the caller can fix."""
 
     reason: str
+    hint: str = UTF8_HINT
+
+
+def door_of(context: grpc.ServicerContext) -> str:
+    """The wire a call came in on: ``grpc``, or the ``door`` its context names (the JSON
+    door's calls run this same chain with a context of its own)."""
+    return str(getattr(context, "door", "grpc"))
 
 
 def _lenient(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
@@ -145,8 +157,7 @@ def _lenient(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], A
 def _refuse_unparsable(request: Any, context: grpc.ServicerContext) -> None:
     if isinstance(request, Unparsable):
         context.abort(grpc.StatusCode.INVALID_ARGUMENT,
-                      f"the request could not be parsed ({request.reason}); every string "
-                      "field must be valid UTF-8")
+                      f"the request could not be parsed ({request.reason}); {request.hint}")
     where = nul_field(request) if isinstance(request, Message) else ""
     if where:
         context.abort(grpc.StatusCode.INVALID_ARGUMENT, nul_message(where))
@@ -194,7 +205,7 @@ class LoggingInterceptor(grpc.ServerInterceptor):  # type: ignore[type-arg]
         def timed(request: Any, context: grpc.ServicerContext) -> Any:
             start = time.perf_counter()
             request_id, response, failed = request_id_of(context), None, True
-            facts = CallFacts(trace_id=trace_id_of(context))
+            facts = CallFacts(trace_id=trace_id_of(context), door=door_of(context))
             noted = CALL_FACTS.set(facts)
             try:
                 _begin(context, request_id)

@@ -5,6 +5,8 @@ reindex figures are read from the Engine when scraped, so nothing in the Engine 
 metrics. Exported (all prefixed ``skill_router_``):
 
 - ``calls_total{method,code}``: every finished call by short method name and status code
+- ``door_calls_total{door,method,code}``: the same, by the door it came in at: ``grpc``, or
+  ``connect`` (the JSON door, ``router.service.connect``)
 - ``call_duration_seconds{method}``: latency histogram of SkillRouter calls (Route, Activate, ...)
 - ``rate_limited_total{principal}``: calls refused by a principal's ``rate``
   (``router.service.rates``); sent only to a scrape of every catalog, as the per-skill series
@@ -141,6 +143,9 @@ class ServiceMetrics:
         reg = self.registry
         self.calls = Counter(f"{PREFIX}_calls", "Finished calls by method and status code",
                              ["method", "code"], registry=reg)
+        self.door_calls = Counter(f"{PREFIX}_door_calls", "Finished calls by door (grpc, "
+                                  "connect), method and status code",
+                                  ["door", "method", "code"], registry=reg)
         self.latency = Histogram(f"{PREFIX}_call_duration_seconds", "SkillRouter call latency",
                                  ["method"], buckets=LATENCY_BUCKETS, registry=reg)
         self.rate_limited = Counter(f"{PREFIX}_rate_limited", "Calls refused by the rate of "
@@ -167,6 +172,8 @@ class ServiceMetrics:
     def observe(self, record: CallRecord) -> None:
         method = short_method(record.method)
         self.calls.labels(method=method, code=record.code.name).inc()
+        self.door_calls.labels(door=record.facts.door, method=method,
+                               code=record.code.name).inc()
         if record.facts.limited:
             self.rate_limited.labels(principal=record.facts.limited).inc()
         if not record.method.startswith(SERVICE_PREFIX):

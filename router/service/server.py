@@ -13,7 +13,7 @@ import signal
 import threading
 from collections.abc import Callable
 from concurrent import futures
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import FrameType
 from typing import Any
 
@@ -27,12 +27,13 @@ from router.door.audit import AuditLog, open_audit
 from router.door.listen import MAKE_RUN, cannot_listen, check_free
 from router.door.path_policy import PathPolicy
 from router.door.poller import IndexPoller
-from router.door.threads import SearchThreads
+from router.door.threads import call_pool
 from router.door.tracing import start_tracing, stop_tracing
 from router.engine import Engine
 from router.service.access import AccessInterceptor, Gate
 from router.service.audit import audit_observer
 from router.service.auth import warn_if_open
+from router.service.connect.server import JsonDoor, json_door
 from router.service.connections import connection_options
 from router.service.interceptors import CallObserver, LoggingInterceptor, observing
 from router.service.metrics import ServiceMetrics, start_metrics_http
@@ -56,6 +57,13 @@ class RouterServer:
     health: Any  # grpc_health.v1.health.HealthServicer
     gate: Gate  # its principals: reload() on SIGHUP
     audit: AuditLog | None = None  # server.audit_log, closed by stop()
+    json_door: JsonDoor | None = None  # the Connect protocol's port, when asked for
+
+    def start(self) -> None:
+        """Start taking calls on the gRPC port (and the JSON door's)."""
+        self.server.start()
+        if self.json_door is not None:
+            self.json_door.start()
 
     def begin_shutdown(self) -> None:
         """Report NOT_SERVING on every health service; new calls are still accepted."""
@@ -64,7 +72,10 @@ class RouterServer:
     def stop(self, grace: float | None) -> None:
         """Report NOT_SERVING, refuse new calls, and wait up to ``grace`` s for in-flight ones."""
         self.begin_shutdown()
-        self.server.stop(grace).wait()
+        stopped = self.server.stop(grace)
+        if self.json_door is not None:
+            self.json_door.stop(grace)
+        stopped.wait()
         if self.audit is not None:
             self.audit.close()
 
@@ -72,35 +83,36 @@ class RouterServer:
 def rpc_pool(config: ServerConfig, search_threads: int) -> futures.ThreadPoolExecutor:
     """The threads calls run on, each setting ``index.search_threads`` as it starts
     (``router.door.threads``)."""
-    return futures.ThreadPoolExecutor(max_workers=config.max_workers,
-                                      thread_name_prefix="skill-router-rpc",
-                                      initializer=SearchThreads(search_threads).set_up)
+    return call_pool(config.max_workers, search_threads, "skill-router-rpc")
 
 
 def build_server(engine: Engine, config: ServerConfig, address: str | None = None,
                  *, observer: CallObserver | None = None,
-                 caller_of: CallerReader | None = None) -> RouterServer:
+                 caller_of: CallerReader | None = None,
+                 http_port: int | None = None) -> RouterServer:
     """Create and bind (not start) a server for ``engine``; see ``create_server``.
     ``caller_of`` reads each call's caller (default: the one ``config``'s principals and
-    tokens resolve, ``router.service.access``)."""
+    tokens resolve, ``router.service.access``); ``http_port`` the JSON door's port (default
+    ``config.http_port``; 0 there is off, here any free port)."""
     target = address or f"{config.host}:{config.port}"
     credentials = server_credentials(config)
     gate = Gate(config)
     audit = open_audit(config.audit_log)
     if audit is not None:
         observer = observing(observer, audit_observer(engine, audit))
+    interceptors = [LoggingInterceptor(observer),
+                    *([TracingInterceptor()] if config.tracing else []),
+                    AccessInterceptor(gate)]
     server = grpc.server(
         rpc_pool(config, engine.config.index.search_threads),
-        interceptors=[LoggingInterceptor(observer),
-                      *([TracingInterceptor()] if config.tracing else []),
-                      AccessInterceptor(gate)],
+        interceptors=interceptors,
         options=[("grpc.max_receive_message_length", config.max_request_bytes),
                  # A busy port is an error: never share it with another server process.
                  ("grpc.so_reuseport", 0), *connection_options(config)],
     )
-    add_to_server(engine, server, caller_of or gate.principal_of,
-                  lambda c: gate.caller(c).operator,
-                  PathPolicy(config.expose_paths, engine.index_dir))
+    servicer = add_to_server(engine, server, caller_of or gate.principal_of,
+                             lambda c: gate.caller(c).operator,
+                             PathPolicy(config.expose_paths, engine.index_dir))
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in HEALTH_SERVICES:
@@ -109,8 +121,18 @@ def build_server(engine: Engine, config: ServerConfig, address: str | None = Non
         (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
     port = _bind(server, target, credentials)
     host = target.rsplit(":", 1)[0] if ":" in target else target
-    return RouterServer(server=server, port=port, address=f"{host}:{port}",
-                        health=health_servicer, gate=gate, audit=audit)
+    running = RouterServer(server=server, port=port, address=f"{host}:{port}",
+                           health=health_servicer, gate=gate, audit=audit)
+    http = config.http_port if http_port is None else http_port
+    if http_port is None and http <= 0:
+        return running
+    try:  # the JSON door: the same servicers behind the same interceptors
+        door = json_door(servicer, health_servicer, interceptors, config, host, http,
+                         engine.config.index.search_threads)
+    except BaseException:
+        running.stop(None)  # the gRPC port is free again for whoever retries
+        raise
+    return replace(running, json_door=door)
 
 
 def _bind(server: grpc.Server, target: str,
@@ -148,6 +170,7 @@ class Endpoints:
 
     address: str  # host:port of the gRPC API (and its health service)
     metrics_url: str | None  # the Prometheus endpoint, None when off
+    json_url: str | None = None  # the JSON door (Connect protocol), None when off
 
 
 def serve(engine: Engine, config: ServerConfig, address: str | None = None,
@@ -165,7 +188,7 @@ def serve(engine: Engine, config: ServerConfig, address: str | None = None,
     previous = _install_signal_handlers(stop_requested, running.gate.reload)
     http, poller, health_listener = None, None, None
     try:
-        running.server.start()
+        running.start()
         health_listener = start_health_listener(running.health, config)
         http, metrics_url = _start_metrics(metrics, config, running.gate)
         poller = _start_poller(engine, config)
@@ -173,7 +196,9 @@ def serve(engine: Engine, config: ServerConfig, address: str | None = None,
                  " (TLS)" if tls_enabled(config) else "")
         warn_if_open(config)
         if ready is not None:
-            ready(Endpoints(running.address, metrics_url))
+            door = running.json_door
+            ready(Endpoints(running.address, metrics_url,
+                            door.url if door is not None else None))
         while not stop_requested.wait(timeout=1.0):
             pass
         log.info("shutting down: NOT_SERVING, up to %.1fs for in-flight calls",

@@ -1,8 +1,9 @@
-"""Server spans for the gRPC port (``server.tracing: otlp``): every call but health checks is
-a SERVER span named by its method that continues the caller's W3C ``traceparent`` (gRPC
-metadata, read with OpenTelemetry's propagator), so a Route's stage spans
-(``router.common.tracing``) sit under it in the caller's trace. The span carries
-``rpc.system``, ``rpc.service``, ``rpc.method``, ``rpc.grpc.status_code``, the principal
+"""Server spans for the gRPC port and the JSON door (``server.tracing: otlp``): every call but
+health checks is a SERVER span named by its method that continues the caller's W3C
+``traceparent`` (gRPC metadata or an HTTP header, read with OpenTelemetry's propagator), so a
+Route's stage spans (``router.common.tracing``) sit under it in the caller's trace. The span
+carries ``rpc.system`` (``grpc``; ``connect_rpc`` at the JSON door), ``rpc.service``,
+``rpc.method``, ``rpc.grpc.status_code``, the principal
 served (``skill_router.principal``) and an error status for any code but OK; its trace id is
 the call's audit-log ``trace_id``. While tracing is off (no provider in use) calls pass
 untouched."""
@@ -16,9 +17,10 @@ import grpc
 
 from router.common import tracing
 from router.service.auth import OPEN_PREFIXES
-from router.service.interceptors import CALL_FACTS
+from router.service.interceptors import CALL_FACTS, door_of
 
 Behaviour = Callable[[Any, grpc.ServicerContext], Any]
+RPC_SYSTEMS = {"grpc": "grpc", "connect": "connect_rpc"}  # OpenTelemetry's rpc.system names
 
 
 def _carrier(context: grpc.ServicerContext) -> dict[str, str]:
@@ -46,7 +48,8 @@ def traced(method: str, behaviour: Behaviour) -> Behaviour:
             return behaviour(request, context)
         with active.start_as_current_span(
                 method, context=extract(_carrier(context)), kind=SpanKind.SERVER,
-                attributes={"rpc.system": "grpc", "rpc.service": service, "rpc.method": name},
+                attributes={"rpc.system": RPC_SYSTEMS.get(door_of(context), "grpc"),
+                            "rpc.service": service, "rpc.method": name},
                 record_exception=False, set_status_on_exception=False) as span:
             facts = CALL_FACTS.get()
             if facts is not None:

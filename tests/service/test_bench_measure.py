@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from benchmarks.measure import cold_start, grpc_route_call, serve_process, summary
+from benchmarks.measure import (
+    cold_start,
+    free_port,
+    grpc_route_call,
+    json_route_call,
+    serve_process,
+    summary,
+)
 from tests.support.indexes import build_hash_index
 from tests.support.skills import skill_record
 
@@ -26,6 +34,21 @@ def test_served_process_answers_many_calls_and_cold_start_reports(tmp_path: Path
     assert all(r.index_version for r in replies)  # type: ignore[attr-defined]
     started = cold_start(root, "pdf task")
     assert started["seconds"] > 0
+
+
+def test_the_served_process_answers_route_at_its_json_door_too(tmp_path: Path) -> None:
+    root = _index(tmp_path)
+    port = free_port()
+    with serve_process(root, http_port=port) as address:
+        by_grpc, close_grpc = grpc_route_call(address)
+        by_json, close_json = json_route_call(f"http://127.0.0.1:{port}")
+        try:
+            answers = [json.loads(by_json(f"pdf task {i}")) for i in range(50)]  # type: ignore[arg-type]
+            version = by_grpc("pdf task").index_version  # type: ignore[attr-defined]
+        finally:
+            close_grpc()
+            close_json()
+    assert {a["indexVersion"] for a in answers} == {version}
 
 
 def test_summary_orders_percentiles() -> None:

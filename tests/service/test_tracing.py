@@ -23,6 +23,7 @@ from opentelemetry.trace import SpanKind, StatusCode
 from router.door.tracing import start_tracing, stop_tracing
 from router.engine import Engine
 from router.v1 import router_pb2 as pb
+from tests.support.connect import call
 from tests.support.servers import serving
 from tests.support.spans import recorded_spans
 
@@ -145,3 +146,18 @@ def test_the_otlp_http_export_carries_the_trace_and_no_user_text(
                for a in rs.resource.attributes if a.key == "service.name"}
     assert service == {"router-under-test"}
     assert not any(b"nightingale" in body for body in receiver.raw)
+
+
+def test_a_json_door_call_continues_the_callers_trace_too(
+        engine: Engine, exported: InMemorySpanExporter) -> None:
+    with serving(engine, tracing="otlp", http_port=0) as served:
+        assert served.running.json_door is not None
+        reply = call(served.running.json_door.url, "Route", {"message": MESSAGE},
+                     {"traceparent": TRACEPARENT})
+    assert reply.status == 200
+    servers = [s for s in exported.get_finished_spans() if s.kind is SpanKind.SERVER]
+    assert [s.name for s in servers] == ["/router.v1.SkillRouter/Route"]
+    span = servers[0]
+    assert format(span.context.trace_id, "032x") == TRACE
+    assert span.parent is not None and format(span.parent.span_id, "016x") == PARENT
+    assert span.attributes["rpc.system"] == "connect_rpc" and span.status.is_ok

@@ -27,14 +27,16 @@ def server_config(*, max_workers: int = 8, grace: float = 1.0, **fields: Any) ->
 
 
 def start_server(engine: Engine, *, port: int = 0, observer: CallObserver | None = None,
-                 caller_of: CallerReader | None = None, **settings: Any) -> RouterServer:
+                 caller_of: CallerReader | None = None, http_port: int | None = None,
+                 **settings: Any) -> RouterServer:
     """A started server for ``engine`` on ``127.0.0.1:port``; the caller stops it.
     ``settings`` go to ``server_config`` (max_workers, grace, max_request_bytes, ...);
     ``observer`` sees every finished call (``ServiceMetrics.observe``); ``caller_of`` reads
-    each call's caller (default: as the server's settings say)."""
+    each call's caller (default: as the server's settings say); ``http_port`` opens the JSON
+    door there too (0: any free port)."""
     running = build_server(engine, server_config(**settings), f"127.0.0.1:{port}",
-                           observer=observer, caller_of=caller_of)
-    running.server.start()
+                           observer=observer, caller_of=caller_of, http_port=http_port)
+    running.start()
     return running
 
 

@@ -14,7 +14,7 @@ import pytest
 from benchmarks import catalog as bench_catalog
 from benchmarks import reindex as bench_reindex
 from benchmarks import views as bench_views
-from benchmarks.run import _growth_rows, floor_credit
+from benchmarks.run import _growth_rows, floor_credit, json_rows
 from router.builder.inputs import Carried
 from router.builder.version import build_index
 from router.encoders.factory import make_embedder
@@ -67,6 +67,15 @@ def test_one_changed_skill_is_timed_beside_a_no_op_re_run(tmp_path: Path) -> Non
 
 def _size(p99_grpc: float, p99_local: float) -> dict[str, dict[str, float]]:
     return {"route_grpc": {"p99_ms": p99_grpc}, "route_in_process": {"p99_ms": p99_local}}
+
+
+def test_the_json_row_is_its_p50_over_grpcs_against_the_bound() -> None:
+    f = {"route_grpc": {"p50_ms": 3.0}, "route_json": {"p50_ms": 3.4}}
+    assert dict(json_rows("10000", f)) == {
+        "  10000 json p50 - grpc p50": "+0.40 ms (within the 1.0 ms bound)"}
+    f["route_json"]["p50_ms"] = 4.5
+    assert "OVER" in dict(json_rows("10000", f))["  10000 json p50 - grpc p50"]
+    assert list(json_rows("10000", {"route_grpc": {"p50_ms": 3.0}})) == []
 
 
 def test_p99_growth_is_each_size_over_the_smallest() -> None:

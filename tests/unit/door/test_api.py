@@ -1,5 +1,6 @@
 """The one error table between ``router.errors`` and each door's status: gRPC codes read both
-ways, the console's HTTP statuses, the MCP door's JSON-RPC codes."""
+ways, the console's HTTP statuses, the MCP door's JSON-RPC codes, the JSON door's Connect
+codes."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from router.door.api import (
     status_for,
 )
 from router.errors import (
+    DeadlineExceeded,
     FailedPrecondition,
     IndexCorrupt,
     IndexUnavailable,
@@ -35,6 +37,7 @@ from router.errors import (
     SkillParseError,
     StaleFile,
     TooLarge,
+    Unauthenticated,
     Unavailable,
 )
 
@@ -137,3 +140,19 @@ def test_the_mcp_door_answers_by_the_table() -> None:
     (405, "FAILED_PRECONDITION")])
 def test_an_http_answer_has_a_grpc_status_name(status: int, name: str) -> None:
     assert code_name_of_http(status) == name
+
+
+def test_the_json_door_answers_the_connect_code_of_each_grpc_code() -> None:
+    answered = {error: (status.connect, status.connect_http) for error, status in ERROR_TABLE}
+    assert answered == {
+        InvalidRequest: ("invalid_argument", 400), NotFound: ("not_found", 404),
+        RateLimited: ("resource_exhausted", 429), TooLarge: ("resource_exhausted", 429),
+        PermissionDenied: ("permission_denied", 403),
+        FailedPrecondition: ("failed_precondition", 400),
+        IndexUnavailable: ("unavailable", 503), Unavailable: ("unavailable", 503),
+        Unauthenticated: ("unauthenticated", 401), DeadlineExceeded: ("deadline_exceeded", 504),
+        Internal: ("internal", 500)}
+    assert (api.OTHER.connect, api.OTHER.connect_http) == ("internal", 500)
+    assert api.connect_code(grpc.StatusCode.CANCELLED) == "canceled"  # Connect's spelling
+    assert {api.connect_http(code) for code in grpc.StatusCode} - {500} == set(
+        api.CONNECT_HTTP.values()) - {500}
