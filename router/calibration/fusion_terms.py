@@ -25,7 +25,7 @@ class FusionConfig:
     min_segment_words: int = 3  # shorter sentences are merged into the one before
     min_dense: float = 0.18  # gate: the turn's best cosine must reach this; 0 disables
     min_fused: float = 0.0  # gate: a candidate's fused score must reach this
-    tail_ratio: float = 0.45  # drop candidates below tail_ratio * best fused; 0 disables
+    tail_ratio: float = 0.0  # drop candidates below tail_ratio * best fused; 0 disables
     history_weight: float = 0.4  # weight of earlier turns (vector mix and lexical view)
     history_turns: int = 2  # earlier user turns considered
 

@@ -218,9 +218,15 @@ class IndexConfig:
     # digests, example files, BM25 words) once a catalog has a few thousand skills
     # (router.common.workers): 0 = one per usable CPU, 1 = all in the build process.
     build_workers: int = 0
+    # Characters of each skill's body (its SKILL.md instructions) the lexical index reads beside
+    # its name and description (router.index.body); 0 = name and description only.
+    body_chars: int = 2000
 
     def __post_init__(self) -> None:
         worker_count(self.build_workers, "config index.build_workers")
+        if self.body_chars < 0:
+            raise InvalidRequest(f"config index.body_chars: {self.body_chars} is negative; give "
+                                 "0 (name and description only) or more characters")
         if not _DEVICE.match(self.device):
             raise InvalidRequest(f"config index.device: {self.device!r} is not one of auto, "
                                  "cpu, cuda, cuda:N")

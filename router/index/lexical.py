@@ -1,4 +1,5 @@
-"""BM25 keyword index over skill names and descriptions (bm25s backend).
+"""BM25 keyword index over skill names, descriptions and the start of their bodies (bm25s
+backend; the body excerpt: ``router.index.body``).
 
 Text is lower-cased and split into word tokens of two or more characters (camelCase and
 snake_case identifiers are split into words); English stopwords are removed. Every word is
@@ -45,10 +46,11 @@ _STEM_MARK = "~"
 _local = threading.local()
 
 
-def skill_document(name: str, description: str) -> str:
-    """The text indexed for one skill: its name split on hyphens, then its description."""
+def skill_document(name: str, description: str, body: str = "") -> str:
+    """The text indexed for one skill: its name split on hyphens, then its description, then
+    ``body``, the excerpt of its instructions indexed with it (``router.index.body``)."""
     words = name.replace("-", " ").replace("_", " ").strip()
-    return f"{words} {description}".strip()
+    return " ".join(part for part in (words, description.strip(), body.strip()) if part)
 
 
 def english_stopwords() -> frozenset[str]:
