@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from router.calibration.fusion_terms import DenseScale, lexical_scale
+from router.calibration.fusion_terms import MAX_VIEWS, DenseScale, lexical_scale
 from router.index.vectors import catalog_centroid
 from router.routing import fusion
 from router.routing.fusion import Fused, FusionConfig, Hits, fuse, fuse_views, gate, query_views
@@ -168,6 +168,21 @@ def test_long_messages_are_merged_into_at_most_max_segments_keeping_all_text() -
     views = query_views(" ".join(sentences), dataclasses.replace(CFG, max_segments=4))
     assert len(views) == 5
     assert " ".join(views[1:]) == " ".join(sentences)
+
+
+def test_a_message_longer_than_the_encoder_reads_is_read_whole_in_more_views() -> None:
+    # one 1,000-word sentence (no punctuation): pieces of at most segment_words words
+    words = [f"w{i}" for i in range(1000)]
+    views = query_views(" ".join(words), CFG)
+    assert all(len(v.split()) <= CFG.segment_words for v in views[1:])
+    assert " ".join(views[1:]).split() == words  # every word read, in order
+    assert len(views) == 1 + -(-1000 // CFG.segment_words)
+    # a task of 40 short sentences keeps max_segments views: each fits the encoder already
+    sentences = [f"Step {i}: do the thing with care today." for i in range(40)]
+    assert len(query_views(" ".join(sentences), CFG)) == 1 + CFG.max_segments
+    # the longest message allowed still has a bounded number of views
+    assert len(query_views("word " * 6000, CFG)) == 1 + MAX_VIEWS
+    assert len(query_views(" ".join(words), dataclasses.replace(CFG, segment_words=0))) == 1
 
 
 def test_history_helpers() -> None:
