@@ -171,6 +171,22 @@ class LexicalIndex:
             scores[self._indices[start:end]] += self._data[start:end]  # a term's rows differ
         return scores
 
+    def matched_words(self, query: str, row: int) -> tuple[str, ...]:
+        """The words of ``query`` that document ``row`` holds, as written or as a stem, in the
+        query's order and once each (what Explain shows of a lexical match)."""
+        words = list(dict.fromkeys(w for w in _WORD.findall(_CAMEL.sub(" ", query).lower())
+                                   if w not in self._stopwords))
+        stems: list[str] = _stemmer().stemWords(words)
+        return tuple(word for word, stem in zip(words, stems, strict=True)
+                     if self._holds(word, row) or self._holds(_STEM_MARK + stem, row))
+
+    def _holds(self, term: str, row: int) -> bool:
+        column = self._vocab.get(term)
+        if column is None:
+            return False
+        start, end = self._indptr[column], self._indptr[column + 1]
+        return bool(np.any(self._indices[start:end] == row))
+
     def search(self, query: str, k: int,
                within: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The best ``k`` documents with a positive score, best first (ties: lower id first);
