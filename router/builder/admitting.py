@@ -43,11 +43,13 @@ class Admitted:
     """What admission gives the build: the skills (quarantined ones disabled), the record the
     version keeps (``{"admission": {"scanner": version, "skills": {key: verdict}}}``, skills
     with findings only), and the skills' embeddings the hub measure made (by cache key: the
-    build reuses them instead of encoding the skills again)."""
+    build reuses them instead of encoding the skills again), and each skill's body as admission
+    read it (by key: the build indexes its start, ``router.index.body``)."""
 
     found: DiscoveryResult
     record: dict[str, Any]
     vectors: dict[str, np.ndarray]
+    bodies: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 def admit_found(found: DiscoveryResult, config: AdmissionConfig, embedder: Embedder,
@@ -111,7 +113,9 @@ def admit_found(found: DiscoveryResult, config: AdmissionConfig, embedder: Embed
             skill = dataclasses.replace(skill, enabled=False)
         skills.append(skill)
     admitted = DiscoveryResult(tuple(skills), found.shadowed, (*found.diagnostics, *diags))
-    return Admitted(admitted, {ADMISSION_KEY: {"scanner": version, "skills": record}}, made)
+    bodies = {t.key: t.body for t in texts if t.body}
+    return Admitted(admitted, {ADMISSION_KEY: {"scanner": version, "skills": record}}, made,
+                    bodies)
 
 
 def _approvals(index_dir: str | Path, feedback: FeedbackConfig | None) -> list[Approval]:

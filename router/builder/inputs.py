@@ -13,31 +13,37 @@ import numpy as np
 from router.builder.fine_tune import stage as encoder_fine_tune
 from router.common.workers import Workers
 from router.encoders.base import Embedder
+from router.index.body import DEFAULT_BODY_CHARS
 from router.skills.digests import SkillDigests
 from router.skills.model import DEFAULT_CATALOG
 from router.skills.sources.base import SkillSource
 
 FINE_TUNE_KEY = "fine_tune_encoder"  # settings key: the fine-tuning mode built with
+BODY_CHARS_KEY = "body_chars"  # settings key: how much of each body the lexical index reads
 
 
 @dataclass(frozen=True)
 class Stages:
     """What a version build does beyond embedding and indexing its skills, from the
     configuration: fit the routing settings to the examples (``router.calibration.settings_fit``),
-    fine-tune the encoder on them (``router.builder.fine_tune.stage``), and whether it shows
-    progress."""
+    fine-tune the encoder on them (``router.builder.fine_tune.stage``), whether it shows
+    progress, and how many characters of each skill's body its lexical index reads
+    (``router.index.body``; 0: name and description only)."""
 
     fit_settings: bool = False
     fine_tune: encoder_fine_tune.Options = field(default_factory=encoder_fine_tune.Options)
     progress: bool = False
+    body_chars: int = DEFAULT_BODY_CHARS
 
-    def recorded(self, embedder: Embedder) -> dict[str, str]:
-        """The fine-tuning inputs a build of ``embedder`` records: the mode and each candidate
-        run's mode unless off (so the inputs of before stay), when it can be tuned."""
+    def recorded(self, embedder: Embedder) -> dict[str, Any]:
+        """The inputs a build of ``embedder`` records: how much of the bodies it reads, and
+        the fine-tuning mode and each candidate run's mode unless off (so the inputs of before
+        stay), when it can be tuned."""
+        body = {BODY_CHARS_KEY: self.body_chars}
         if not encoder_fine_tune.tunable(embedder):
-            return {}
+            return body
         modes = self.fine_tune.candidate_modes()
-        return {FINE_TUNE_KEY: self.fine_tune.mode,
+        return {**body, FINE_TUNE_KEY: self.fine_tune.mode,
                 **{key: mode for key, mode in modes.items() if mode != "off"}}
 
 
@@ -50,7 +56,9 @@ class Carried:
     (``router.skills.catalogs``); ``query``: the encoder that will serve queries when its vectors
     are not the build encoder's (an int8 copy, ``router.index.query_encoder.gate_encoder``): the
     gate is calibrated on them; ``source``: the skill source the skills came from, which digests
-    their files when ``digested`` cannot be recorded as it is (None: the default source)."""
+    their files when ``digested`` cannot be recorded as it is (None: the default source);
+    ``bodies``: each skill's body by key, as admission read it (the lexical index reads their
+    start)."""
 
     settings: Mapping[str, Any] = field(default_factory=dict)
     reuse: bool = True
@@ -60,3 +68,4 @@ class Carried:
     catalogs: tuple[str, ...] = (DEFAULT_CATALOG,)
     query: Embedder | None = None
     source: SkillSource | None = None
+    bodies: Mapping[str, str] = field(default_factory=dict)

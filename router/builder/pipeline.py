@@ -179,7 +179,7 @@ def build(plan: BuildPlan, out: str | Path, *, served: Served | None = None,
         carried = Carried({**discovery_settings(plan.discovery), **inputs},
                           reuse=not (full or damaged), known=known, digested=digested,
                           workers=pool, catalogs=catalog_order(plan.discovery.catalogs),
-                          query=plan.query, source=plan.source)
+                          query=plan.query, source=plan.source, bodies=admitted.bodies)
         info = build_index(found.skills, diagnostics, embedder, out, examples=examples,
                            stages=plan.stages, carried=carried)
     if before_prune is not None:

@@ -83,7 +83,8 @@ class BuildPlan:
         placement = placement_for(device or index.device, precision or index.precision,
                                   model=model)
         stages = Stages(index.fit_settings,
-                        encoder_fine_tune.options_for(index, device=placement.device), progress)
+                        encoder_fine_tune.options_for(index, device=placement.device), progress,
+                        index.body_chars)
         return cls(discovery, EncoderPlan(model, placement, index.batch_size,
                                                    index.tokenize_workers),
                    keep_versions=index.keep_versions, stages=stages,

@@ -29,6 +29,7 @@ from router.encoders.base import Embedder
 from router.examples.model import Example
 from router.index import dense, digest_store
 from router.index import example_store as stored_examples
+from router.index.body import body_excerpt
 from router.index.lexical import LexicalIndex, skill_document
 from router.index.store import FORMAT_VERSION
 from router.index.vectors import embed_skills, previous_vectors
@@ -105,7 +106,9 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
     log.info("embedded %d skills (%d reused) in %.2fs on %s", len(ordered), reused,
              time.perf_counter() - mark, "/".join(placed.values()))
     mark = time.perf_counter()
-    documents = [skill_document(s.name, s.description) for s in ordered]
+    documents = [skill_document(s.name, s.description,
+                                body_excerpt(carried.bodies.get(s.key, ""), stages.body_chars))
+                 for s in ordered]
     stage("building BM25 and the vector graph; %scalibrating the relevance gate (%d examples)",
           "fitting the routing settings; " if stages.fit_settings else "", len(examples))
     # the FAISS graph (native, GIL released) is built on a thread while BM25 and the examples

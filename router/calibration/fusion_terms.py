@@ -22,10 +22,14 @@ class FusionConfig:
     dense_weight: float = 0.5  # lexical weight is 1 - dense_weight
     depth: int = 50  # top-N asked from each retriever per view
     max_segments: int = 6  # sentence views per message; 0 or 1 disables them
+    # words a view may hold: the encoder reads 256 word-pieces (~190 words) of a text, so a
+    # longer sentence is cut into pieces of this size and a long message gets more views
+    # (at most MAX_VIEWS), so every word of it is read
+    segment_words: int = 160
     min_segment_words: int = 3  # shorter sentences are merged into the one before
     min_dense: float = 0.18  # gate: the turn's best cosine must reach this; 0 disables
     min_fused: float = 0.0  # gate: a candidate's fused score must reach this
-    tail_ratio: float = 0.45  # drop candidates below tail_ratio * best fused; 0 disables
+    tail_ratio: float = 0.0  # drop candidates below tail_ratio * best fused; 0 disables
     history_weight: float = 0.4  # weight of earlier turns (vector mix and lexical view)
     history_turns: int = 2  # earlier user turns considered
 
@@ -35,6 +39,8 @@ class FusionConfig:
                 raise ValueError(f"{name} must be within [0, 1], got {getattr(self, name)}")
         if self.depth < 1:
             raise ValueError(f"depth must be at least 1, got {self.depth}")
+        if self.segment_words < 0:
+            raise ValueError(f"segment_words must be 0 or more, got {self.segment_words}")
 
 
 @dataclass(frozen=True)
@@ -46,15 +52,31 @@ class Hits:
     weight: float = 1.0
 
 
+MAX_VIEWS = 16  # views of one message at most: 16 x 160 words, about 15,000 characters
+
+
 def query_views(message: str, config: FusionConfig) -> list[str]:
-    """The whole message, then its sentences when there are at least two of them."""
+    """The whole message, then its sentences when there are at least two of them: at most
+    ``max_segments``, or as many more (up to ``MAX_VIEWS``) as it takes to hold
+    ``segment_words`` words each; a sentence longer than that is cut into pieces of it."""
     text = message.strip()
     if config.max_segments < 2 or not text:
         return [text]
-    segments = split_sentences(text, config.min_segment_words)
+    segments = [piece for sentence in split_sentences(text, config.min_segment_words)
+                for piece in _word_pieces(sentence, config.segment_words)]
     if len(segments) < 2:
         return [text]
-    return [text, *_merge_to(segments, config.max_segments)]
+    words = sum(len(segment.split()) for segment in segments)
+    wanted = -(-words // config.segment_words) if config.segment_words > 0 else 0
+    return [text, *_merge_to(segments, min(MAX_VIEWS, max(config.max_segments, wanted)))]
+
+
+def _word_pieces(sentence: str, size: int) -> list[str]:
+    """``sentence`` cut into runs of at most ``size`` words (whole when ``size`` is 0)."""
+    words = sentence.split()
+    if size <= 0 or len(words) <= size:
+        return [sentence]
+    return [" ".join(words[i:i + size]) for i in range(0, len(words), size)]
 
 
 def split_sentences(text: str, min_words: int = 3) -> list[str]:

@@ -99,8 +99,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
         print(f"refused: {shown['refused']}")
     print(f"{'name':40} {'dense':>7} {'lexical':>8} {'fused':>7}  kept  reason")
     for c in shown["candidates"]:
-        example = c["matched_example"]
+        example, step = c["matched_example"], c["matched_step"]
         matched = f"  (example: {example[:60]!r})" if example else ""
+        matched += f"  [{c['matched_field']}]" if c["matched_field"] else ""
+        matched += f"  (step: {step[:60]!r})" if step else ""
         print(f"{c['name'][:40]:40} {c['dense_score']:7.3f} {c['lexical_score']:8.3f} "
               f"{c['fused_score']:7.3f}  {'yes' if c['kept'] else 'no ':4}  {c['reason']}"
               f"{matched}")

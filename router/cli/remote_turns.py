@@ -55,7 +55,8 @@ def explained(args: argparse.Namespace) -> dict[str, Any]:
             "candidates": [{"name": c.name, "dense_score": _decimal(c.dense_score),
                             "lexical_score": _decimal(c.lexical_score),
                             "fused_score": _decimal(c.fused_score), "kept": c.kept,
-                            "reason": c.reason, "matched_example": c.matched_example}
+                            "reason": c.reason, "matched_example": c.matched_example,
+                            "matched_field": c.matched_field, "matched_step": c.matched_step}
                            for c in reply.candidates[: args.limit]]}
 
 

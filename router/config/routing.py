@@ -222,10 +222,16 @@ class IndexConfig:
     # 0 = one per usable CPU less one on CUDA, and none on the CPU (the model takes the
     # cores); 1 = none (a thread of the build process); N = N processes. Same vectors.
     tokenize_workers: int = 0
+    # Characters of each skill's body (its SKILL.md instructions) the lexical index reads beside
+    # its name and description (router.index.body); 0 = name and description only.
+    body_chars: int = 2000
 
     def __post_init__(self) -> None:
         worker_count(self.build_workers, "config index.build_workers")
         worker_count(self.tokenize_workers, "config index.tokenize_workers")
+        if self.body_chars < 0:
+            raise InvalidRequest(f"config index.body_chars: {self.body_chars} is negative; give "
+                                 "0 (name and description only) or more characters")
         if not _DEVICE.match(self.device):
             raise InvalidRequest(f"config index.device: {self.device!r} is not one of auto, "
                                  "cpu, cuda, cuda:N")

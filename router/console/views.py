@@ -58,7 +58,9 @@ def candidate_rows(candidates: Sequence[pb.Candidate]) -> list[dict[str, Any]]:
     top_fused = max((c.fused_score for c in candidates), default=0.0)
     return [{"rank": i + 1, "name": c.name, "dense": c.dense_score, "lexical": c.lexical_score,
              "fused": c.fused_score, "kept": c.kept, "reason": c.reason,
-             "matched_example": c.matched_example,
+             "matched_example": c.matched_example, "matched_step": c.matched_step,
+             "matched_field": "description and body" if c.matched_field == "both"
+             else c.matched_field,
              "dense_pct": _percent(c.dense_score, 1.0),
              "lexical_pct": _percent(c.lexical_score, top_lexical),
              "fused_pct": _percent(c.fused_score, top_fused)}

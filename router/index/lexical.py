@@ -1,4 +1,5 @@
-"""BM25 keyword index over skill names and descriptions (bm25s backend).
+"""BM25 keyword index over skill names, descriptions and the start of their bodies (bm25s
+backend; the body excerpt: ``router.index.body``).
 
 Text is lower-cased and split into word tokens of two or more characters (camelCase and
 snake_case identifiers are split into words); English stopwords are removed. Every word is
@@ -45,10 +46,11 @@ _STEM_MARK = "~"
 _local = threading.local()
 
 
-def skill_document(name: str, description: str) -> str:
-    """The text indexed for one skill: its name split on hyphens, then its description."""
+def skill_document(name: str, description: str, body: str = "") -> str:
+    """The text indexed for one skill: its name split on hyphens, then its description, then
+    ``body``, the excerpt of its instructions indexed with it (``router.index.body``)."""
     words = name.replace("-", " ").replace("_", " ").strip()
-    return f"{words} {description}".strip()
+    return " ".join(part for part in (words, description.strip(), body.strip()) if part)
 
 
 def english_stopwords() -> frozenset[str]:
@@ -168,6 +170,22 @@ class LexicalIndex:
             start, end = self._indptr[term], self._indptr[term + 1]
             scores[self._indices[start:end]] += self._data[start:end]  # a term's rows differ
         return scores
+
+    def matched_words(self, query: str, row: int) -> tuple[str, ...]:
+        """The words of ``query`` that document ``row`` holds, as written or as a stem, in the
+        query's order and once each (what Explain shows of a lexical match)."""
+        words = list(dict.fromkeys(w for w in _WORD.findall(_CAMEL.sub(" ", query).lower())
+                                   if w not in self._stopwords))
+        stems: list[str] = _stemmer().stemWords(words)
+        return tuple(word for word, stem in zip(words, stems, strict=True)
+                     if self._holds(word, row) or self._holds(_STEM_MARK + stem, row))
+
+    def _holds(self, term: str, row: int) -> bool:
+        column = self._vocab.get(term)
+        if column is None:
+            return False
+        start, end = self._indptr[column], self._indptr[column + 1]
+        return bool(np.any(self._indices[start:end] == row))
 
     def search(self, query: str, k: int,
                within: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:

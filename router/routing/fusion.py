@@ -34,8 +34,11 @@ cosines run lower than Seal-Tools' one-liners), 0.18 is the highest threshold th
 on-topic requests: train 98.7% kept / 83.9% of off-topic rejected, validation 100% / 88.2%.
 On Seal-Tools 0.35 would reject more off-topic chat (57% of 60 messages) but empties 20% of the
 bundled catalog's real requests; a threshold only right for short descriptions is not a default.
-``tail_ratio`` 0.45 costs no recall (0.907 / 0.906 after the gate) and trims one-skill requests
-from 4.95 to 4.44 skills; kept below ``min(w, 1 - w)`` it never cuts either retriever's top hit.
+``tail_ratio`` 0 (no cut after ranking): a turn the gate lets through shows its top k. A cut
+at 0.45 trimmed one-skill requests from 4.95 to 4.44 skills but cost recall on tool catalogs
+(1.5-2.2 points of recall@5) and on multi-skill tasks, while a skill revealed once costs a few
+dozen tokens per session since the catalogs keep the prompt cache; the gate alone refuses
+off-topic turns. A cut kept below ``min(w, 1 - w)`` never removes either retriever's top hit.
 Cosine thresholds are model-specific: set ``min_dense`` to 0 or recalibrate for another model.
 """
 

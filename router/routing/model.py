@@ -99,6 +99,10 @@ class Candidate:
     kept: bool
     reason: DropReason
     matched_example: str = ""  # the example request behind the dense score, if one was
+    # which of the skill's fields the turn's words matched ("description", "body", "both"; ""
+    # when no word did), and the step of a request of several whose vector came closest
+    matched_field: str = ""
+    matched_step: str = ""
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from router.access.view import View
 from router.config import RoutingConfig
@@ -92,10 +92,10 @@ def narrowed(snap: IndexSnapshot, query: RouteQuery, config: RoutingConfig, plan
     if plan.explain:
         for pos, _reason, score in picked[shown:]:
             old = plan.candidates.get(pos)
-            plan.candidates[pos] = Candidate(
-                snap.skills[pos].name, old.dense_score if old else 0.0,
-                old.lexical_score if old else 0.0, old.fused_score if old else float(score),
-                False, DropReason.OVER_BUDGET, old.matched_example if old else "")
+            plan.candidates[pos] = (
+                replace(old, kept=False, reason=DropReason.OVER_BUDGET) if old else
+                Candidate(snap.skills[pos].name, 0.0, 0.0, float(score), False,
+                          DropReason.OVER_BUDGET))
         candidates = tuple(sorted(plan.candidates.values(), key=lambda c: -c.fused_score))
     return RouteResult(
         skills=tuple(routed[:shown]), catalog_text=text, index_version=snap.info.version,

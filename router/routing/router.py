@@ -21,6 +21,7 @@ from router.examples.scoring import with_examples
 from router.index import dense
 from router.index.store import IndexSnapshot
 from router.routing import reveal
+from router.routing.attribution import attributed
 from router.routing.calibrated import (
     example_mode,
     fitted_fusion,
@@ -235,6 +236,8 @@ def rank(snap: IndexSnapshot, query: RouteQuery, vectors: QueryVectors, settings
     with stage(GATE, *marks) as span:
         floor = _rank(snap, fused, query.top_k or config.top_k, fusion, plan, bool(refused))
         span.set_attribute(CANDIDATES, len(fused))
+    if explain:  # which field and which step of the request each candidate matched
+        plan.candidates = attributed(plan.candidates, snap, vectors)
     extra = range(project.first, len(snap.skills)) if project is not None else ()
     return Ranked(snap, base, plan, tuple(unknown), extra, marks, judged, fusion, explicit,
                   refused or floor, indexed)

@@ -292,7 +292,7 @@ class GetIndexInfoResponse(_message.Message):
     def __init__(self, version: _Optional[str] = ..., model: _Optional[str] = ..., dimension: _Optional[int] = ..., skill_count: _Optional[int] = ..., built_at: _Optional[str] = ..., format_version: _Optional[int] = ..., path: _Optional[str] = ..., calibrated_gate: _Optional[float] = ..., example_count: _Optional[int] = ..., tuning_json: _Optional[str] = ...) -> None: ...
 
 class Candidate(_message.Message):
-    __slots__ = ("name", "dense_score", "lexical_score", "fused_score", "kept", "reason", "matched_example")
+    __slots__ = ("name", "dense_score", "lexical_score", "fused_score", "kept", "reason", "matched_example", "matched_field", "matched_step")
     NAME_FIELD_NUMBER: _ClassVar[int]
     DENSE_SCORE_FIELD_NUMBER: _ClassVar[int]
     LEXICAL_SCORE_FIELD_NUMBER: _ClassVar[int]
@@ -300,6 +300,8 @@ class Candidate(_message.Message):
     KEPT_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     MATCHED_EXAMPLE_FIELD_NUMBER: _ClassVar[int]
+    MATCHED_FIELD_FIELD_NUMBER: _ClassVar[int]
+    MATCHED_STEP_FIELD_NUMBER: _ClassVar[int]
     name: str
     dense_score: float
     lexical_score: float
@@ -307,7 +309,9 @@ class Candidate(_message.Message):
     kept: bool
     reason: str
     matched_example: str
-    def __init__(self, name: _Optional[str] = ..., dense_score: _Optional[float] = ..., lexical_score: _Optional[float] = ..., fused_score: _Optional[float] = ..., kept: _Optional[bool] = ..., reason: _Optional[str] = ..., matched_example: _Optional[str] = ...) -> None: ...
+    matched_field: str
+    matched_step: str
+    def __init__(self, name: _Optional[str] = ..., dense_score: _Optional[float] = ..., lexical_score: _Optional[float] = ..., fused_score: _Optional[float] = ..., kept: _Optional[bool] = ..., reason: _Optional[str] = ..., matched_example: _Optional[str] = ..., matched_field: _Optional[str] = ..., matched_step: _Optional[str] = ...) -> None: ...
 
 class ExplainResponse(_message.Message):
     __slots__ = ("route", "candidates", "gate", "dense_weight", "example_mode", "lexical_with_examples", "settings_reason", "refused", "shown")

@@ -144,7 +144,7 @@ def test_route_page_shows_what_a_session_was_shown_and_on_which_turn(
         stub.Route(pb.RouteRequest(message="merge two PDF files into one PDF",
                                    session_id="console-conv", top_k=1))
     page = get(f"{console}/route", message="merge two PDF files into one PDF",
-               session="console-conv").text
+               session="console-conv", top_k="1").text
     table = page.split('id="session-shown"', 1)[1].split("</table>", 1)[0]
     assert re.findall(r'<tr><td><a href="/skills/([^"]+)">[^<]+</a></td><td class="num">(\d+)'
                       r"</td></tr>", table) == [(PDF_SKILL, "1")]

@@ -99,7 +99,12 @@ def test_target_answers_as_in_process(index: Path, running: RouterServer,
         assert code == 0 and there == here, argv
     code, here, _ = run(capsys, "explain", PDF, "--json", *local)
     code, there, _ = run(capsys, "explain", PDF, "--json", *remote)
-    assert code == 0 and json.loads(there)["skills"] == json.loads(here)["skills"] == ["skill-0"]
+    assert code == 0 and json.loads(there)["skills"] == json.loads(here)["skills"]
+    assert json.loads(here)["skills"][0] == "skill-0"
+    assert [(c["name"], c["matched_field"], c["matched_step"])
+            for c in json.loads(there)["candidates"]] == \
+        [(c["name"], c["matched_field"], c["matched_step"])
+         for c in json.loads(here)["candidates"]]
     code, there, _ = run(capsys, "info", *remote)
     assert code == 0 and json.loads(there)["skill_count"] == 6
     code, there, _ = run(capsys, "route", PDF, "--json", *remote)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 
@@ -23,8 +24,16 @@ def test_gateway_runs_a_turn_end_to_end(tree_server: RouterServer) -> None:
     out = done.stdout
     assert "model calls activate_skill(name='pdf-tools')" in out
     assert "   revealed: ['pdf-tools'" in out
-    assert "the same request again: revealed []" in out
-    assert "after compaction (context_reset): revealed [], active ['pdf-tools']" in out
+    # what the first turn revealed is not revealed again (the active skill frees its slot,
+    # so the next candidate may be new)
+    first = out.split("   revealed: ", 1)[1].split("\n", 1)[0]
+    again = out.split("the same request again: revealed ", 1)[1].split("\n", 1)[0]
+    assert not set(ast.literal_eval(first)) & set(ast.literal_eval(again))
+    # after compaction the turn's retrieved skills are revealed again; the active one's
+    # content was kept, so it is not
+    reset = out.split("after compaction (context_reset): revealed ", 1)[1].split("\n", 1)[0]
+    assert reset.endswith("active ['pdf-tools'] (its content was kept)")
+    assert "pdf-tools" not in ast.literal_eval(reset.split(", active ", 1)[0])
     assert '<skill_content name="pdf-tools">' in out
     assert "skill content kept: 1" in out
     assert "references/guide.md: 8 bytes, text/markdown" in out

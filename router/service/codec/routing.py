@@ -92,7 +92,8 @@ def explain_to_proto(result: RouteResult) -> pb.ExplainResponse:
         candidates=[
             pb.Candidate(name=c.name, dense_score=c.dense_score, lexical_score=c.lexical_score,
                          fused_score=c.fused_score, kept=c.kept, reason=c.reason.value,
-                         matched_example=c.matched_example)
+                         matched_example=c.matched_example, matched_field=c.matched_field,
+                         matched_step=c.matched_step)
             for c in result.candidates
         ],
         gate=result.gate, dense_weight=result.dense_weight, example_mode=result.example_mode,

@@ -45,7 +45,7 @@ def test_route_is_its_stages_run_in_order(engine: Engine) -> None:
 
 
 def test_a_new_stage_is_one_function_and_one_line(engine: Engine) -> None:
-    query = RouteQuery("deploy the payments service")
+    query = RouteQuery("deploy the payments service", top_k=1)
 
     def veto(parts: Parts, turn: Turn) -> Turn:  # say, a reranker that trusts no retrieval
         assert turn.ranked is not None

@@ -9,13 +9,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from router.calibration.fusion_terms import DenseScale, lexical_scale
+from router.calibration.fusion_terms import MAX_VIEWS, DenseScale, lexical_scale
 from router.index.vectors import catalog_centroid
 from router.routing import fusion
 from router.routing.fusion import Fused, FusionConfig, Hits, fuse, fuse_views, gate, query_views
 from router.routing.model import DropReason
 
 CFG = FusionConfig()
+CUT = FusionConfig(tail_ratio=0.45)  # the score-gap cut the defaults had
 
 
 def hits(pairs: dict[int, float], weight: float = 1.0) -> Hits:
@@ -34,14 +35,14 @@ def test_defaults_match_the_documented_measurements() -> None:
     assert CFG.depth == 50
     assert CFG.max_segments == 6
     assert CFG.min_dense == 0.18
-    assert CFG.tail_ratio == 0.45
+    assert CFG.tail_ratio == 0.0  # no cut by default: the gate alone refuses a turn
     assert CFG.history_weight == 0.4
     assert CFG.history_turns == 2
     doc = fusion.__doc__ or ""
-    for text in ("``dense_weight`` 0.5", "0.18 is the highest threshold", "``tail_ratio`` 0.45"):
+    for text in ("``dense_weight`` 0.5", "0.18 is the highest threshold", "``tail_ratio`` 0"):
         assert text in doc
-    # the tail cut must never remove a retriever's own best hit
-    assert CFG.tail_ratio < min(CFG.dense_weight, 1 - CFG.dense_weight)
+    # a tail cut must never remove a retriever's own best hit
+    assert CUT.tail_ratio < min(CUT.dense_weight, 1 - CUT.dense_weight)
 
 
 @pytest.mark.parametrize(
@@ -125,7 +126,7 @@ def test_gate_keeps_a_turn_when_the_dense_side_was_not_searched() -> None:
 def test_tail_ratio_drops_far_weaker_candidates_with_a_score_gap_reason() -> None:
     dense = [hits({0: 0.80, 1: 0.78, 2: 0.40})]
     fused = fuse_views(dense, [hits({0: 10.0})], CFG, dense_baseline=0.1)
-    result = gate(fused, CFG)
+    result = gate(fused, CUT)
     assert [f.index for f in result.kept] == [0, 1]
     assert [(f.index, r) for f, r in result.dropped] == [(2, DropReason.SCORE_GAP)]
     assert len(gate(fused, dataclasses.replace(CFG, tail_ratio=0.0)).kept) == 3
@@ -169,6 +170,21 @@ def test_long_messages_are_merged_into_at_most_max_segments_keeping_all_text() -
     assert " ".join(views[1:]) == " ".join(sentences)
 
 
+def test_a_message_longer_than_the_encoder_reads_is_read_whole_in_more_views() -> None:
+    # one 1,000-word sentence (no punctuation): pieces of at most segment_words words
+    words = [f"w{i}" for i in range(1000)]
+    views = query_views(" ".join(words), CFG)
+    assert all(len(v.split()) <= CFG.segment_words for v in views[1:])
+    assert " ".join(views[1:]).split() == words  # every word read, in order
+    assert len(views) == 1 + -(-1000 // CFG.segment_words)
+    # a task of 40 short sentences keeps max_segments views: each fits the encoder already
+    sentences = [f"Step {i}: do the thing with care today." for i in range(40)]
+    assert len(query_views(" ".join(sentences), CFG)) == 1 + CFG.max_segments
+    # the longest message allowed still has a bounded number of views
+    assert len(query_views("word " * 6000, CFG)) == 1 + MAX_VIEWS
+    assert len(query_views(" ".join(words), dataclasses.replace(CFG, segment_words=0))) == 1
+
+
 def test_history_helpers() -> None:
     assert fusion.history_text(["a", " ", "b", "c"], CFG) == "b\nc"
     assert fusion.history_text(["a"], dataclasses.replace(CFG, history_turns=0)) == ""
@@ -191,7 +207,8 @@ def test_single_view_fuse_and_pair_unpacking_of_the_gate() -> None:
     single = fuse(ids, cos, lex_ids, bm25, CFG, dense_baseline=0.1)
     views = fuse_views([Hits(ids, cos)], [Hits(lex_ids, bm25)], CFG, dense_baseline=0.1)
     assert single == views
-    kept, dropped = gate(single, CFG)
+    assert len(gate(single, CFG).kept) == 4  # no cut by default
+    kept, dropped = gate(single, CUT)
     assert [f.index for f in kept] == [2, 4, 11]
     assert [(f.index, reason) for f, reason in dropped] == [(9, DropReason.SCORE_GAP)]
 

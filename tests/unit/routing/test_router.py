@@ -105,7 +105,7 @@ def test_budget_keeps_whole_entries_and_reports_counts(engine: Engine) -> None:
 
 def test_formats_and_savings(engine: Engine) -> None:
     for fmt in (f for f in CatalogFormat if not f.tools_only):  # the others: tools only
-        result = engine.route(RouteQuery(message="extract PDF tables", format=fmt))
+        result = engine.route(RouteQuery(message="extract PDF tables", format=fmt, top_k=2))
         assert "pdf-tools" in result.catalog_text
         assert 0 < result.catalog_chars < result.full_catalog_chars
 
