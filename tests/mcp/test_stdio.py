@@ -36,7 +36,8 @@ async def test_a_stdio_session_with_an_always_on_skill(tree: Tree, tree_engine: 
     params.args[2:2] = ["--config", str(config)]  # a global flag, before the command
     async with Client(params) as host:
         tools = {t.name for t in (await host.list_tools()).tools}
-        found = await host.call_tool("search_skills", {"query": "extract tables from a PDF"})
+        found = await host.call_tool("search_skills", {"query": "extract tables from a PDF",
+                                                       "top_k": 1})
         off_topic = await host.call_tool("search_skills", {"query": "bake sourdough bread"})
         first = await host.call_tool("activate_skill", {"name": "pdf-tools"})
         second = await host.call_tool("activate_skill", {"name": "pdf-tools"})
