@@ -278,7 +278,8 @@ def test_learning_does_not_open_the_gate_to_what_it_did_not_teach() -> None:
         return [s.name for s in engine.route(RouteQuery(message=message)).skills
                 if s.reason is Reason.RETRIEVED]
 
-    assert retrieved(TAUGHT.query, taught=0.99) == ["csv-stats"]  # closer than off-topic ones
+    # closer than off-topic ones: let through, the taught skill first
+    assert retrieved(TAUGHT.query, taught=0.99)[:1] == ["csv-stats"]
     assert retrieved(TAUGHT.query, taught=1.01) == []  # not closer: the zero-shot gate holds
     assert retrieved("zebra quokka summarises spreadsheets", taught=1.01) == []
 
