@@ -113,7 +113,8 @@ def admit_found(found: DiscoveryResult, config: AdmissionConfig, embedder: Embed
             skill = dataclasses.replace(skill, enabled=False)
         skills.append(skill)
     admitted = DiscoveryResult(tuple(skills), found.shadowed, (*found.diagnostics, *diags))
-    bodies = {t.key: t.body for t in texts if t.body}
+    bodies = {t.key: t.body for t, s in zip(texts, found.skills, strict=True)
+              if s.kind is not SkillKind.MCP_TOOL}
     return Admitted(admitted, {ADMISSION_KEY: {"scanner": version, "skills": record}}, made,
                     bodies)
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from router.builder import shards
 from router.builder.admitting import admit_found
+from router.builder.bodies import bodies_for
 from router.builder.inputs import Carried
 from router.builder.plan import BuildPlan
 from router.builder.version import build_index
@@ -179,7 +180,8 @@ def build(plan: BuildPlan, out: str | Path, *, served: Served | None = None,
         carried = Carried({**discovery_settings(plan.discovery), **inputs},
                           reuse=not (full or damaged), known=known, digested=digested,
                           workers=pool, catalogs=catalog_order(plan.discovery.catalogs),
-                          query=plan.query, source=plan.source, bodies=admitted.bodies)
+                          query=plan.query, source=plan.source,
+                          bodies=bodies_for(found.skills, admitted.bodies, plan.source))
         info = build_index(found.skills, diagnostics, embedder, out, examples=examples,
                            stages=plan.stages, carried=carried)
     if before_prune is not None:

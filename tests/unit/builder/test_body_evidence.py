@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from router.builder.bodies import bodies_for
 from router.builder.inputs import BODY_CHARS_KEY, Stages
 from router.builder.pipeline import Served, build, recorded_settings
 from router.builder.plan import BuildPlan, EncoderPlan
@@ -19,6 +20,7 @@ from router.errors import InvalidRequest
 from router.index.body import body_excerpt
 from router.index.lexical import skill_document
 from router.index.store import load_index
+from router.skills.sources.base import create_source
 from tests.support.skills import write_catalog, write_skill
 
 BODY = ("# Invoices\n\nOpen the scan with pdfplumber, read each line item, then reconcile the "
@@ -77,3 +79,15 @@ def test_only_the_start_of_a_long_body_is_read() -> None:
 def test_a_negative_body_setting_is_refused_with_the_key() -> None:
     with pytest.raises(InvalidRequest, match=r"index\.body_chars"):
         replace(IndexConfig(), body_chars=-1)
+
+
+def test_a_body_admission_did_not_read_is_read_for_the_index(tmp_path: Path) -> None:
+    root = _catalog(tmp_path / "skills")
+    found = create_source().discover(DiscoveryConfig(project_dir=None, home_dir=None,
+                                                     bundled_roots=(str(root),)))
+    ledger = next(s for s in found.skills if s.name == "ledger-helper")
+    read = bodies_for(found.skills, {"skill-0": "as admission read it"}, None)
+    assert read["skill-0"] == "as admission read it"
+    assert "pdfplumber" in read[ledger.key] and len(read) == len(found.skills)
+    (root / "ledger-helper" / "SKILL.md").unlink()  # unreadable now: no body, a log line
+    assert ledger.key not in bodies_for(found.skills, {}, None)
