@@ -1,0 +1,70 @@
+"""Commands that act on the whole system (pure): recursive permission or ownership changes at
+or above ``/`` or ``~``, deleting outside the working folder (the root, the home folder, the
+system's folders, the user's key folders), wiping disks, and downloads appended to the shell's
+start-up files or the scheduler. A command a negation or a warning governs ("never run
+``rm -rf /``") does not count."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from router.admission.units import Unit, negated
+
+_SYSTEM = (r"(?:etc|usr|var|bin|sbin|lib|lib64|opt|home|Users|System|Library|boot|root|srv|"
+           r"Applications|private)")
+_HOME = r"(?:~|\$HOME|\$\{HOME\}|\$env:USERPROFILE|%USERPROFILE%)"
+# At or above the root or the home folder, or one of the system's or the user's key folders.
+_TARGET = (rf"[\"']?(?:/\*?|/{_SYSTEM}/?\*?|{_HOME}/?\*?|{_HOME}/\.(?:ssh|gnupg|aws|config|kube|"
+           rf"local)/?\*?|{_HOME}/(?:Documents|Desktop|Downloads|Pictures|Library)/?\*?|"
+           rf"(?:\.\./){{2,}}\*?|[A-Za-z]:\\\\?\*?|/(?:etc|bin|sbin|boot|lib|lib64|var/log|System|"
+           rf"usr/bin|usr/sbin)/\S*)[\"']?(?=$|[\s;&|)`])")
+_RECURSIVE = r"(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)"
+_STARTUP = (rf"(?:{_HOME}/\.(?:bashrc|bash_profile|bash_login|zshrc|zprofile|zshenv|zlogin|"
+            r"profile|config/fish/config\.fish)|/etc/(?:profile|bash\.bashrc|zsh/?zshrc|"
+            r"environment|rc\.local)|\$PROFILE\b|(?:shell|bash|zsh)\s+(?:start-?up|profile|rc)"
+            r"(?:\s+files?)?)")
+_DOWNLOAD = r"(?:curl|wget|https?://|Invoke-WebRequest|iwr\b|irm\b|base64|DownloadString)"
+_COMMANDS = [
+    (rf"\b(?:sudo\s+)?(?:chmod|chown|chgrp)\s+(?:-\w+\s+)*{_RECURSIVE}(?:\s+-\w+)*\s+"
+     rf"(?:[\w:.$+,()-]+\s+)?{_TARGET}|\bchmod\s+(?:0?777|0?666|a\+rwx|o\+w)\s+{_TARGET}",
+     "a recursive permission or ownership change of the whole system or home folder"),
+    (rf"\b(?:sudo\s+)?rm\s+(?:-\w+\s+)*{_RECURSIVE}(?:\s+-\w+)*\s+(?:--no-preserve-root\s+)?"
+     rf"{_TARGET}|--no-preserve-root\b", "a recursive delete outside the working folder"),
+    (rf"\bfind\s+{_TARGET}\s[^\n|;]*(?:-delete\b|-exec\s+rm\b)",
+     "a recursive delete outside the working folder"),
+    (rf"\bRemove-Item\b[^\n|;]*-Recurse[^\n|;]*\s{_TARGET}|\bRemove-Item\s+{_TARGET}[^\n|;]*"
+     rf"-Recurse|\b(?:rd|rmdir)\s+/s\s+(?:/q\s+)?{_TARGET}|\bdel\s+(?:/[fsq]\s+)+{_TARGET}",
+     "a recursive delete outside the working folder"),
+    (r"\bmkfs(?:\.\w+)?\s+/dev/|\bdd\s+[^\n]*\bof=/dev/(?:sd|hd|nvme|disk|xvd|vd)|"
+     r">\s*/dev/(?:sd[a-z]|nvme\d|disk\d)\b|\bformat\s+[A-Za-z]:(?=\s|$)|:\(\)\s*\{\s*:\|:&\s*\};:",
+     "a command that wipes a disk or exhausts the machine"),
+    (rf"{_DOWNLOAD}[^\n]*(?:>>|\btee\s+-a\b|\bAdd-Content\b)\s*[\"']?{_STARTUP}|"
+     rf"(?:>>|\btee\s+-a\b)\s*[\"']?{_STARTUP}[^\n]*{_DOWNLOAD}|\bcrontab\b[^\n]*{_DOWNLOAD}|"
+     rf"{_DOWNLOAD}[^\n]*\bcrontab\b", "a download added to the shell's start-up files or the "
+                                      "scheduler"),
+    (rf"\b(?:append|add|put|insert|write)\w*\b[^\n]{{0,80}}{_DOWNLOAD}[^\n]{{0,80}}?\b(?:to|into|"
+     rf"in)\s+(?:your\s+|the\s+(?:user's\s+)?)?{_STARTUP}", "a download added to the shell's "
+                                                           "start-up files or the scheduler"),
+    (r"\b(?:delete|remove|wipe|erase|destroy|overwrite)\w*\b[^.\n]{0,60}\b(?:(?:entire|whole)\s+"
+     r"(?:home|file\s*system|disk|drive|system|machine|computer)|(?:user's|your|the)\s+home\s+"
+     r"(?:directory|folder)|root\s+(?:directory|folder|file\s*system)|every\s+file\s+on\s+(?:the|"
+     r"this|their|your)\s+(?:system|machine|computer|disk|drive))",
+     "an instruction to delete outside the working folder"),
+    (r"\b(?:recursively\s+)?(?:chmod|change\s+(?:the\s+)?permissions?|make)\b[^.\n]{0,40}\b"
+     r"(?:(?:entire|whole)\s+(?:home|file\s*system|system|disk)|(?:user's|your|the)\s+home\s+"
+     r"(?:directory|folder))\b[^.\n]{0,40}\b(?:777|world[\s-]writable|writable\s+by\s+everyone)",
+     "a recursive permission change of the whole system or home folder"),
+]
+_COMMANDS_RE = [(re.compile(p, re.IGNORECASE), why) for p, why in _COMMANDS]
+
+
+def system_wide(units: Iterable[Unit]) -> tuple[Unit, str, str] | None:
+    """The first unit with a system-wide destructive command: the unit, why, and the words."""
+    for unit in units:
+        if unit.warned:
+            continue
+        for rx, why in _COMMANDS_RE:
+            if (m := rx.search(unit.text)) and not negated(unit, m.start()):
+                return unit, why, m.group(0)
+    return None

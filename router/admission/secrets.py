@@ -1,0 +1,167 @@
+"""Secrets sent away (pure): a skill whose instructions take a secret from a *source* (credential
+and key files, a key or password asked of the user, the whole process environment) to a
+*sink* (a URL, a network command, a paste or file-sharing service, a shared or world-readable
+place). Judged by flow, not by words alone: a source and a sink in one sentence or code line, a
+source followed within a few lines of the same file by a sink that a transfer verb sends to,
+or a source anywhere with a sink whose only use is to move data out (a paste service, a
+request catcher, a world-readable permission). What a warning or a negation governs ("never
+paste your API key into a URL") is no source or sink."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from router.admission.units import Unit, negated
+
+WINDOW = 8  # lines from a source to the sink a transfer verb sends it to
+
+_SECRET = (r"(?:passwords?|passphrases?|pass\s*codes?|api[\s_-]?keys?|access\s+keys?|secret\s+keys?"
+           r"|tokens?|secrets?|credentials?|private\s+keys?|ssh\s+keys?|seed\s+phrases?|"
+           r"recovery\s+phrases?|mnemonics?|2fa\s+codes?|otp|one[\s-]time\s+codes?|pins?|"
+           r"session\s+cookies?|cookies|logins?)")
+SOURCES = [
+    ("a credential or key file", re.compile(
+        r"~/\.ssh\b|\$HOME/\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws/(?:credentials|config)"
+        r"|\baws\s+credentials\s+file|(?<![\w.-])\.env\b(?![.-]?(?:example|sample|template))|"
+        r"\.netrc\b|\.npmrc\b|\.pypirc\b|\.git-credentials\b|\.docker/config\.json|\.kube/config"
+        r"|\bkubeconfig\b|\.gnupg\b|/etc/(?:shadow|passwd|sudoers)\b|\bkeychains?\b|"
+        r"\bkeyrings?\b|\blogin\s+data\b|\bbrowser(?:'s)?\s+(?:profiles?|cookies|passwords|"
+        r"history|data|storage)|\bsaved\s+passwords\b|\bwallet\.dat\b|\.config/gcloud|"
+        r"application_default_credentials|\bcredentials\.json\b|\.(?:bash|zsh)_history\b|"
+        r"\b(?:seed|recovery)\s+phrases?\b|\bprivate\s+keys?\b|\bssh\s+keys?\b|"
+        r"\.(?:pem|p12|pfx|keystore|jks|kdbx)\b|\bgit\s+credential\s+fill\b|\bgh\s+auth\s+token\b|"
+        r"\bfind-(?:generic|internet)-password\b|\baws\s+configure\s+export-credentials\b",
+        re.I)),
+    ("the process environment", re.compile(
+        r"\bprintenv\b|(?:^\s*|[`(|;&]\s*)env\s*(?:$|[|>`)]|\s+[|>])|\bos\.environ\b(?!\s*(?:\[|\.get"
+        r"|\.setdefault|\.pop))|\bprocess\.env\b(?!\s*(?:\.|\[|\?\.))|\bGet-ChildItem\s+env:|"
+        r"/proc/(?:self|\d+|\$\$)/environ|\b(?:all|every|entire|whole|full|complete)\s+(?:(?:the|"
+        r"of\s+the|your|their|its)\s+)?(?:shell\s+|process\s+|system\s+)?environment(?:\s+"
+        r"variables?)?\b|\bdump\s+(?:the\s+)?environment\b", re.I)),
+    ("a secret asked of the user", re.compile(
+        rf"\b(?:ask|asks|asking|prompt|prompting|request|requesting|collect|collecting|obtain|"
+        rf"gather|gathering|harvest\w*|extract\w*)\b[^.\n]{{0,50}}?\b(?:the\s+)?(?:user|users|them|"
+        rf"human|person|customer|developer|operator)\b[^.\n]{{0,60}}?\b{_SECRET}\b|"
+        rf"\b(?:enter|paste|type|provide|share|give\s+me)\s+(?:in\s+)?(?:your|their|"
+        rf"the\s+user's)\s+(?:\w+\s+){{0,2}}{_SECRET}\b|\b(?:the\s+user's|their|all|every|any)\s+"
+        rf"(?:\w+\s+){{0,2}}(?:api[\s_-]?keys?|access\s+tokens?|passwords?|secrets?|"
+        rf"credentials?|private\s+keys?|session\s+cookies?)\b", re.I)),
+]
+# A secret named by its variable (``$AWS_SECRET_ACCESS_KEY``): a source where the text sends
+# it in the same breath, or to a place that only collects data.
+NAMED = re.compile(r"\$?\{?\b[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|"
+                   r"CREDENTIALS?)\b")
+# Sinks used for nothing but carrying data out: paste, file-sharing and request-catching
+# services, webhooks of chat services, a bare public IP address.
+SERVICES = re.compile(
+    r"\bpastebin\b|\bpaste\.ee\b|\bhastebin\b|\bghostbin\b|\bdpaste\b|\btermbin\b|\bix\.io\b|"
+    r"\b0x0\.st\b|\btransfer\.sh\b|\bfile\.io\b|\btmpfiles\.org\b|\banonfiles\b|\bgofile\.io\b|"
+    r"\bwetransfer\b|\bmega\.nz\b|\bsendspace\b|\bwebhook\.site\b|\brequestbin\b|\bpipedream\.net"
+    r"|\bbeeceptor\b|\bhookbin\b|\bngrok(?:-free)?\.(?:io|app|dev)\b|\.trycloudflare\.com|"
+    r"\binteract\.sh\b|\boast\.(?:fun|live|me|site|online|pro)\b|burpcollaborator|"
+    r"discord(?:app)?\.com/api/webhooks|\bapi\.telegram\.org/bot|\bpaste\s+(?:service|site|bin)s?"
+    r"|\bfile[\s-]sharing\s+(?:service|site)s?|https?://(?!127\.|0\.0\.0\.0|10\.|192\.168\.|"
+    r"172\.(?:1[6-9]|2\d|3[01])\.)\d{1,3}(?:\.\d{1,3}){3}\b", re.I)
+# Places anyone on the machine or the internet can read.
+OPEN = re.compile(
+    r"\bchmod\s+(?:-R\s+)?(?:[0-7]?77[67]|[0-7]?66[46]|a\+r\w*|o\+r\w*|ugo\+r\w*|\+r)\b|"
+    r"\bworld[\s-](?:readable|writable)\b|\bpublic(?:ly)?[\s-](?:readable|accessible|read)\b|"
+    r"--acl\s+public-read|\bpublic\s+(?:gist|bucket|paste|link|share|channel|repo(?:sitory)?)\b",
+    re.I)
+NETWORK = re.compile(
+    r"https?://(?!localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])[\w.-]+|\b(?:curl|wget|nc|ncat|netcat|"
+    r"socat|scp|sftp|ftp|rsync|telnet)\b|\bInvoke-(?:WebRequest|RestMethod)\b|/dev/(?:tcp|udp)/|"
+    r"\b(?:web\s*hook|remote\s+(?:server|host|endpoint)|external\s+(?:server|endpoint|url|host)|"
+    r"collection\s+(?:server|endpoint)|our\s+(?:server|endpoint|api)|(?:this|that|the\s+following)"
+    r"\s+(?:url|endpoint|address))\b|\be-?mail\s+(?:it|them|this|the\s+\w+)\s+to\b|"
+    r"/tmp/|/var/tmp\b|/dev/shm\b|\bshared\s+(?:folder|drive|directory|location)\b|"
+    r"\b(?:s3|gs|az)://|\baws\s+s3\s+(?:cp|sync|mv)\b|\bgsutil\s+(?:cp|rsync)\b|\brclone\b|"
+    r"\b[\w.+-]+@[\w-]+\.[a-z]{2,}\b", re.I)
+TRANSFER = re.compile(
+    r"\b(?:send|sends|sending|sent|post|posts|posting|upload\w*|submit\w*|transmit\w*|forward\w*"
+    r"|exfiltrat\w*|share|sharing|sync\w*|copy|copies|copying|cp|scp|rsync|mv|move|moving|"
+    r"pipe|piping|attach\w*|e-?mail|leak\w*|dump\w*|report\w*|beacon|deliver\w*|push|store|"
+    r"save|write|back\s+up|paste)\b|-d\s*@|--data(?:-binary|-raw|-urlencode)?\b|-F\s|--form\b|"
+    r"-T\s|--upload-file\b|-X\s*(?:POST|PUT)|\|\s*(?:curl|nc|ncat|netcat|socat)\b|>\s*/", re.I)
+
+
+_AUTHENTICATES = re.compile(r"\bauthori[sz]ation\s+header|\bAuthorization:|\bBearer\b|"
+                            r"\bx-api-key\b|\bauth(?:entication)?\s+header", re.I)
+
+
+# A transfer whose object refers back to what was read ("send them", "POST the report").
+TRANSFER_REF = re.compile(
+    r"\b(?:send|post|upload|submit|transmit|forward|exfiltrat\w*|share|sync|copy|cp|scp|rsync|"
+    r"mv|move|pipe|attach|e-?mail|leak|dump|report|deliver|push|store|save|write|paste|include|"
+    r"add|append|embed|put)\w*\s+(?:\w+\s+){0,3}?(?:it|them|this|these|those|everything|all|"
+    r"results?|output|contents?|data|files?|archive|bundle|dump|details|information|info|"
+    r"values?|variables?|keys?|tokens?|secrets?|credentials?|passwords?|reports?|logs?|summary|"
+    r"diag\w*)\b|-d\s|--data(?:-binary|-raw|-urlencode)?\b|-F\s|--form\b|-T\s|-X\s*(?:POST|PUT)|"
+    r"--upload-file\b|\|\s*(?:curl|nc|ncat|netcat|socat)\b|>\s*/", re.I)
+
+
+@dataclass(frozen=True)
+class Mention:
+    """What a unit of one file names: a source or a sink, where."""
+
+    what: str
+    path: str
+    line: int
+    unit: Unit
+    weak: bool = False  # a secret's name in code: sent only where it is read
+
+
+def secret_flows(files: Sequence[tuple[str, Sequence[Unit]]]) -> Iterator[tuple[Mention, Mention]]:
+    """(source, sink) of the first flow of a secret out of the skill (``files``: each file's
+    path and units), if any."""
+    sources: list[Mention] = []
+    exfil: list[Mention] = []
+    for path, file_units in files:
+        mine: list[Mention] = []
+        for unit in file_units:
+            srcs = _sources(path, unit)
+            sink = _sink(unit)
+            if sink is not None:
+                near = [s for s in mine if 0 <= unit.line - s.line <= WINDOW and not s.weak]
+                if srcs and _sends(unit, TRANSFER):
+                    yield srcs[0], Mention(sink, path, unit.line, unit)
+                    return
+                if near and _sends(unit, TRANSFER_REF):
+                    yield near[-1], Mention(sink, path, unit.line, unit)
+                    return
+            mine.extend(srcs)
+            if (m := SERVICES.search(unit.text)) and not negated(unit, m.start()):
+                exfil.append(Mention(_quote(m.group(0)), path, unit.line, unit))
+        sources.extend(mine)
+    if sources and exfil:
+        yield sources[0], exfil[0]
+
+
+def _sources(path: str, unit: Unit) -> list[Mention]:
+    found = [Mention(what, path, unit.line, unit) for what, rx in SOURCES
+             if (m := rx.search(unit.text)) and not negated(unit, m.start())]
+    if not found and (m := NAMED.search(unit.text)) and not negated(unit, m.start()):
+        found.append(Mention(f"the secret {m.group(0).strip('${}')}", path, unit.line, unit,
+                             weak=unit.code))
+    return found
+
+
+def _sink(unit: Unit) -> str | None:
+    if _AUTHENTICATES.search(unit.text):
+        return None  # a key sent as a request's credentials is how an API is called
+    for rx in (SERVICES, OPEN, NETWORK):
+        if (m := rx.search(unit.text)) and not negated(unit, m.start()):
+            return _quote(m.group(0))
+    return None
+
+
+def _sends(unit: Unit, rx: re.Pattern[str]) -> bool:
+    m = rx.search(unit.text)
+    return m is not None and not negated(unit, m.start())
+
+
+def _quote(text: str, limit: int = 60) -> str:
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= limit else flat[:limit] + "...")
