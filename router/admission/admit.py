@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from router.admission import checks, hubs, imitation
+from router.admission import checks, hubs, imitation, scanner
 from router.admission.fused import Encode, fused_scores
 from router.admission.model import Finding, SkillText
 from router.admission.policy import Approval, Verdict, decide
@@ -153,3 +153,22 @@ def finding_diagnostics(skills: Sequence[Skill]) -> list[Diagnostic]:
     return [Diagnostic(Level.WARNING, located[key], f"admission: {f.rule} ({f.severity.value}): "
                                                      f"{f.message}")
             for key, verdict in admit(texts, Policies()).items() for f in verdict.findings]
+
+
+def scan_diagnostics(skills: Sequence[Skill], setting: str = "") -> tuple[list[Diagnostic], str]:
+    """The content scan's findings in ``skills`` read from disk, as warnings (as `skill-router
+    validate` shows them), and the line that says which scanner ran, or ``content scan: off``
+    and why (``setting``: ``admission.scanner_path``)."""
+    located = scanner.locate(setting)
+    if not located.path:
+        return [], f"content scan: off ({located.why})"
+    folders = {s.base_dir: s for s in skills
+               if s.location.endswith("SKILL.md") and Path(s.base_dir).is_dir()}
+    outcome = scanner.scan(sorted(folders), located.path)
+    diags = [Diagnostic(Level.WARNING, folders[folder].location,
+                        f"admission: {f.rule} ({f.severity.value}): {f.message}")
+             for folder, found in outcome.findings.items() for f in found]
+    diags += [Diagnostic(Level.WARNING, "admission", w) for w in outcome.warnings]
+    if not outcome.ran:
+        return diags, "content scan: off (it did not run)"
+    return diags, f"content scan: {scanner.SCANNER} {outcome.version} ({located.path})"
