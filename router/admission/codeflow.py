@@ -15,28 +15,32 @@ import re
 from dataclasses import dataclass, field
 
 from router.admission.secrets import SERVICES
-from router.admission.units import units
+from router.admission.units import Doc, gated
 
 SCRIPT_SUFFIXES = frozenset({".py", ".sh", ".bash", ".zsh", ".js", ".mjs", ".cjs", ".ts", ".jsx",
                              ".tsx", ".ps1", ".rb", ".pl"})
-_CREDENTIALS = re.compile(
+_CREDENTIALS = gated(
     r"\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws/credentials|[\"']\.aws[\"']|\.netrc\b|"
     r"\.git-credentials\b|\.docker/config\.json|\.kube/config|\.gnupg\b|/etc/shadow\b|"
     r"\bLogin Data\b|Local State|\bCookies\b[\"']|\.mozilla/firefox|Google/Chrome|"
     r"Chrome/User Data|\bfind-(?:generic|internet)-password\b|wallet\.dat|\.bash_history\b|"
-    r"\.zsh_history\b|\.npmrc\b|\.pypirc\b|application_default_credentials", re.I)
-_ENVIRONMENT = re.compile(
+    r"\.zsh_history\b|\.npmrc\b|\.pypirc\b|application_default_credentials",
+    ".ssh|id_|aws|netrc|git-credentials|docker|kube|gnupg|/etc/shadow|login data|local state|"
+    "cookies|mozilla|chrome|find-|wallet|_history|npmrc|pypirc|application_default")
+_ENVIRONMENT = gated(
     r"\bos\.environ\b(?!\s*(?:\[|\.get|\.setdefault|\.pop|\.update))|\bprocess\.env\b"
     r"(?!\s*(?:\.|\[|\?\.))|\bprintenv\b|(?:^\s*|[`(|;&]\s*)env\s*(?:$|[|>`)])|\$\(\s*env\s*\)|"
     r"/proc/(?:self|\d+|\$\$)/environ|\bGet-ChildItem\s+env:|\bgci\s+env:|"
     r"\[Environment\]::GetEnvironmentVariables\(\s*\)|\bENV\.(?:to_h|to_a|each|inspect|keys|map)"
     r"\b|%ENV\b|\bcompgen\s+-e\b|\bexport\s+-p\b|\bdeclare\s+-x\b|\[\s*[\"'](?:env|printenv)[\"']"
-    r"\s*\]|\bexec\w*\(\s*[\"'](?:env|printenv|set)[\"']")
-_ONE_SECRET = re.compile(
+    r"\s*\]|\bexec\w*\(\s*[\"'](?:env|printenv|set)[\"']",
+    "env|compgen|export|declare", 0)
+_ONE_SECRET = gated(
     r"(?:os\.environ\s*(?:\[|\.get\()|os\.getenv\(|process\.env\.|process\.env\[|\$env:|"
     r"\bENV\[|\$ENV\{|\$\{?)[\"']?\w*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|CREDENTIAL|AUTH)"
-    r"\w*", re.I)
-_NETWORK = re.compile(
+    r"\w*",
+    "key|token|secret|pass|credential|auth")
+_NETWORK = gated(
     r"\brequests\.(?:post|put|patch|get|request)\b|\bhttpx\.(?:post|put|patch|get|request|"
     r"AsyncClient|Client)\b|\burlopen\s*\(|\burllib\.request\.Request\b|\bHTTPS?Connection\s*\("
     r"|\bsocket\.(?:socket|create_connection)\b|\.sendall?\s*\(|\bsmtplib\b|\bftplib\b|"
@@ -45,7 +49,10 @@ _NETWORK = re.compile(
     r"|(?:^|[\s;&|(`$])(?:curl|wget|nc|ncat|netcat|socat|scp|sftp|ftp|rsync|telnet)\s|"
     r"/dev/(?:tcp|udp)/|\bInvoke-(?:WebRequest|RestMethod)\b|\b(?:iwr|irm)\s|\bNet\.WebClient\b|"
     r"\bUpload(?:String|File|Data)\b|\bNet::HTTP\b|\bHTTParty\b|\bRestClient\b|\bTCPSocket\b|"
-    r"\bLWP::|\bHTTP::Tiny\b|\bIO::Socket\b|\.post\s*\(", re.I)
+    r"\bLWP::|\bHTTP::Tiny\b|\bIO::Socket\b|\.post\s*\(",
+    "request|httpx|urlopen|urllib|connection|socket|send|smtp|ftp|paramiko|aiohttp|fetch|axios|"
+    "xmlhttp|beacon|websocket|http|net.|curl|wget|nc |ncat|netcat|socat|scp|rsync|telnet|/dev/|"
+    "invoke-|iwr|irm|webclient|upload|net::|httparty|restclient|tcpsocket|lwp|io::socket|.post")
 _ASSIGN = re.compile(
     r"^\s*(?:export\s+|local\s+|const\s+|let\s+|var\s+|my\s+|our\s+|readonly\s+)?[$@%]?"
     r"\{?([A-Za-z_]\w*)\}?\s*(?::\s*[^=]+)?(?<![=!<>])=(?!=)")
@@ -85,30 +92,44 @@ class _Trace:
     credential: int = 0
 
 
-def script_flow(path: str, text: str) -> Flow | None:
-    """The first flow of a secret out over the network in the script ``text`` at ``path``
-    (by its suffix); None for a file that is no script or holds none."""
-    suffix = path[path.rfind("."):].lower() if "." in path else ""
-    if suffix not in SCRIPT_SUFFIXES:
+def script_flow(document: Doc) -> Flow | None:
+    """The first flow of a secret out over the network in the script ``document``; None
+    when it holds none (a script that never calls the network, or reads no secret, is not
+    walked)."""
+    gates = _Lines(_CREDENTIALS.lines(document), _ENVIRONMENT.lines(document),
+                   _ONE_SECRET.lines(document), _NETWORK.lines(document))
+    if not gates.network or not (gates.credentials or gates.environment or gates.keys):
         return None
-    lines = [(u.line, u.text) for u in units(text, code=True)]
     trace = _Trace()
-    collects = bool(SERVICES.search(text))
+    collects = next(SERVICES.matches(document), None) is not None
+    lines = [(u.line, u.text) for u in document.units]
     for _ in range(2):  # twice: a function defined below its caller
-        if flow := _walk(lines, trace, collects):
+        if flow := _walk(lines, gates, trace, collects):
             return flow
     return None
 
 
-def _walk(lines: list[tuple[int, str]], trace: _Trace, collects: bool) -> Flow | None:
+@dataclass(frozen=True)
+class _Lines:
+    """The lines each gate's triggers are on: only those are searched."""
+
+    credentials: set[int]
+    environment: set[int]
+    keys: set[int]
+    network: set[int]
+
+
+def _walk(lines: list[tuple[int, str]], gates: _Lines, trace: _Trace,
+          collects: bool) -> Flow | None:
     function = ""
     for number, line in lines:
         if fn := _FUNCTION.match(line):
             function = next(g for g in fn.groups() if g)
-        clean = _ENV_ARG.sub(r"\1", line)
-        source = _source(clean, trace.tainted, number)
-        key = _ONE_SECRET.search(clean) or _uses(clean, trace.keys)
-        network = _NETWORK.search(line)
+        clean = _ENV_ARG.sub(r"\1", line) if "env" in line else line
+        source = _source(clean, number, gates, trace.tainted)
+        key = ((number in gates.keys and _ONE_SECRET.rx.search(clean))
+               or _uses(clean, trace.keys))
+        network = number in gates.network and _NETWORK.rx.search(line)
         if network and function:
             trace.senders.add(function)
         send = network or _calls(line, trace.senders)
@@ -135,28 +156,32 @@ def _walk(lines: list[tuple[int, str]], trace: _Trace, collects: bool) -> Flow |
 
 def _uses(line: str, names: dict[str, int]) -> re.Match[str] | None:
     for name in names:
-        if found := re.search(rf"(?<![\w.]){re.escape(name)}\b", line):
+        if name in line and (found := re.search(rf"(?<![\w.]){re.escape(name)}\b", line)):
             return found
     return None
 
 
 def _calls(line: str, functions: set[str]) -> re.Match[str] | None:
     for name in functions:
+        if name not in line:
+            continue
         found = re.search(rf"(?<![\w.]){re.escape(name)}\s*\(", line)
         if found and not _FUNCTION.match(line):
             return found
     return None
 
 
-def _source(line: str, tainted: dict[str, int], number: int) -> tuple[str, int] | None:
+def _source(line: str, number: int, gates: _Lines, tainted: dict[str, int]
+            ) -> tuple[str, int] | None:
     """(what, the line it was first read on) of a source ``line`` (at ``number``) reads,
     directly or through a tainted name (not one value of it: ``env["HOME"]``)."""
-    if _CREDENTIALS.search(line):
+    if number in gates.credentials and _CREDENTIALS.rx.search(line):
         return "a credential file", number
-    if _ENVIRONMENT.search(line):
+    if number in gates.environment and _ENVIRONMENT.rx.search(line):
         return "the process environment", number
     for name, first in tainted.items():
-        if re.search(rf"(?<![\w.]){re.escape(name)}\b(?!\s*(?:\[|\.get\())", line):
+        if name in line and re.search(rf"(?<![\w.]){re.escape(name)}\b(?!\s*(?:\[|\.get\())",
+                                      line):
             return "a value read from a secret", first
     return None
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from router.admission import breadth, codeflow, destructive, oversight, secrets
 from router.admission.model import Finding, Severity, SkillText
-from router.admission.units import Unit, units
+from router.admission.units import Doc, doc
 
 SKILL_FILE = "SKILL.md"
 PROSE_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".rst", ""})
@@ -19,49 +19,45 @@ def check(skill: SkillText) -> list[Finding]:
     """Every finding of the instruction, script and description rules for ``skill``."""
     read = list(_read(skill))
     found: list[Finding] = []
-    prose = [(path, u) for path, u, is_script in read if not is_script]
-    if flow := next(secrets.secret_flows(prose), None):
+    if flow := next(secrets.secret_flows([d for d, script in read if not script]), None):
         source, sink = flow
         found.append(_finding("secret-exfiltration", sink.path,
                               f"{source.what} ({source.path}:{source.line}) is sent to "
                               f"{sink.what} ({sink.path}:{sink.line})"))
-    for path, file_units, _ in read:
-        if hit := oversight.out_of_loop(file_units):
+    for document, _ in read:
+        if hit := oversight.out_of_loop(document):
             unit, words = hit
-            found.append(_finding("human-out-of-loop", path, "an instruction that takes the "
-                                  f"human out of the loop: {_quote(words)} ({path}:{unit.line})"))
+            found.append(_finding("human-out-of-loop", document.path, "an instruction that "
+                                  f"takes the human out of the loop: {_quote(words)} "
+                                  f"({document.path}:{unit.line})"))
             break
-    for path, file_units, _ in read:
-        if wide := destructive.system_wide(file_units):
+    for document, _ in read:
+        if wide := destructive.system_wide(document):
             unit, why, words = wide
-            found.append(_finding("system-destructive", path,
-                                  f"{why}: {_quote(words)} ({path}:{unit.line})"))
+            found.append(_finding("system-destructive", document.path,
+                                  f"{why}: {_quote(words)} ({document.path}:{unit.line})"))
             break
-    for path, text in skill.files:
-        if code := codeflow.script_flow(path, text):
-            found.append(_finding("script-exfiltration", path, (
+    for document, script in read:
+        if script and (code := codeflow.script_flow(document)):
+            found.append(_finding("script-exfiltration", document.path, (
                 f"the script sends {code.source} (read on line {code.source_line}) over the "
-                f"network: {_quote(code.call)} ({path}:{code.line})")))
+                f"network: {_quote(code.call)} ({document.path}:{code.line})")))
             break
     if wide_description := breadth.breadth(skill.description):
         found.append(wide_description)
     return found
 
 
-def _read(skill: SkillText) -> Iterator[tuple[str, list[Unit], bool]]:
-    """(path, units, is a script) of the skill file's body and each bundled text file."""
-    yield SKILL_FILE, _shifted(units(skill.body), skill.body_line - 1), False
+def _read(skill: SkillText) -> Iterator[tuple[Doc, bool]]:
+    """The skill file's body and each bundled text file, and whether it is a script."""
+    yield doc(SKILL_FILE, skill.body, first_line=skill.body_line), False
     for path, text in skill.files:
         name = path.rsplit("/", 1)[-1]
         suffix = name[name.rfind("."):].lower() if "." in name else ""
         if suffix in PROSE_SUFFIXES:
-            yield path, list(units(text)), False
+            yield doc(path, text), False
         else:
-            yield path, list(units(text, code=True)), suffix in codeflow.SCRIPT_SUFFIXES
-
-
-def _shifted(found: Iterator[Unit], by: int) -> list[Unit]:
-    return [Unit(u.text, u.line + by, u.code, u.warned) for u in found] if by else list(found)
+            yield doc(path, text, code=True), suffix in codeflow.SCRIPT_SUFFIXES
 
 
 def _finding(rule: str, path: str, message: str) -> Finding:

@@ -6,10 +6,7 @@ start-up files or the scheduler. A command a negation or a warning governs ("nev
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
-
-from router.admission.units import Unit, negated
+from router.admission.units import Doc, Unit, gated, negated
 
 _SYSTEM = (r"(?:etc|usr|var|bin|sbin|lib|lib64|opt|home|Users|System|Library|boot|root|srv|"
            r"Applications|private)")
@@ -56,15 +53,23 @@ _COMMANDS = [
      r"(?:directory|folder))\b[^.\n]{0,40}\b(?:777|world[\s-]writable|writable\s+by\s+everyone)",
      "a recursive permission change of the whole system or home folder"),
 ]
-_COMMANDS_RE = [(re.compile(p, re.IGNORECASE), why) for p, why in _COMMANDS]
+_STARTUP_TRIGGERS = ("bashrc|bash_|zsh|profile|fish|/etc/|rc.local|crontab|start & "
+                     "curl|wget|http|iwr|irm|webrequest|base64|downloadstring")
+_TRIGGERS = ["chmod|chown|chgrp & -|777|666|+rwx|o+w", "rm & -|no-preserve-root",
+             "find & delete|rm", "remove-item|rmdir|rd /|del /", "mkfs|dd |/dev/|format|:()",
+             _STARTUP_TRIGGERS, _STARTUP_TRIGGERS, "delete|remove|wipe|erase|destroy|overwrite & "
+             "home|system|disk|drive|machine|computer|root|every",
+             "777|writable & home|system|disk"]
+_GATES = [(gated(p, t), why) for (p, why), t in zip(_COMMANDS, _TRIGGERS, strict=True)]
 
 
-def system_wide(units: Iterable[Unit]) -> tuple[Unit, str, str] | None:
-    """The first unit with a system-wide destructive command: the unit, why, and the words."""
-    for unit in units:
-        if unit.warned:
-            continue
-        for rx, why in _COMMANDS_RE:
-            if (m := rx.search(unit.text)) and not negated(unit, m.start()):
-                return unit, why, m.group(0)
-    return None
+def system_wide(document: Doc) -> tuple[Unit, str, str] | None:
+    """The first unit of ``document`` with a system-wide destructive command: the unit, why,
+    and the words."""
+    hits = [(i, unit, why, m.group(0)) for gate, why in _GATES
+            for i, unit, m in gate.matches(document)
+            if not unit.warned and not negated(unit, m.start())]
+    if not hits:
+        return None
+    _, unit, why, words = min(hits, key=lambda hit: hit[0])
+    return unit, why, words

@@ -6,10 +6,7 @@ count, unless the negation is the instruction itself ("never ask for confirmatio
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
-
-from router.admission.units import Unit, negated
+from router.admission.units import Doc, Unit, gated, negated
 
 _ASK = (r"(?:ask\w*|wait\w*|pause\w*|prompt\w*|check\w*\s+(?:in\s+)?with|request\w*|seek\w*|get\w*|"
         r"need\w*|requir\w*|confirm\w*|stop\w*\s+(?:to|for))")
@@ -63,19 +60,31 @@ _PLAIN = [  # negated when a negation governs them
     r"\bhide\s+(?:this|these|it|them|the\s+\w+)\s+from\s+the\s+user\b|"
     r"\b(?:silently|quietly|secretly)\s+(?:run|execute|install|delete|upload|send|modify)\b",
 ]
-_SELF_RE = [re.compile(p, re.I) for p in _SELF_NEGATING]
-_PLAIN_RE = [re.compile(p, re.I) for p in _PLAIN]
+_NEGATIONS = "never|don't|not|need|without|shouldn't"
+_CONSENTS = "confirm|permission|approv|consent|authori|sign|ahead"
+_SELF_TRIGGERS = [f"{_CONSENTS} & {_NEGATIONS}", "never|don't|not|need & user|human|operator",
+                  "never|don't|not & user|human|operator",
+                  "confirm|permission|approv & needed|required|necessary"]
+_PLAIN_TRIGGERS = [
+    "without & all|every|any|each|whatever", "without & all|every|any|each|whatever",
+    "skip|disabl|bypass|turn|suppress|circumvent|overrid|ignor|auto & "
+    "permission|approv|sandbox|safety|guardrail|confirm",
+    "automatically & approv|accept|confirm|allow", "auto & approv|accept|confirm",
+    "dangerously|bypass|--permission-mode|yolo|--approval-mode|approval_policy|full-auto|"
+    "trust-all-tools|autoapprove|\"allow\"|'allow'", "without & confirm|approv|permission|consent",
+    "assume|treat|consider|enable|turn|switch|use & "
+    "approv|consent|authori|confirm|permission|granted|given|mode",
+    "knowing|knowledge|noticing|seeing|awareness|hide|silently|quietly|secretly"]
+_GATES = [gated(p, t) for p, t in (*zip(_SELF_NEGATING, _SELF_TRIGGERS, strict=True),
+                                   *zip(_PLAIN, _PLAIN_TRIGGERS, strict=True))]
 
 
-def out_of_loop(units: Iterable[Unit]) -> tuple[Unit, str] | None:
-    """The first unit that takes the human out of the loop, with the words that do."""
-    for unit in units:
-        if unit.warned:
-            continue
-        for rx in _SELF_RE:
-            if (m := rx.search(unit.text)) and not negated(unit, m.start()):
-                return unit, m.group(0)
-        for rx in _PLAIN_RE:
-            if (m := rx.search(unit.text)) and not negated(unit, m.start()):
-                return unit, m.group(0)
-    return None
+def out_of_loop(document: Doc) -> tuple[Unit, str] | None:
+    """The first unit of ``document`` that takes the human out of the loop, with the words
+    that do."""
+    hits = [(i, unit, m.group(0)) for gate in _GATES for i, unit, m in gate.matches(document)
+            if not unit.warned and not negated(unit, m.start())]
+    if not hits:
+        return None
+    _, unit, words = min(hits, key=lambda hit: hit[0])
+    return unit, words
