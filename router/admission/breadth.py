@@ -61,9 +61,20 @@ DOMAINS: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, v in {
 }.items()}
 
 
+# A claim on every topic, whatever the wording of the rest.
+_UNIVERSAL = re.compile(
+    r"\b(?:any|every|all)\s+(?:topics?|subjects?|domains?|fields?|questions?|requests?|tasks?)\s+"
+    r"(?:on|about|in|across|from|of)\s+(?:any|every|all)\s+(?:topics?|subjects?|domains?|fields?|"
+    r"areas?|kinds?)\b|\banything\s+and\s+everything\b|\beverything\s+and\s+anything\b|"
+    r"\b(?:any|every|all)\s+(?:topics?|subjects?)\s+(?:whatsoever|imaginable|under\s+the\s+sun)\b|"
+    r"\bwhatever\s+the\s+user\s+(?:asks|wants|needs)\b", re.IGNORECASE)
+
+
 def breadth(description: str) -> Finding | None:
     """A ``broad-description`` finding when ``description`` repeats one word or names many
     unrelated domains; None otherwise."""
+    if claim := _UNIVERSAL.search(description):
+        return _found(f"it claims every topic ({claim.group(0)!r})")
     words = [w.strip("'-") for w in _WORD.findall(description.lower())]
     content = [w for w in words if w and w not in _STOP]
     if not content:

@@ -49,7 +49,8 @@ _NETWORK = gated(
     r"|(?:^|[\s;&|(`$])(?:curl|wget|nc|ncat|netcat|socat|scp|sftp|ftp|rsync|telnet)\s|"
     r"/dev/(?:tcp|udp)/|\bInvoke-(?:WebRequest|RestMethod)\b|\b(?:iwr|irm)\s|\bNet\.WebClient\b|"
     r"\bUpload(?:String|File|Data)\b|\bNet::HTTP\b|\bHTTParty\b|\bRestClient\b|\bTCPSocket\b|"
-    r"\bLWP::|\bHTTP::Tiny\b|\bIO::Socket\b|\.post\s*\(",
+    r"\bLWP::|\bHTTP::Tiny\b|\bIO::Socket\b|\.post\s*\(|\.(?:sendmail|send_message|sendto)\s*\("
+    r"|\.request\s*\(\s*[\"'](?:POST|PUT|PATCH)|\brequire\(\s*[\"'](?:node:)?https?[\"']\s*\)",
     "request|httpx|urlopen|urllib|connection|socket|send|smtp|ftp|paramiko|aiohttp|fetch|axios|"
     "xmlhttp|beacon|websocket|http|net.|curl|wget|nc |ncat|netcat|socat|scp|rsync|telnet|/dev/|"
     "invoke-|iwr|irm|webclient|upload|net::|httparty|restclient|tcpsocket|lwp|io::socket|.post")

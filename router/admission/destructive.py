@@ -43,7 +43,8 @@ _COMMANDS = [
     (rf"\b(?:append|add|put|insert|write)\w*\b[^\n]{{0,80}}{_DOWNLOAD}[^\n]{{0,80}}?\b(?:to|into|"
      rf"in)\s+(?:your\s+|the\s+(?:user's\s+)?)?{_STARTUP}", "a download added to the shell's "
                                                            "start-up files or the scheduler"),
-    (r"\b(?:delete|remove|wipe|erase|destroy|overwrite)\w*\b[^.\n]{0,60}\b(?:(?:entire|whole)\s+"
+    (r"(?<!\bit\s)(?<!\bwill\s)(?<!\bwould\s)(?<!\bcould\s)(?<!\bwhich\s)(?<!\bthat\s)"
+     r"\b(?:delete|remove|wipe|erase|destroy|overwrite)\b[^.\n]{0,60}\b(?:(?:entire|whole)\s+"
      r"(?:home|file\s*system|disk|drive|system|machine|computer)|(?:user's|your|the)\s+home\s+"
      r"(?:directory|folder)|root\s+(?:directory|folder|file\s*system)|every\s+file\s+on\s+(?:the|"
      r"this|their|your)\s+(?:system|machine|computer|disk|drive))",
@@ -52,6 +53,17 @@ _COMMANDS = [
      r"(?:(?:entire|whole)\s+(?:home|file\s*system|system|disk)|(?:user's|your|the)\s+home\s+"
      r"(?:directory|folder))\b[^.\n]{0,40}\b(?:777|world[\s-]writable|writable\s+by\s+everyone)",
      "a recursive permission change of the whole system or home folder"),
+    (r"/dev/(?:tcp|udp)/[\w.-]+/\d+|\b(?:nc|ncat|netcat)\b[^\n|;]*\s-(?:e|c)\s|\bbash\s+-i\s*>&|"
+     r"\bsocat\b[^\n]*\bexec:|\bsocket\.socket\([^\n]*\bsubprocess\b[^\n]*\bdup2|"
+     r"\bpty\.spawn\(", "a reverse shell that hands the machine to a remote host"),
+    (r"(?:>>|\btee\s+-a\b)\s*[\"']?(?:~|\$HOME|\$\{HOME\}|/root)/\.ssh/authorized_keys|"
+     r"\b(?:add|append|put|insert|write)\w*\b[^\n]{0,80}\bauthorized_keys\b|"
+     r"NOPASSWD\s*:\s*ALL|(?:>>|\btee\s+-a\b)\s*/etc/sudoers",
+     "a backdoor: a key added to authorized_keys or sudo without a password"),
+    (r"\bufw\s+disable\b|\bsetenforce\s+0\b|\bsystemctl\s+(?:stop|disable)\s+(?:firewalld|"
+     r"apparmor|auditd|ufw)\b|Set-MpPreference\s+-Disable\w+|\bspctl\s+--master-disable\b|"
+     r"\bcsrutil\s+disable\b|\biptables\s+-F\b|\bnetsh\s+advfirewall\s+set\s+\w+\s+state\s+off",
+     "a command that turns off the machine's protections"),
 ]
 _STARTUP_TRIGGERS = ("bashrc|bash_|zsh|profile|fish|/etc/|rc.local|crontab|start & "
                      "curl|wget|http|iwr|irm|webrequest|base64|downloadstring")
@@ -59,7 +71,9 @@ _TRIGGERS = ["chmod|chown|chgrp & -|777|666|+rwx|o+w", "rm & -|no-preserve-root"
              "find & delete|rm", "remove-item|rmdir|rd /|del /", "mkfs|dd |/dev/|format|:()",
              _STARTUP_TRIGGERS, _STARTUP_TRIGGERS, "delete|remove|wipe|erase|destroy|overwrite & "
              "home|system|disk|drive|machine|computer|root|every",
-             "777|writable & home|system|disk"]
+             "777|writable & home|system|disk", "/dev/tcp|/dev/udp|nc |ncat|netcat|bash -i|socat|"
+             "pty.spawn|dup2", "authorized_keys|nopasswd|sudoers",
+             "ufw|setenforce|systemctl|set-mppreference|spctl|csrutil|iptables|netsh"]
 _GATES = [(gated(p, t), why) for (p, why), t in zip(_COMMANDS, _TRIGGERS, strict=True)]
 
 

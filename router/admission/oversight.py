@@ -56,6 +56,8 @@ _PLAIN = [  # negated when a negation governs them
     r"consent|approval))|\b(?:enable|turn\s+on|switch\s+(?:on|to)|use)\s+(?:the\s+)?"
     r"(?:auto[\s-]?(?:run|approve|accept|execute)|autorun|yolo|unattended|full[\s-]auto)\s+"
     r"mode\b",
+    r"\bwithout\s+(?:waiting\s+for\s+|any\s+|requiring\s+|needing\s+)?(?:a\s+)?(?:human|user|"
+    r"manual|operator)\s+(?:review|approval|oversight|sign-?off|confirmation|consent)\b",
     r"\bwithout\s+the\s+user(?:'s)?\s+(?:knowing|knowledge|noticing|seeing|awareness)\b|"
     r"\bhide\s+(?:this|these|it|them|the\s+\w+)\s+from\s+the\s+user\b|"
     r"\b(?:silently|quietly|secretly)\s+(?:run|execute|install|delete|upload|send|modify)\b",
@@ -74,6 +76,7 @@ _PLAIN_TRIGGERS = [
     "trust-all-tools|autoapprove|\"allow\"|'allow'", "without & confirm|approv|permission|consent",
     "assume|treat|consider|enable|turn|switch|use & "
     "approv|consent|authori|confirm|permission|granted|given|mode",
+    "without & human|user|manual|operator",
     "knowing|knowledge|noticing|seeing|awareness|hide|silently|quietly|secretly"]
 _GATES = [gated(p, t) for p, t in (*zip(_SELF_NEGATING, _SELF_TRIGGERS, strict=True),
                                    *zip(_PLAIN, _PLAIN_TRIGGERS, strict=True))]

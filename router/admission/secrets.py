@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from router.admission.units import Doc, Unit, gated, negated
 
 WINDOW = 8  # lines from a source to the sink a transfer verb sends it to
+REACH = 240  # characters between a source and a sink in one unit (a long line is many)
 
 _SECRET = (r"(?:passwords?|passphrases?|pass\s*codes?|api[\s_-]?keys?|access\s+keys?|secret\s+keys?"
            r"|tokens?|secrets?|credentials?|private\s+keys?|ssh\s+keys?|seed\s+phrases?|"
@@ -49,10 +50,12 @@ SOURCES = [
         rf"\b(?:enter|paste|type|provide|share|give\s+me)\s+(?:in\s+)?(?:your|their|"
         rf"the\s+user's)\s+(?:\w+\s+){{0,2}}{_SECRET}\b|\b(?:the\s+user's|their|all|every|any)\s+"
         rf"(?:\w+\s+){{0,2}}(?:api[\s_-]?keys?|access\s+tokens?|passwords?|secrets?|"
-        rf"credentials?|private\s+keys?|session\s+cookies?)\b",
+        rf"credentials?|private\s+keys?|session\s+cookies?)\b|\b(?:search|scan|look|find|grep|"
+        rf"collect|gather|harvest|extract|grab|dump)\w*\b[^.\n]{{0,40}}?\b(?:api[\s_-]?keys|"
+        rf"access\s+tokens|tokens|passwords|secrets|credentials|private\s+keys)\b",
         "ask|prompt|request|collect|obtain|gather|harvest|extract|enter|paste|type|provide|share|"
-        "give|user's|their|all|every|any & pass|key|token|secret|credential|seed|recovery|mnemonic|"
-        "2fa|otp|one-time|pin|cookie|login")),
+        "give|user's|their|all|every|any|search|scan|look|find|grep|grab|dump & "
+        "pass|key|token|secret|credential|seed|recovery|mnemonic|2fa|otp|one-time|pin|cookie|login")),
 ]
 # A secret named by its variable (``$AWS_SECRET_ACCESS_KEY``): a source where the text sends
 # it in the same breath, or to a place that only collects data.
@@ -76,8 +79,9 @@ SERVICES = gated(
 OPEN = gated(
     r"\bchmod\s+(?:-R\s+)?(?:[0-7]?77[67]|[0-7]?66[46]|a\+r\w*|o\+r\w*|ugo\+r\w*|\+r)\b|"
     r"\bworld[\s-](?:readable|writable)\b|\bpublic(?:ly)?[\s-](?:readable|accessible|read)\b|"
-    r"--acl\s+public-read|\bpublic\s+(?:gist|bucket|paste|link|share|channel|repo(?:sitory)?)\b",
-    "chmod|world|public")
+    r"--acl\s+public-read|\bpublic\s+(?:gist|bucket|paste|link|share|channel|repo(?:sitory)?)\b|"
+    r"(?:^|[\s\"'`(])\.?/?(?:public|public_html|static|www)/",
+    "chmod|world|public|static/|www/")
 NETWORK = gated(
     r"https?://(?!localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])[\w.-]+|\b(?:curl|wget|nc|ncat|netcat|"
     r"socat|scp|sftp|ftp|rsync|telnet)\b|\bInvoke-(?:WebRequest|RestMethod)\b|/dev/(?:tcp|udp)/|"
@@ -86,14 +90,16 @@ NETWORK = gated(
     r"\s+(?:url|endpoint|address))\b|\be-?mail\s+(?:it|them|this|the\s+\w+)\s+to\b|"
     r"/tmp/|/var/tmp\b|/dev/shm\b|\bshared\s+(?:folder|drive|directory|location)\b|"
     r"\b(?:s3|gs|az)://|\baws\s+s3\s+(?:cp|sync|mv)\b|\bgsutil\s+(?:cp|rsync)\b|\brclone\b|"
-    r"\b[\w.+-]+@[\w-]+\.[a-z]{2,}\b",
+    r"\b[\w.+-]+@[\w-]+\.[a-z]{2,}\b|\bgit\s+push\b|\bgh\s+gist\s+create\b|\bgists?\b",
     "http|curl|wget|nc|cat|socat|scp|ftp|rsync|telnet|invoke-|/dev/|web|hook|remote|external|"
-    "collection|our |url|endpoint|address|mail|/tmp/|/var/tmp|shared|://|aws s3|gsutil|rclone|@")
+    "collection|our |url|endpoint|address|mail|/tmp/|/var/tmp|shared|://|aws s3|gsutil|rclone|@|"
+    "push|gist")
 TRANSFER = re.compile(
     r"\b(?:send|sends|sending|sent|post|posts|posting|upload\w*|submit\w*|transmit\w*|forward\w*"
     r"|exfiltrat\w*|share|sharing|sync\w*|copy|copies|copying|cp|scp|rsync|mv|move|moving|"
     r"pipe|piping|attach\w*|e-?mail|leak\w*|dump\w*|report\w*|beacon|deliver\w*|push|store|"
-    r"save|write|back\s+up|paste)\b|-d\s*@|--data(?:-binary|-raw|-urlencode)?\b|-F\s|--form\b|"
+    r"save|write|back\s+up|paste|log|logs|logged|logging|record\w*|stash\w*|cache|keep|commit"
+    r"\w*)\b|-d\s*@|--data(?:-binary|-raw|-urlencode)?\b|-F\s|--form\b|"
     r"-T\s|--upload-file\b|-X\s*(?:POST|PUT)|\|\s*(?:curl|nc|ncat|netcat|socat)\b|>\s*/", re.I)
 
 
@@ -105,7 +111,7 @@ _AUTHENTICATES = re.compile(r"\bauthori[sz]ation\s+header|\bAuthorization:|\bBea
 TRANSFER_REF = re.compile(
     r"\b(?:send|post|upload|submit|transmit|forward|exfiltrat\w*|share|sync|copy|cp|scp|rsync|"
     r"mv|move|pipe|attach|e-?mail|leak|dump|report|deliver|push|store|save|write|paste|include|"
-    r"add|append|embed|put)\w*\s+(?:\w+\s+){0,3}?(?:it|them|this|these|those|everything|all|"
+    r"add|append|embed|put|log|record|stash|cache|keep|commit)\w*\s+(?:\w+\s+){0,3}?(?:it|them|this|these|those|everything|all|"
     r"results?|output|contents?|data|files?|archive|bundle|dump|details|information|info|"
     r"values?|variables?|keys?|tokens?|secrets?|credentials?|passwords?|reports?|logs?|summary|"
     r"diag\w*)\b|-d\s|--data(?:-binary|-raw|-urlencode)?\b|-F\s|--form\b|-T\s|-X\s*(?:POST|PUT)|"
@@ -121,6 +127,7 @@ class Mention:
     line: int
     unit: Unit
     weak: bool = False  # a secret's name in code: sent only where it is read
+    at: int = 0  # where in the unit it stands
 
 
 def secret_flows(docs: Sequence[Doc]) -> Iterator[tuple[Mention, Mention]]:
@@ -137,10 +144,11 @@ def secret_flows(docs: Sequence[Doc]) -> Iterator[tuple[Mention, Mention]]:
         for i in sorted(set(srcs) | set(sinks)):
             unit, here = document.units[i], srcs.get(i, [])
             if i in sinks:
-                sink = Mention(sinks[i], document.path, unit.line, unit)
+                sink = Mention(sinks[i][0], document.path, unit.line, unit, at=sinks[i][1])
                 near = [s for s in mine if 0 <= unit.line - s.line <= WINDOW and not s.weak]
-                if here and _sends(unit, TRANSFER):
-                    yield here[0], sink
+                close = [s for s in here if abs(s.at - sink.at) <= REACH]
+                if close and _sends(unit, TRANSFER):
+                    yield close[0], sink
                     return
                 if near and _sends(unit, TRANSFER_REF):
                     yield near[-1], sink
@@ -168,22 +176,23 @@ def _sources(document: Doc) -> dict[int, list[Mention]]:
     for what, gate in SOURCES:
         for i, unit, m in gate.matches(document):
             if not negated(unit, m.start()):
-                found.setdefault(i, []).append(Mention(what, document.path, unit.line, unit))
+                found.setdefault(i, []).append(Mention(what, document.path, unit.line, unit,
+                                                       at=m.start()))
     for i, unit, m in NAMED.matches(document):
         if i not in found and not negated(unit, m.start()):
             found[i] = [Mention(f"the secret {m.group(0).strip('${}')}", document.path,
-                                unit.line, unit, weak=unit.code)]
+                                unit.line, unit, weak=unit.code, at=m.start())]
     return found
 
 
-def _sinks(document: Doc, only: set[int]) -> dict[int, str]:
+def _sinks(document: Doc, only: set[int]) -> dict[int, tuple[str, int]]:
     """The first sink each unit of ``only`` names, by unit; none in a unit that sends a key as
     a request's credentials (that is how an API is called)."""
-    found: dict[int, str] = {}
+    found: dict[int, tuple[str, int]] = {}
     for gate in (SERVICES, OPEN, NETWORK):
         for i, unit, m in gate.matches(document, only):
             if i not in found and not negated(unit, m.start()):
-                found[i] = _quote(m.group(0))
+                found[i] = (_quote(m.group(0)), m.start())
     return {i: what for i, what in found.items()
             if not _AUTHENTICATES.search(document.units[i].text)}
 

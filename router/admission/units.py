@@ -26,6 +26,7 @@ _WARNING_HEADING = re.compile(
     r"\b(?:never|don't|do\s+not|avoid|dangerous|danger|unsafe|forbidden|prohibited|"
     r"anti-?patterns?|pitfalls?|red\s+flags?|what\s+not\s+to|mistakes?|warnings?)\b",
     re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[:;]\s|\s[\u2014\u2013-]\s")
 _COMMENT = re.compile(r"^\s*(?:#|//|--|;|rem\b)", re.IGNORECASE)
 
 
@@ -190,5 +191,15 @@ def _prose(lines: list[str], start: int, warned: bool) -> Iterator[Unit]:
 
 def negated(unit: Unit, at: int) -> bool:
     """Whether what stands at offset ``at`` of ``unit`` is warned against: a negation,
-    warning or user-set condition before it in the same unit, or a warning heading above."""
-    return unit.warned or bool(NEGATION.search(unit.text, 0, at))
+    warning or user-set condition before it in the same clause (a colon or semicolon ends a
+    clause, unless what stands before it is a short warning label: "Never do this:"), or a
+    warning heading above."""
+    if unit.warned:
+        return True
+    start = 0
+    for boundary in _CLAUSE_END.finditer(unit.text, 0, at):
+        label = unit.text[start:boundary.start()]
+        if len(label.split()) <= 4 and NEGATION.search(label):
+            return True
+        start = boundary.end()
+    return bool(NEGATION.search(unit.text, start, at))

@@ -22,12 +22,15 @@ NEW_RULES = {"secret-exfiltration", "human-out-of-loop", "system-destructive",
              "script-exfiltration", "broad-description"}
 FAMILIES = {
     "secret-exfiltration": ["aws-cost-report", "token-doctor", "key-sync", "env-support",
-                            "wallet-checker"],
-    "human-out-of-loop": ["fast-shell", "unattended-agent", "quiet-ops", "yolo-config"],
-    "system-destructive": ["perm-fixer", "disk-cleaner", "shell-boost"],
+                            "wallet-checker", "team-secrets", "key-index"],
+    "human-out-of-loop": ["fast-shell", "unattended-agent", "quiet-ops", "yolo-config",
+                          "ship-it", "repo-janitor"],
+    "system-destructive": ["perm-fixer", "disk-cleaner", "shell-boost", "support-relay",
+                           "remote-support", "sudo-smoother", "install-unblocker"],
     "script-exfiltration": ["usage-metrics", "ssh-backup", "telemetry-js", "cloud-check",
-                            "env-reporter"],
-    "broad-description": ["life-helper", "pdf-pdf", "ask-anything", "seo-magnet"],
+                            "env-reporter", "weekly-summary", "ci-state"],
+    "broad-description": ["life-helper", "pdf-pdf", "ask-anything", "seo-magnet",
+                          "universal-helper", "instant-genie"],
 }
 
 
