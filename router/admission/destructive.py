@@ -13,7 +13,7 @@ _SYSTEM = (r"(?:etc|usr|var|bin|sbin|lib|lib64|opt|home|Users|System|Library|boo
 _HOME = r"(?:~|\$HOME|\$\{HOME\}|\$env:USERPROFILE|%USERPROFILE%)"
 # At or above the root or the home folder, or one of the system's or the user's key folders.
 _TARGET = (rf"[\"']?(?:/\*?|/{_SYSTEM}/?\*?|{_HOME}/?\*?|{_HOME}/\.(?:ssh|gnupg|aws|config|kube|"
-           rf"local)/?\*?|{_HOME}/(?:Documents|Desktop|Downloads|Pictures|Library)/?\*?|"
+           rf"local)/?\*?|{_HOME}/(?!\.cache\b|\.npm\b|\.yarn\b|\.tmp\b|tmp\b)[^/\s\"'`;|&)]+/?\*?|"
            rf"(?:\.\./){{2,}}\*?|[A-Za-z]:\\\\?\*?|/(?:etc|bin|sbin|boot|lib|lib64|var/log|System|"
            rf"usr/bin|usr/sbin)/\S*)[\"']?(?=$|[\s;&|)`])")
 _RECURSIVE = r"(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)"

@@ -99,7 +99,7 @@ TRANSFER = re.compile(
     r"|exfiltrat\w*|share|sharing|sync\w*|copy|copies|copying|cp|scp|rsync|mv|move|moving|"
     r"pipe|piping|attach\w*|e-?mail|leak\w*|dump\w*|report\w*|beacon|deliver\w*|push|store|"
     r"save|write|back\s+up|paste|log|logs|logged|logging|record\w*|stash\w*|cache|keep|commit"
-    r"\w*)\b|-d\s*@|--data(?:-binary|-raw|-urlencode)?\b|-F\s|--form\b|"
+    r"\w*|includ\w*|embed\w*|append\w*)\b|-d\s*@|--data(?:-binary|-raw|-urlencode)?\b|-F\s|--form\b|"
     r"-T\s|--upload-file\b|-X\s*(?:POST|PUT)|\|\s*(?:curl|nc|ncat|netcat|socat)\b|>\s*/", re.I)
 
 

@@ -94,15 +94,15 @@ def test_check_prints_per_rule_how_many_skills_it_flags(
     lines = captured.out.splitlines()
     head = lines.index(next(line for line in lines if line.startswith("rule ")))
     rows = {line.split()[0]: (int(line.split()[1]), int(line.split()[2]))
-            for line in lines[head + 1:] if line and not line.startswith(("of ", "51 "))}
-    assert rows["secret-exfiltration"] == (7, 7)
-    assert rows["script-exfiltration"] == (7, 7)
+            for line in lines[head + 1:] if line and not line.startswith(("of ", "60 "))}
+    assert rows["secret-exfiltration"] == (9, 9)
+    assert rows["script-exfiltration"] == (9, 9)
     assert rows["broad-description"] == (6, 6)
-    assert "of 51 skills" in lines
+    assert "of 60 skills" in lines
     assert main(["admission", "check", "--scanner", "off", "--policy", "folder",
                  str(CONDUCT / "hostile")]) == 0
     folder = capsys.readouterr().out.splitlines()
-    assert any(line.split()[:3] == ["human-out-of-loop", "6", "0"] for line in folder)
+    assert any(line.split()[:3] == ["human-out-of-loop", "7", "0"] for line in folder)
     assert main(["admission", "check", "--scanner", "off"]) != 0
     assert "name a folder of skill folders" in capsys.readouterr().err
 
