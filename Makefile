@@ -6,6 +6,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 CLI := $(VENV)/bin/skill-router
 STAMP := $(VENV)/.installed
+SCANNER_VERSION := 2.3.2
+SCANNER_STAMP := .scanner/.installed-$(SCANNER_VERSION)
 INDEX ?= index_data
 HOST ?= 127.0.0.1
 PORT ?= 50051
@@ -15,7 +17,7 @@ DEMO := examples/skills
 .PHONY: setup run index serve test test-fast lint proto proto-check bench eval clean \
 	monitoring-check monitoring-sync inspector-test scanner train-encoder realskills
 
-setup: $(STAMP)
+setup: $(STAMP) $(SCANNER_STAMP)
 
 # torch is pinned first so pip takes the CPU build instead of a multi-GB CUDA one.
 $(STAMP): pyproject.toml
@@ -115,14 +117,22 @@ eval: setup realskills
 	  --examples eval/regression/train_examples.jsonl
 
 # The content scan (router.admission.scanner) runs cisco-ai-skill-scanner in a worker process
-# from its own folder: it pins protobuf<7, anthropic<1 and openai<3, which the router and its
-# dev tools cannot import beside their own. Point admission.scanner_path at .scanner.
+# from its own folder, .scanner/: it pins protobuf<7, anthropic<1 and openai<3, which the router
+# and its dev tools cannot import beside their own. The product finds it there with no
+# configuration. Set-up installs it once; where it cannot (no network), set-up goes on with one
+# warning and builds run without the content scan until `make scanner` installs it.
+$(SCANNER_STAMP): | $(STAMP)
+	@$(PY) -m pip install --quiet --upgrade --target .scanner \
+	    cisco-ai-skill-scanner==$(SCANNER_VERSION) >/dev/null 2>&1 && touch $@ \
+	  || echo "warning: could not install the content scanner into .scanner/; builds run without the content scan (run \`make scanner\` to see why and retry)" >&2
+
 train-encoder: setup
 	$(CLI) train-encoder --pairs data/encoder/pairs.jsonl.gz --out index_data/encoder/trained \
 	  $(TRAIN_ARGS)
 
-scanner: setup
-	$(PY) -m pip install --quiet --target .scanner cisco-ai-skill-scanner==2.3.2
+scanner: $(STAMP)
+	$(PY) -m pip install --quiet --upgrade --target .scanner cisco-ai-skill-scanner==$(SCANNER_VERSION)
+	touch $(SCANNER_STAMP)
 
 clean:
 	rm -rf $(INDEX)/versions $(INDEX)/CURRENT $(INDEX)/.tmp-* .pytest_cache .mypy_cache .ruff_cache

@@ -5,7 +5,8 @@
 Writes the benchmark's catalog (``benchmarks.write_catalog``) to a temporary folder, discovers
 it, and times admission as the build runs it (``router.builder.admitting.admit_found``, no
 content scan): the text checks and imitation, then the hub measure with the model's encoder
-(the packaged model unless ``--model hash``), per 1,000 skills. The hub measure embeds the
+(the packaged model unless ``--model hash``), per 1,000 skills, and the checks of what skills
+tell the model to do (``router.admission.conduct``) alone. The hub measure embeds the
 skills as the index does and hands the vectors to the build, which then does not embed them
 again: its added cost is the rest."""
 
@@ -17,6 +18,8 @@ import time
 from pathlib import Path
 
 from benchmarks.write_catalog import write
+from router.admission import conduct
+from router.admission.admit import read_skill
 from router.builder.admitting import admit_found
 from router.config import AdmissionConfig
 from router.encoders.base import Embedder
@@ -44,14 +47,22 @@ def main() -> None:
         found = DiscoveryResult(tuple(scan_root(str(Path(tmp) / "catalog"), Scope.BUNDLED,
                                                 max_dirs=args.count + 10)[0]))
         per = 1000 / args.count
-        for label, config in (("checks", AdmissionConfig(hubs=False)),
-                              ("checks and hubs", AdmissionConfig())):
+        for label, config in (("checks", AdmissionConfig(hubs=False, scanner_path="off")),
+                              ("checks and hubs", AdmissionConfig(scanner_path="off"))):
             start = time.perf_counter()
             admitted = admit_found(found, config, embedder, (), Path(tmp) / "index")
             took = time.perf_counter() - start
             quarantined = sum(not s.enabled for s in admitted.found.skills)
             print(f"{label}: {took:.2f} s for {args.count} skills ({took * per:.2f} s per "
                   f"1,000; {quarantined} quarantined)")
+        texts = [read_skill(s, "registry:bench") for s in found.skills]
+        start = time.perf_counter()
+        for text in texts:
+            conduct.check(text)
+        took = time.perf_counter() - start
+        print(f"of which what skills tell the model to do (secrets sent away, the human out of "
+              f"the loop, system-wide commands, scripts, broad descriptions): {took:.2f} s "
+              f"({took * per:.2f} s per 1,000)")
         start = time.perf_counter()
         embed_skills(found.skills, embedder, {}, False)
         took = time.perf_counter() - start

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from router.admission import checks, hubs, imitation
+from router.admission import checks, hubs, imitation, scanner
 from router.admission.fused import Encode, fused_scores
 from router.admission.model import Finding, SkillText
 from router.admission.policy import Approval, Verdict, decide
@@ -25,8 +25,9 @@ from router.skills.model import Diagnostic, Level, Skill
 from router.skills.parse import decode_text, split_frontmatter
 from router.skills.registry.tree import skill_files
 
-TEXT_SUFFIXES = frozenset({".md", ".txt", ".sh", ".bash", ".zsh", ".py", ".js", ".ts", ".ps1",
-                           ".rb", ".pl", ".yaml", ".yml", ".json", ".toml", ".cfg", ".ini"})
+TEXT_SUFFIXES = frozenset({".md", ".txt", ".sh", ".bash", ".zsh", ".py", ".js", ".mjs", ".cjs",
+                           ".ts", ".jsx", ".tsx", ".ps1", ".rb", ".pl", ".yaml", ".yml", ".json",
+                           ".toml", ".cfg", ".ini"})
 MAX_FILES = 200  # bundled files read per skill
 MAX_FILE_BYTES = 256 * 1024
 
@@ -58,8 +59,11 @@ def read_skill(skill: Skill, origin: str, raw: bytes | None = None) -> SkillText
     served, else read from its location) and, for a folder on disk, its bundled text files
     (capped), with the digest of the folder."""
     raw = Path(skill.location).read_bytes() if raw is None else raw
+    body_line = 1
     try:
-        body = split_frontmatter(decode_text(raw, path=skill.location))[1]
+        text = decode_text(raw, path=skill.location)
+        body = split_frontmatter(text)[1]
+        body_line = _line_of(text.replace("\r\n", "\n"), body)
     except SkillParseError:
         body = raw.decode("utf-8", "replace")
     files = []
@@ -73,7 +77,13 @@ def read_skill(skill: Skill, origin: str, raw: bytes | None = None) -> SkillText
     digest = folder_digest(base) if skill.location.endswith("SKILL.md") and base.is_dir() \
         else "sha256:" + hashlib.sha256(raw).hexdigest()
     return SkillText(skill.key, skill.name, skill.description, body, digest, origin,
-                     tuple(files))
+                     tuple(files), body_line)
+
+
+def _line_of(text: str, body: str) -> int:
+    """The line of ``text`` where ``body`` (its trimmed tail) starts."""
+    at = text.rfind(body[:200]) if body else -1
+    return text.count("\n", 0, at) + 1 if at >= 0 else 1
 
 
 def folder_digest(base: Path) -> str:
@@ -143,3 +153,22 @@ def finding_diagnostics(skills: Sequence[Skill]) -> list[Diagnostic]:
     return [Diagnostic(Level.WARNING, located[key], f"admission: {f.rule} ({f.severity.value}): "
                                                      f"{f.message}")
             for key, verdict in admit(texts, Policies()).items() for f in verdict.findings]
+
+
+def scan_diagnostics(skills: Sequence[Skill], setting: str = "") -> tuple[list[Diagnostic], str]:
+    """The content scan's findings in ``skills`` read from disk, as warnings (as `skill-router
+    validate` shows them), and the line that says which scanner ran, or ``content scan: off``
+    and why (``setting``: ``admission.scanner_path``)."""
+    located = scanner.locate(setting)
+    if not located.path:
+        return [], f"content scan: off ({located.why})"
+    folders = {s.base_dir: s for s in skills
+               if s.location.endswith("SKILL.md") and Path(s.base_dir).is_dir()}
+    outcome = scanner.scan(sorted(folders), located.path)
+    diags = [Diagnostic(Level.WARNING, folders[folder].location,
+                        f"admission: {f.rule} ({f.severity.value}): {f.message}")
+             for folder, found in outcome.findings.items() for f in found]
+    diags += [Diagnostic(Level.WARNING, "admission", w) for w in outcome.warnings]
+    if not outcome.ran:
+        return diags, "content scan: off (it did not run)"
+    return diags, f"content scan: {scanner.SCANNER} {outcome.version} ({located.path})"

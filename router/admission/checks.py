@@ -1,6 +1,8 @@
 """The router's own text checks of one skill (pure): instructions aimed at the router or the
-model in a name or description, invisible and bidirectional control characters anywhere, and a
-download piped into a shell or an interpreter in the body or a bundled file."""
+model in a name or description, invisible and bidirectional control characters anywhere, a
+download piped into a shell or an interpreter in the body or a bundled file, and what the skill
+tells the model to do (``conduct``: secrets sent away, the human out of the loop, system-wide
+commands, scripts that send secrets, a description aimed at everything)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
+from router.admission import conduct
 from router.admission.model import Finding, Severity, SkillText
 
 # Bidirectional embeddings, overrides and isolates (the "Trojan Source" characters).
@@ -69,6 +72,7 @@ def check(skill: SkillText) -> list[Finding]:
     found.extend(_hidden(skill))
     found.extend(_steering(skill))
     found.extend(_pipes(skill))
+    found.extend(conduct.check(skill))
     return found
 
 

@@ -5,6 +5,7 @@ show."""
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable, Sequence
 
@@ -33,6 +34,9 @@ def bm25_scores(documents: Sequence[str], requests: Sequence[str]) -> np.ndarray
     """requests x documents BM25 scores (bm25s, English stopwords dropped)."""
     import bm25s
     from bm25s.stopwords import STOPWORDS_EN
+
+    # bm25s sets its own logger to DEBUG when imported: the application's logging decides
+    logging.getLogger("bm25s").setLevel(logging.NOTSET)
 
     stop = frozenset(STOPWORDS_EN)
 

@@ -78,3 +78,4 @@ class SkillText:
     digest: str = ""
     origin: str = ""
     files: tuple[tuple[str, str], ...] = ()  # (path, text) of the bundled text files read
+    body_line: int = 1  # the skill file's line the body starts on

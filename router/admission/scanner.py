@@ -5,7 +5,9 @@ outcome carries a warning that the scan did not run, and no findings.
 
 The worker runs apart because the scanner pins libraries (protobuf among them) at versions the
 router cannot import beside its own; ``path`` is the folder it was installed into
-(``pip install --target``), ``admission.scanner_path`` in the configuration."""
+(``pip install --target``): ``admission.scanner_path`` in the configuration, else the first of
+``.scanner`` in the working folder and ``.scanner`` beside the router's package (where
+``make scanner`` installs it) that holds it (``locate``); ``off`` turns the scan off."""
 
 from __future__ import annotations
 
@@ -13,13 +15,19 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from router.admission.model import Finding, Severity
 
 SCANNER = "cisco-ai-skill-scanner"
+PINNED = "2.3.2"  # the version `make scanner` installs
+INSTALL = (f"install it with `make scanner` (in a checkout) or `pip install --target .scanner "
+           f"{SCANNER}=={PINNED}`, or set admission.scanner_path")
+FOLDER = ".scanner"
+SETTING_ENV = "SKILL_ROUTER_ADMISSION_SCANNER_PATH"
+OFF = frozenset({"off", "none", "no", "false"})
 WORKER = Path(__file__).with_name("scan_worker.py")
 _SEVERITIES = {"critical": Severity.CRITICAL, "high": Severity.HIGH, "medium": Severity.MEDIUM,
                "low": Severity.LOW, "info": Severity.INFO}
@@ -37,6 +45,41 @@ class ScanOutcome:
     @property
     def ran(self) -> bool:
         return bool(self.version)
+
+
+@dataclass(frozen=True)
+class Located:
+    """Where the scanner is installed ("" when the scan cannot run), and why not."""
+
+    path: str = ""
+    why: str = ""
+    off: bool = False  # turned off on purpose: no warning
+
+
+def default_folders() -> list[Path]:
+    """Where the scanner is looked for when ``admission.scanner_path`` is unset: ``.scanner`` in
+    the working folder, then beside the router's package (a checkout's root)."""
+    here = Path.cwd() / FOLDER
+    beside = Path(__file__).resolve().parents[2] / FOLDER
+    return [here] if here.resolve() == beside else [here, beside]
+
+
+def locate(setting: str, *, env: Mapping[str, str] | None = None,
+           folders: Sequence[Path] | None = None) -> Located:
+    """The scanner's folder for the configuration's ``setting`` (``admission.scanner_path``;
+    unset, the environment's override, then the first of ``folders`` that holds the
+    scanner's package)."""
+    value = setting.strip() or (os.environ if env is None else env).get(SETTING_ENV, "").strip()
+    if value.lower() in OFF:
+        return Located(why="it is turned off (admission.scanner_path: off)", off=True)
+    if value:
+        return Located(value)
+    looked = list(default_folders() if folders is None else folders)
+    for folder in looked:
+        if (folder / "skill_scanner" / "__init__.py").is_file():
+            return Located(str(folder))
+    where = ", ".join(str(f) for f in looked)
+    return Located(why=f"{SCANNER} is not installed (looked in {where}); {INSTALL}")
 
 
 def installed_version(path: str = "", timeout: float = 60.0) -> ScanOutcome:

@@ -21,7 +21,9 @@ from router.admission.hubs import probe_requests
 from router.admission.model import Finding, SkillText
 from router.admission.policy import Approval
 from router.admission.scan_cache import cached_scan
+from router.admission.scanner import SCANNER, locate
 from router.admission.settings import parse_policies
+from router.common.stages import stage
 from router.config import AdmissionConfig, FeedbackConfig
 from router.encoders.base import Embedder
 from router.errors import Unavailable
@@ -84,15 +86,17 @@ def admit_found(found: DiscoveryResult, config: AdmissionConfig, embedder: Embed
     version = ""
     on_disk = {s.base_dir: t for s, t in zip(found.skills, texts, strict=True)
                if s.kind is not SkillKind.MCP_TOOL and Path(s.base_dir).is_dir()}
-    if config.scanner_path:
-        outcome = cached_scan({f: t.digest for f, t in on_disk.items()}, config.scanner_path,
+    located = locate(config.scanner_path)
+    if located.path:
+        outcome = cached_scan({f: t.digest for f, t in on_disk.items()}, located.path,
                               index_dir)
         version, warnings = outcome.version, list(outcome.warnings)
         for folder, more in outcome.findings.items():
             extra.setdefault(on_disk[folder].key, []).extend(more)
-    else:  # a log line, not a diagnostic of the version: most builds have no scanner
-        log.warning("the content scan did not run: admission.scanner_path is not set (install "
-                    "cisco-ai-skill-scanner with `make scanner`)")
+        if outcome.ran:
+            stage("content scan: %s %s (%s)", SCANNER, version, located.path)
+    elif not located.off:
+        warnings.append(f"the content scan did not run: {located.why}")
     verdicts = decide_all(texts, policies, approvals, extra=extra,
                           catalogs=catalogs)
     skills: list[Skill] = []

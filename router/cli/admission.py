@@ -16,7 +16,10 @@ from router.common.textsafe import printable
 from router.errors import InvalidRequest
 
 if TYPE_CHECKING:
+    from router.admission.model import Finding, SkillText
     from router.learning.store import FeedbackStore
+
+MAX_DIRS = 20000  # folders walked per root: public catalogs hold thousands of skills
 
 
 def register(sub: Any) -> None:
@@ -26,13 +29,15 @@ def register(sub: Any) -> None:
     cmds = p.add_subparsers(dest="admission_command", metavar="ACTION")
     cmds.required = True
     check = cmds.add_parser("check", help="run admission's checks over skill folders")
-    check.add_argument("paths", nargs="+", metavar="PATH", help="a folder of skill folders")
+    check.add_argument("paths", nargs="*", metavar="PATH", help="a folder of skill folders")
+    check.add_argument("--root", action="append", metavar="DIR",
+                       help="a folder of skill folders (again for more; as PATH)")
     check.add_argument("--policy", choices=("registry", "folder"), default="registry",
                        help="judge them as a registry's skills (quarantine on high; the "
                             "default) or a folder's (warn only)")
     check.add_argument("--scanner", metavar="DIR", default=None,
                        help="run the content scan installed in DIR (default: "
-                            "admission.scanner_path)")
+                            "admission.scanner_path, else .scanner; 'off': none)")
     add_json_args(check, default="text", choices=("text", "json"))
     check.set_defaults(handler=cmd_check)
     for name, helptext in (("list", "the findings and verdicts the current version recorded"),
@@ -71,35 +76,18 @@ def _store(args: argparse.Namespace) -> FeedbackStore:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from router.admission import scanner
-    from router.admission.admit import admit, read_skill
-    from router.admission.model import Finding, Severity
+    from router.admission.admit import admit
+    from router.admission.model import Severity
+    from router.admission.report import rule_counts, table
     from router.admission.settings import Policies
-    from router.config import load_config
-    from router.skills.discovery import scan_root
-    from router.skills.model import Scope
 
-    texts, folders = [], {}
-    for path in args.paths:
-        if not Path(path).is_dir():
-            raise InvalidRequest(f"{path}: not a folder")
-        origin = f"registry:{path}" if args.policy == "registry" else f"disk:{path}"
-        for skill in scan_root(path, Scope.BUNDLED)[0]:
-            texts.append(read_skill(skill, origin))
-            folders[skill.base_dir] = skill.key
-    extra: dict[str, list[Finding]] = {}
-    scan_path = args.scanner or load_config(getattr(args, "config", None)).admission.scanner_path
-    if scan_path:
-        outcome = scanner.scan(sorted(folders), scan_path)
-        for folder, found in outcome.findings.items():
-            extra.setdefault(folders[folder], []).extend(found)
-        for warning in outcome.warnings:
-            print(f"warning: {warning}", file=sys.stderr)
-    else:
-        print("warning: the content scan did not run (no --scanner, no admission.scanner_path)",
-              file=sys.stderr)
-    level = {"": Severity.HIGH if args.policy == "registry" else None}
-    verdicts = admit(texts, Policies(level), extra=extra, catalogs={t.key: "" for t in texts})
+    roots = [*args.paths, *(args.root or [])]
+    if not roots:
+        raise InvalidRequest("name a folder of skill folders (PATH or --root DIR)")
+    texts, folders = _read_roots(roots, args.policy)
+    extra = _content_scan(args, folders)
+    policies = Policies({"": Severity.HIGH if args.policy == "registry" else None})
+    verdicts = admit(texts, policies, extra=extra, catalogs={t.key: "" for t in texts})
     if args.format == "json":
         json.dump({k: {"digest": v.digest, "quarantined": v.quarantined,
                        "findings": [f.to_dict() for f in v.findings]}
@@ -112,9 +100,52 @@ def cmd_check(args: argparse.Namespace) -> int:
                 print(f"{mark} {printable(key)} {verdict.digest}")
             for f in verdict.findings:
                 print(f"  {f.severity.value} {f.rule}: {printable(f.message)}")
+        print()
+        policy = policies.for_skill("", "registry:" if args.policy == "registry" else "disk:")
+        for line in table(rule_counts(verdicts, policy), len(verdicts)):
+            print(printable(line))
         quarantined = sum(v.quarantined for v in verdicts.values())
         print(f"{len(verdicts)} skills, {quarantined} quarantined under the {args.policy} policy")
     return 1 if any(v.quarantined for v in verdicts.values()) else 0
+
+
+def _read_roots(roots: list[str], policy: str) -> tuple[list[SkillText], dict[str, str]]:
+    """What admission reads of every skill under ``roots``, and each skill folder's key."""
+    from router.admission.admit import read_skill
+    from router.skills.discovery import scan_root
+    from router.skills.model import Scope
+
+    texts, folders = [], {}
+    for path in roots:
+        if not Path(path).is_dir():
+            raise InvalidRequest(f"{path}: not a folder")
+        origin = f"registry:{path}" if policy == "registry" else f"disk:{path}"
+        for skill in scan_root(path, Scope.BUNDLED, max_dirs=MAX_DIRS)[0]:
+            texts.append(read_skill(skill, origin))
+            folders[skill.base_dir] = skill.key
+    return texts, folders
+
+
+def _content_scan(args: argparse.Namespace, folders: dict[str, str]) -> dict[str, list[Finding]]:
+    """The content scan's findings by skill key, with one line on stderr saying which scanner
+    ran (or ``content scan: off`` and why)."""
+    from router.admission import scanner
+    from router.config import load_config
+
+    setting = args.scanner or load_config(getattr(args, "config", None)).admission.scanner_path
+    located = scanner.locate(setting)
+    extra: dict[str, list[Finding]] = {}
+    if not located.path:
+        print(f"content scan: off ({located.why})", file=sys.stderr)
+        return extra
+    outcome = scanner.scan(sorted(folders), located.path)
+    for folder, found in outcome.findings.items():
+        extra.setdefault(folders[folder], []).extend(found)
+    for warning in outcome.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(f"content scan: {scanner.SCANNER} {outcome.version} ({located.path})" if outcome.ran
+          else "content scan: off (it did not run)", file=sys.stderr)
+    return extra
 
 
 def recorded(index_dir: Path) -> tuple[str | None, dict[str, Any]]:

@@ -204,8 +204,9 @@ def _resolve(path: str) -> str | None:
     return None
 
 
-def check_paths(paths: Sequence[str], *, lint: bool, strict: bool) -> int:
-    """Validate each path, print every problem to stdout, and return the exit code."""
+def check_paths(paths: Sequence[str], *, lint: bool, strict: bool, scanner_path: str = "") -> int:
+    """Validate each path, print every problem to stdout (and which content scan ran to
+    stderr), and return the exit code."""
     code = EXIT_OK
     skills: list[Skill] = []
     diags: list[Diagnostic] = []
@@ -226,9 +227,13 @@ def check_paths(paths: Sequence[str], *, lint: bool, strict: bool) -> int:
             diags.append(Diagnostic(Level.WARNING, skill.location,
                                     f"duplicate name {skill.name!r}; also {seen[skill.name]}"))
         seen.setdefault(skill.name, skill.location)
-    from router.admission.admit import finding_diagnostics
+    from router.admission.admit import finding_diagnostics, scan_diagnostics
 
     diags.extend(finding_diagnostics(skills))  # what admission would find in them
+    scanned, ran = scan_diagnostics(skills, scanner_path) if skills else ([], "")
+    diags.extend(scanned)
+    if ran:
+        print(ran, file=sys.stderr)
     unique = list(dict.fromkeys(diags))
     _print_diagnostics(unique, sys.stdout)
     errors = sum(d.level is Level.ERROR for d in unique)
@@ -245,12 +250,17 @@ def counted(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
+def _scanner_setting(args: argparse.Namespace) -> str:
+    return load_config(getattr(args, "config", None)).admission.scanner_path
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
-    return check_paths(args.paths, lint=not args.no_lint, strict=False)
+    return check_paths(args.paths, lint=not args.no_lint, strict=False,
+                       scanner_path=_scanner_setting(args))
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    return check_paths(args.paths, lint=True, strict=True)
+    return check_paths(args.paths, lint=True, strict=True, scanner_path=_scanner_setting(args))
 
 
 def register(sub: Any) -> None:

@@ -135,7 +135,9 @@ class AdmissionConfig:
     "CATALOG=SEVERITY" or "CATALOG=none" each (unset: a registry's skills quarantine on high,
     a folder's only warn); ``rules`` sets one rule's action everywhere, "RULE=quarantine",
     "RULE=warn" or "RULE=ignore" each; ``scanner_path`` is the folder cisco-ai-skill-scanner
-    was installed into (empty: the content scan does not run); ``hubs`` measures hubs."""
+    was installed into (empty: ``.scanner`` in the working folder or beside the package, where
+    ``make scanner`` installs it; "off": the content scan does not run); ``hubs`` measures
+    hubs."""
 
     quarantine: tuple[str, ...] = ()
     rules: tuple[str, ...] = ()
