@@ -71,8 +71,10 @@ monitoring-sync: setup
 # noise (latency and memory only). BENCH_ARGS= for the full 100k embedding (~15 min once).
 BENCH_ARGS ?= --embed-limit 10000
 
-bench: setup
+# Then Route over the real-skill set: one-line requests beside long and 2,000-character tasks.
+bench: setup realskills
 	$(PY) -m benchmarks $(BENCH_ARGS)
+	$(PY) -m benchmarks.long_requests --root $(REALSKILLS)
 
 DEV_SET ?= ../shared/data/sealtools
 
