@@ -19,6 +19,10 @@ keeps for it, and nowhere else:
   and expiring: ``router.learning.shown``). Kept where the owner is: the PostgreSQL store's
   tables for the fleet (``router.learning.pg_shown``), else this process's memory.
 
+A Route's turn starts with ``open_turn``: the claim, then the turn begun when the caller owns
+the session. With the PostgreSQL store that is one statement (the claim folded in only while
+the owner is not known here), so a turn costs the fleet one round trip.
+
 A new piece: its methods on ``SessionState`` beside the others, kept by ``KeptSessionState``
 (in memory, or where the store shares it with the fleet), read and written in a stage of
 ``router.engine.turn``; its behaviour pinned for every implementation by
@@ -35,7 +39,7 @@ from dataclasses import dataclass
 
 from router.access.ownership import Owners
 from router.engine.activated import SessionStore
-from router.learning.shown import LocalShown, Seen
+from router.learning.shown import LocalShown, Seen, Started
 from router.learning.store import FeedbackStore
 
 PROJECT_SESSIONS = 4096  # (principal name, session) pairs whose project skill names are kept
@@ -105,6 +109,22 @@ class SessionState(ABC):
     def shown(self, session_id: str) -> Seen:
         """What the session was shown, changing nothing."""
 
+    def close(self) -> None:
+        """Write what is still waiting to be kept (what sessions were shown)."""
+        return None
+
+    # a Route's turn
+
+    def open_turn(self, session_id: str, principal: str, reset: bool = False,
+                  revealed: Sequence[str] = ()) -> Started:
+        """``claim`` the session for ``principal`` and, when it is theirs, ``begin_turn``
+        (nothing of another's session changes). A state that keeps both in one place does
+        both in one exchange."""
+        owner = self.claim(session_id, principal)
+        if owner != principal or not session_id:
+            return Started(owner, None)
+        return Started(owner, self.begin_turn(session_id, reset, revealed))
+
 
 class KeptSessionState(SessionState):
     """The owner kept by ``store`` (or in memory without one); the rest in this process."""
@@ -163,6 +183,18 @@ class KeptSessionState(SessionState):
 
     def shown(self, session_id: str) -> Seen:
         return self._shown.recall(session_id)
+
+    def close(self) -> None:
+        self._shown.flush()
+
+    def open_turn(self, session_id: str, principal: str, reset: bool = False,
+                  revealed: Sequence[str] = ()) -> Started:
+        if self._store is not None:  # PostgreSQL: the claim and the turn in one statement
+            started = self._store.open_turn(self._shown, session_id, principal, reset,
+                                            revealed)
+            if started is not None:
+                return started
+        return super().open_turn(session_id, principal, reset, revealed)
 
 
 def open_session_state(store: FeedbackStore | None,

@@ -28,6 +28,7 @@ from router.engine.sessions import SessionState
 from router.engine.views import CatalogSizes, ViewCache
 from router.index.store import IndexSnapshot
 from router.learning.recorder import Recorder, RoutedTurn, ShownSkill
+from router.learning.shown import Seen
 from router.routing import router as core
 from router.routing.fusion import FusionConfig
 from router.routing.model import Reason, RouteQuery, RouteResult
@@ -71,6 +72,7 @@ class Turn:
     overlay: Overlay | None = None  # the project skills laid over the caller's view
     ranked: core.Ranked | None = None
     result: RouteResult | None = None
+    seen: Seen | None = None  # the session's memory as its turn started (a Route's claim)
 
 
 Stage = Callable[[Parts, Turn], Turn]
@@ -90,10 +92,18 @@ def validate(parts: Parts, turn: Turn) -> Turn:
 
 
 def claim(parts: Parts, turn: Turn) -> Turn:
-    """The session becomes the caller's if nobody owns it; PermissionDenied if another does."""
-    name = turn.query.caller.name
-    check_session_owner(parts.sessions.claim(turn.query.session_id, name), name)
-    return turn
+    """The session becomes the caller's if nobody owns it; PermissionDenied if another does.
+    A Route that reveals starts the session's turn with the claim (one exchange with a store
+    the fleet shares: ``SessionState.open_turn``); Explain only claims."""
+    query = turn.query
+    name = query.caller.name
+    if turn.explain or not query.session_id or query.format.tools_only:
+        check_session_owner(parts.sessions.claim(query.session_id, name), name)
+        return turn
+    started = parts.sessions.open_turn(query.session_id, name, query.context_reset,
+                                       query.revealed_skills)
+    check_session_owner(started.owner, name)
+    return replace(turn, seen=started.seen)
 
 
 def remember(parts: Parts, turn: Turn) -> Turn:
@@ -154,7 +164,7 @@ def reveal(parts: Parts, turn: Turn) -> Turn:
     a Route remembers it, Explain only reads."""
     assert turn.result is not None
     result = revealed(parts.sessions, parts.config.routing, turn.query, turn.result,
-                      turn.explain)
+                      turn.explain, turn.seen)
     return replace(turn, result=result)
 
 

@@ -47,7 +47,7 @@ from router.learning.pg_url import pg_target, redact
 from router.learning.pg_writer import PgWriter
 from router.learning.routes import WINDOW, ShownRoute
 from router.learning.rows import PURGE, Row, new_id
-from router.learning.shown import ShownMemory
+from router.learning.shown import ShownMemory, Started
 from router.learning.spool import Spool, default_spool_dir
 from router.learning.stats import ROUTE_KEEP_SECONDS, compact_rows
 from router.learning.store import Backlog, FeedbackStore, StoreUnavailable
@@ -269,6 +269,31 @@ class PgStore(PgApprovals, FeedbackStore):
             return str(won[0][0])
         owner = self._execute(OWNER_OF, (session_id,))  # sees a claim committed meanwhile
         return str(owner[0][0]) if owner else claimant
+
+    def open_turn(self, memory: ShownMemory, session_id: str, principal: str, reset: bool,
+                  revealed: Sequence[str]) -> Started | None:
+        """The claim and the turn's start in one statement (``PgShown.begin_claimed``); only
+        the turn's start for a session whose owner is settled here. None where the claim
+        needs ``claim_session``'s care: the database marked down, rows of this process not
+        sent yet (their owners reach it first), or no answer."""
+        from router.learning.pg_shown import PgShown
+
+        if not session_id or not isinstance(memory, PgShown):
+            return None
+        known = self._settled.owner(session_id)
+        if known is not None:
+            return Started(known, memory.begin(session_id, reset, revealed)
+                           if known == principal else None)
+        writer = self._writer
+        if writer.down or writer.spool.rows or writer.local_session(session_id):
+            return None
+        try:
+            started = memory.begin_claimed(session_id, principal, reset, revealed)
+        except OSError:
+            return None
+        if started is not None:
+            self._settled.claim(session_id, started.owner)
+        return started
 
     def shown_memory(self, limit: int, ttl_seconds: float) -> ShownMemory:
         from router.learning.pg_shown import PgShown

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from router.admission.policy import Approval
@@ -23,7 +24,7 @@ from router.config import FeedbackConfig
 from router.errors import Unavailable
 from router.learning.routes import ShownRoute
 from router.learning.rows import Row, new_id
-from router.learning.shown import LocalShown, ShownMemory
+from router.learning.shown import LocalShown, ShownMemory, Started
 
 log = logging.getLogger(__name__)
 
@@ -130,6 +131,13 @@ class FeedbackStore(ABC):
         shares it with the other replicas: this process's memory for a store that shares
         nothing of it."""
         return LocalShown(limit, ttl_seconds)
+
+    def open_turn(self, memory: ShownMemory, session_id: str, principal: str, reset: bool,
+                  revealed: Sequence[str]) -> Started | None:
+        """Claim ``session_id`` for ``principal`` and start its turn in ``memory`` (this
+        store's ``shown_memory``) at once, where the store can do both in one exchange; None
+        where it cannot (then ``claim_session`` and ``memory.begin`` do it in turn)."""
+        return None
 
     @abstractmethod
     def read_approvals(self) -> list[Approval]:
