@@ -59,6 +59,8 @@ CONNECT_TIMEOUT = 1  # seconds: a call finds a database gone within this, then s
 class PgStore(PgApprovals, FeedbackStore):
     """The rows in the database ``url`` names; its schema migrated on open."""
 
+    remote = True
+
     def __init__(self, url: str, policy: FeedbackConfig | None = None,
                  max_connections: int = 8) -> None:
         super().__init__(policy if policy is not None else FeedbackConfig())

@@ -50,6 +50,8 @@ class FeedbackStore(ABC):
     (retention, the per-skill and per-principal caps: ``router.learning.stats.compact_rows``).
     Thread-safe."""
 
+    remote = False  # whether reaching it is a round trip (a database), not this process
+
     def __init__(self, policy: FeedbackConfig) -> None:
         self.policy = policy
 

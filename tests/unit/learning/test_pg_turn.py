@@ -28,15 +28,15 @@ from tests.unit.learning.test_pg_store import new_database
 
 @dataclass
 class Statements:
-    """The statements the store ran, by the thread that ran them."""
+    """The statements the store ran, by the name of the thread that ran them."""
 
-    ran: list[tuple[int, str]]
-
-    def on(self, thread: int) -> list[str]:
-        return [sql for ident, sql in self.ran if ident == thread]
+    ran: list[tuple[str, str]]
 
     def turn_path(self) -> list[str]:
-        return self.on(threading.get_ident())
+        """Those of the turns: the calling thread's and the turn openers' (not the writers')."""
+        return [sql for thread, sql in self.ran
+                if thread == threading.current_thread().name
+                or thread.startswith("session-turns")]
 
 
 @pytest.fixture()
@@ -45,7 +45,7 @@ def statements(monkeypatch: pytest.MonkeyPatch) -> Statements:
     real = PgStore._execute
 
     def counted(store: PgStore, sql: str, params: Any = ()) -> list[tuple[Any, ...]]:
-        seen.ran.append((threading.get_ident(), sql))
+        seen.ran.append((threading.current_thread().name, sql))
         return real(store, sql, params)
 
     monkeypatch.setattr(PgStore, "_execute", counted)
@@ -86,6 +86,8 @@ def test_a_turn_is_one_statement_the_first_with_its_claim(engines: list[Engine],
     statements.ran.clear()
     again = route(engine, "conv")
     assert statements.turn_path() == [pg_shown_sql.START]  # the owner is known: no claim
+    opener = [thread for thread, sql in statements.ran if sql == pg_shown_sql.START]
+    assert opener[0].startswith("session-turns")  # sent as the turn starts, read as it reveals
     assert first_shown(again) == []  # what the first turn showed was written with it
     ran = statements.ran
     assert pg_shown_sql.ADD not in [sql for _, sql in ran]  # nothing left for the writer
