@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from router.admission import checks
 from router.admission.admit import Request, hub_findings, read_skill
 from router.admission.admit import admit as decide_all
 from router.admission.hubs import probe_requests
@@ -22,13 +23,17 @@ from router.admission.model import Finding, SkillText
 from router.admission.policy import Approval
 from router.admission.scan_cache import cached_scan
 from router.admission.settings import parse_policies
+from router.builder.admission_memo import MEMO, Read, memo_key
+from router.builder.admission_reuse import APPROVE_HINT, INPUTS_KEY, inputs_digest, reasons, reused
 from router.config import AdmissionConfig, FeedbackConfig
 from router.encoders.base import Embedder
 from router.errors import Unavailable
+from router.examples.loading import fingerprint
 from router.examples.model import Example
 from router.index.vectors import embed_skills, embedding_text, previous_vectors, text_key
 from router.learning.approvals import stored_approvals
 from router.learning.backends import open_store
+from router.skills.digests import SkillDigests
 from router.skills.model import Diagnostic, DiscoveryResult, Level, Skill, SkillKind
 from router.skills.sources.base import SkillSource
 from router.skills.sources.registries import origin_of
@@ -54,16 +59,42 @@ def admit_found(found: DiscoveryResult, config: AdmissionConfig, embedder: Embed
                 examples: Sequence[Example], index_dir: str | Path,
                 source: SkillSource | None = None,
                 known: Mapping[str, np.ndarray] | None = None,
-                feedback: FeedbackConfig | None = None) -> Admitted:
+                feedback: FeedbackConfig | None = None, *,
+                previous: Mapping[str, Any] | None = None, files: str = "",
+                digested: Mapping[str, SkillDigests] | None = None) -> Admitted:
     """Admission of ``found`` (see the module notes), a diagnostic for each quarantined
     skill; skill files are read through ``source`` (the disk when None); ``known``:
     embeddings already made (a sharded build's), used before encoding any skill;
-    ``feedback``: where the approvals are kept (the store in ``index_dir`` when None)."""
+    ``feedback``: where the approvals are kept (the store in ``index_dir`` when None).
+    ``previous``: the served version's recorded settings, whose verdicts are taken as they
+    are when admission's inputs (``files``: the fingerprint of every skill file's digest, and
+    the rest ``router.builder.admission_reuse`` lists) are the same. ``digested``: each
+    skill's file digests as the build recorded them, under which what admission read of a
+    skill and its own checks' findings are kept for the next build
+    (``router.builder.admission_memo``)."""
     policies = parse_policies(config.quarantine, config.rules)
     # first, before the hub measure embeds the skills: a store that cannot be read stops the
     # build before that time is spent
     approvals = _approvals(index_dir, feedback)
-    texts = [_text(s, source) for s in found.skills]
+    digest = inputs_digest(found, config, fingerprint(examples), approvals, embedder.model_id,
+                           files)
+    if previous is not None and digest and previous.get(INPUTS_KEY) == digest:
+        again = reused(found, previous.get(ADMISSION_KEY))
+        if again is not None:
+            log.info("admission: its inputs are as recorded; the verdicts reused")
+            return Admitted(again[0], {ADMISSION_KEY: again[1], INPUTS_KEY: digest}, {})
+    return _admit(found, config, embedder, examples, index_dir, source, known, policies,
+                  approvals, digest, digested or {})
+
+
+def _admit(found: DiscoveryResult, config: AdmissionConfig, embedder: Embedder,
+           examples: Sequence[Example], index_dir: str | Path, source: SkillSource | None,
+           known: Mapping[str, np.ndarray] | None, policies: Any, approvals: list[Approval],
+           digest: str, digested: Mapping[str, SkillDigests]) -> Admitted:
+    """Admission run in full (``admit_found``)."""
+    read = [_read(s, source, digested.get(s.key)) for s in found.skills]
+    texts = [text for text, _ in read]
+    checked = {text.key: findings for text, findings in read}
     catalogs = {s.key: s.catalog for s in found.skills}
     extra: dict[str, list[Finding]] = {}
     warnings: list[str] = []
@@ -91,8 +122,8 @@ def admit_found(found: DiscoveryResult, config: AdmissionConfig, embedder: Embed
     else:  # a log line, not a diagnostic of the version: most builds have no scanner
         log.warning("the content scan did not run: admission.scanner_path is not set (install "
                     "cisco-ai-skill-scanner with `make scanner`)")
-    verdicts = decide_all(texts, policies, approvals, extra=extra,
-                          catalogs=catalogs)
+    verdicts = decide_all(texts, policies, approvals, extra=extra, catalogs=catalogs,
+                          checked=checked)
     skills: list[Skill] = []
     diags = [Diagnostic(Level.WARNING, "admission", w) for w in warnings]
     record: dict[str, Any] = {}
@@ -103,15 +134,15 @@ def admit_found(found: DiscoveryResult, config: AdmissionConfig, embedder: Embed
                                  "approved": verdict.approved,
                                  "findings": [f.to_dict() for f in verdict.findings]}
         if verdict.quarantined:
-            reasons = "; ".join(f"{f.rule} ({f.severity.value}): {f.message}"
-                                for f in verdict.findings[:3])
             diags.append(Diagnostic(Level.WARNING, skill.location, (
-                f"skill {skill.key!r} quarantined at digest {verdict.digest}: {reasons}; "
-                "approve it with `skill-router admission approve`"), skill.catalog))
+                f"skill {skill.key!r} quarantined at digest {verdict.digest}: "
+                f"{reasons(verdict.findings)}; {APPROVE_HINT}"), skill.catalog))
             skill = dataclasses.replace(skill, enabled=False)
         skills.append(skill)
     admitted = DiscoveryResult(tuple(skills), found.shadowed, (*found.diagnostics, *diags))
-    return Admitted(admitted, {ADMISSION_KEY: {"scanner": version, "skills": record}}, made)
+    # a scan's warnings are not recorded: a build that had some runs admission again
+    return Admitted(admitted, {ADMISSION_KEY: {"scanner": version, "skills": record},
+                               INPUTS_KEY: "" if warnings else digest}, made)
 
 
 def _approvals(index_dir: str | Path, feedback: FeedbackConfig | None) -> list[Approval]:
@@ -126,6 +157,19 @@ def _approvals(index_dir: str | Path, feedback: FeedbackConfig | None) -> list[A
                           "nothing was built: bring the store back and build again") from None
     finally:
         store.close()
+
+
+def _read(skill: Skill, source: SkillSource | None, digests: SkillDigests | None) -> Read:
+    """What admission reads of ``skill`` and its own checks' findings: as kept by an earlier
+    build of this process when every file of the skill is as it was, else read now."""
+    key = memo_key(skill, origin_of(skill), digests)
+    kept = MEMO.get(key)
+    if kept is not None:
+        return kept
+    text = _text(skill, source)
+    read = (text, tuple(checks.check(text)))
+    MEMO.put(key, read)
+    return read
 
 
 def _text(skill: Skill, source: SkillSource | None) -> SkillText:
