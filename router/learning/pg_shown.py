@@ -82,7 +82,7 @@ class PgShown(ShownMemory):
             rows = self._execute(sql, self._params(
                 session, reset=reset, names=[*kept, *names],
                 back=[1] * len(kept) + [0] * len(names), **more))
-        except OSError:
+        except BaseException:  # the names waiting are the writer's again, whatever failed
             self._writes.give_back(session, earlier)
             raise
         self._turns += 1
