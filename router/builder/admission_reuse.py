@@ -18,14 +18,31 @@ import hashlib
 import json
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from router import __version__
+import numpy as np
+
 from router.admission.hubs import probe_requests
 from router.admission.model import Finding
 from router.admission.policy import Approval
 from router.config import AdmissionConfig
+from router.skills.digests import SkillDigests
 from router.skills.model import Diagnostic, DiscoveryResult, Level
+
+
+@dataclass(frozen=True)
+class Prior:
+    """What a build knows before admission runs: ``known``, embeddings already made (a sharded
+    build's); ``previous``, the served version's recorded settings (None: nothing to reuse);
+    ``files``, the fingerprint of every skill file's digest; ``digested``, those digests by
+    skill key."""
+
+    known: Mapping[str, np.ndarray] | None = None
+    previous: Mapping[str, Any] | None = None
+    files: str = ""
+    digested: Mapping[str, SkillDigests] | None = None
+
 
 INPUTS_KEY = "admission_inputs"  # the manifest's digest of what the verdicts came from
 APPROVE_HINT = "approve it with `skill-router admission approve`"
@@ -42,9 +59,19 @@ def inputs_digest(found: DiscoveryResult, config: AdmissionConfig, examples: str
             "approvals": sorted(json.dumps(dataclasses.asdict(a), sort_keys=True, default=str)
                                 for a in approvals),
             "probes": probe_requests(), "scanner": _scanner(config.scanner_path),
-            "router": __version__}
+            "router": _router_version()}
     text = json.dumps(data, sort_keys=True, default=str, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _router_version() -> str:
+    """The installed router's version (its checks may change with it)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("skill-router")
+    except PackageNotFoundError:
+        return ""
 
 
 def _scanner(path: str) -> list[Any]:

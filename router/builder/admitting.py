@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,14 @@ from router.admission.policy import Approval
 from router.admission.scan_cache import cached_scan
 from router.admission.settings import parse_policies
 from router.builder.admission_memo import MEMO, Read, memo_key
-from router.builder.admission_reuse import APPROVE_HINT, INPUTS_KEY, inputs_digest, reasons, reused
+from router.builder.admission_reuse import (
+    APPROVE_HINT,
+    INPUTS_KEY,
+    Prior,
+    inputs_digest,
+    reasons,
+    reused,
+)
 from router.config import AdmissionConfig, FeedbackConfig
 from router.encoders.base import Embedder
 from router.errors import Unavailable
@@ -57,41 +64,40 @@ class Admitted:
 
 def admit_found(found: DiscoveryResult, config: AdmissionConfig, embedder: Embedder,
                 examples: Sequence[Example], index_dir: str | Path,
-                source: SkillSource | None = None,
-                known: Mapping[str, np.ndarray] | None = None,
-                feedback: FeedbackConfig | None = None, *,
-                previous: Mapping[str, Any] | None = None, files: str = "",
-                digested: Mapping[str, SkillDigests] | None = None) -> Admitted:
+                source: SkillSource | None = None, feedback: FeedbackConfig | None = None, *,
+                prior: Prior | None = None) -> Admitted:
     """Admission of ``found`` (see the module notes), a diagnostic for each quarantined
-    skill; skill files are read through ``source`` (the disk when None); ``known``:
-    embeddings already made (a sharded build's), used before encoding any skill;
-    ``feedback``: where the approvals are kept (the store in ``index_dir`` when None).
-    ``previous``: the served version's recorded settings, whose verdicts are taken as they
-    are when admission's inputs (``files``: the fingerprint of every skill file's digest, and
-    the rest ``router.builder.admission_reuse`` lists) are the same. ``digested``: each
-    skill's file digests as the build recorded them, under which what admission read of a
-    skill and its own checks' findings are kept for the next build
-    (``router.builder.admission_memo``)."""
+    skill; skill files are read through ``source`` (the disk when None); ``feedback``: where
+    the approvals are kept (the store in ``index_dir`` when None). ``prior``
+    (``router.builder.admission_reuse.Prior``): embeddings already made (a sharded build's),
+    used before encoding any skill; the served version's recorded settings, whose verdicts
+    are taken as they are when admission's inputs (every skill file's digest among them) are
+    the same; and each skill's file digests, under which what admission read of a skill and
+    its own checks' findings are kept for the next build (``router.builder.admission_memo``)."""
+    prior = prior or Prior()
     policies = parse_policies(config.quarantine, config.rules)
     # first, before the hub measure embeds the skills: a store that cannot be read stops the
     # build before that time is spent
     approvals = _approvals(index_dir, feedback)
     digest = inputs_digest(found, config, fingerprint(examples), approvals, embedder.model_id,
-                           files)
+                           prior.files)
+    previous = prior.previous
     if previous is not None and digest and previous.get(INPUTS_KEY) == digest:
         again = reused(found, previous.get(ADMISSION_KEY))
         if again is not None:
             log.info("admission: its inputs are as recorded; the verdicts reused")
             return Admitted(again[0], {ADMISSION_KEY: again[1], INPUTS_KEY: digest}, {})
-    return _admit(found, config, embedder, examples, index_dir, source, known, policies,
-                  approvals, digest, digested or {})
+    return _admit(found, config, embedder, examples, (index_dir, source), prior,
+                  (policies, approvals), digest)
 
 
 def _admit(found: DiscoveryResult, config: AdmissionConfig, embedder: Embedder,
-           examples: Sequence[Example], index_dir: str | Path, source: SkillSource | None,
-           known: Mapping[str, np.ndarray] | None, policies: Any, approvals: list[Approval],
-           digest: str, digested: Mapping[str, SkillDigests]) -> Admitted:
-    """Admission run in full (``admit_found``)."""
+           examples: Sequence[Example], where: tuple[str | Path, SkillSource | None],
+           prior: Prior, rules: tuple[Any, list[Approval]], digest: str) -> Admitted:
+    """Admission run in full (``admit_found``); ``where``: the index folder and the source,
+    ``rules``: the policies and the approvals."""
+    (index_dir, source), (policies, approvals) = where, rules
+    known, digested = prior.known, prior.digested or {}
     read = [_read(s, source, digested.get(s.key)) for s in found.skills]
     texts = [text for text, _ in read]
     checked = {text.key: findings for text, findings in read}

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from router.builder import shards
+from router.builder.admission_reuse import Prior
 from router.builder.admitting import admit_found
 from router.builder.inputs import Carried
 from router.builder.plan import BuildPlan
@@ -163,9 +164,10 @@ def build(plan: BuildPlan, out: str | Path, *, served: Served | None = None,
         digested = plan.source.digest_all(found.skills, previous_digests(Path(out)), pool)
         files = file_digests.fingerprint(digested)
         # the served verdicts reused when admission's inputs are as recorded (not on ``full``)
-        admitted = admit_found(found, plan.admission, embedder, examples, out, plan.source, known,
-                               plan.feedback, files=files, digested=digested,
-                               previous=served.settings if served and not full else None)
+        admitted = admit_found(found, plan.admission, embedder, examples, out, plan.source,
+                               plan.feedback, prior=Prior(
+                                   known, served.settings if served and not full else None,
+                                   files, digested))
         found, known = admitted.found, {**admitted.vectors, **(known or {})}
         diagnostics = (*found.diagnostics, *problems)
         inputs = {**plan.inputs, **example_settings(plan.example_files), **admitted.record,

@@ -43,6 +43,7 @@ from router.learning.pg_rows import (
     values,
 )
 from router.learning.pg_rows import safe_location as safe_location  # re-exported
+from router.learning.pg_turn import open_turn
 from router.learning.pg_url import pg_target, redact
 from router.learning.pg_writer import PgWriter
 from router.learning.routes import WINDOW, ShownRoute
@@ -58,8 +59,7 @@ CONNECT_TIMEOUT = 1  # seconds: a call finds a database gone within this, then s
 
 class PgStore(PgApprovals, FeedbackStore):
     """The rows in the database ``url`` names; its schema migrated on open."""
-
-    remote = True
+    remote = True  # every call a round trip
 
     def __init__(self, url: str, policy: FeedbackConfig | None = None,
                  max_connections: int = 8) -> None:
@@ -272,30 +272,9 @@ class PgStore(PgApprovals, FeedbackStore):
         owner = self._execute(OWNER_OF, (session_id,))  # sees a claim committed meanwhile
         return str(owner[0][0]) if owner else claimant
 
-    def open_turn(self, memory: ShownMemory, session_id: str, principal: str, reset: bool,
-                  revealed: Sequence[str]) -> Started | None:
-        """The claim and the turn's start in one statement (``PgShown.begin_claimed``); only
-        the turn's start for a session whose owner is settled here. None where the claim
-        needs ``claim_session``'s care: the database marked down, rows of this process not
-        sent yet (their owners reach it first), or no answer."""
-        from router.learning.pg_shown import PgShown
-
-        if not session_id or not isinstance(memory, PgShown):
-            return None
-        known = self._settled.owner(session_id)
-        if known is not None:
-            return Started(known, memory.begin(session_id, reset, revealed)
-                           if known == principal else None)
-        writer = self._writer
-        if writer.down or writer.spool.rows or writer.local_session(session_id):
-            return None
-        try:
-            started = memory.begin_claimed(session_id, principal, reset, revealed)
-        except OSError:
-            return None
-        if started is not None:
-            self._settled.claim(session_id, started.owner)
-        return started
+    def open_turn(self, memory: ShownMemory, session: str, who: str, reset: bool,
+                  revealed: Sequence[str]) -> Started | None:  # router.learning.pg_turn
+        return open_turn(memory, self._settled, self._writer, session, who, reset, revealed)
 
     def shown_memory(self, limit: int, ttl_seconds: float) -> ShownMemory:
         from router.learning.pg_shown import PgShown
