@@ -9,8 +9,9 @@ in-process p50 / bare encode p50), Route for callers seeing 1% and 50% of the in
 (``benchmarks.project``), and flat vs HNSW search (``benchmarks.search``); at the smallest
 size, what recording a Route costs per feedback store (``benchmarks.stores``). Once per run:
 encoder latency and batch rates (torch vs ONNX, 1 vs 2 threads, single queries vs
-micro-batches), the index build rate against the raw batch-encode rate, an incremental reindex
-of one changed skill, and cold start (process start to first answered Route; int8 ONNX, ONNX
+micro-batches), the index build rate against the raw batch-encode rate, a Reindex with nothing
+changed and with one changed skill beside a full build (``benchmarks.reindex``), and cold start
+(process start to first answered Route; int8 ONNX, ONNX
 and torch), and what a Route's tracing hooks cost off and on (``benchmarks.tracing``). Skill
 vectors for catalog indexes are computed once with the ONNX encoder (identical to torch) and
 cached under ``<out>/.cache``; the build-rate figures always embed for real.
@@ -132,9 +133,11 @@ def _build_figures(state: _Run, onnx_dir: Path) -> dict[str, Any]:
                                "build_per_s": round(build_rate, 1),
                                "build_vs_raw": round(build_rate / raw, 3)}
     size = max([s for s in state.options.sizes if s <= 10_000] or [min(state.options.sizes)])
-    root = _index(state, size, onnx_dir, "incremental")
-    figures["incremental"] = bench_reindex.incremental(
-        root, bench_catalog.catalog(size, state.options.seed), state.torch, raw, build_rate)
+    skills = bench_catalog.catalog(size, state.options.seed)
+    cached = CachedEmbedder(state.options.model, skills, state.vectors[:size], state.torch)
+    figures["reindex"] = bench_reindex.reindex_figures(
+        state.work, size, state.options.seed, cached,
+        query_embedder(state.options.model, onnx_dir, backend=state.options.query_backend))
     return figures
 
 
@@ -212,6 +215,10 @@ def rows(results: dict[str, Any]) -> Iterator[tuple[str, str]]:
             if key in f:  # route_json: runs from before the JSON door lack it
                 yield (f"{size:>7} {key}", f"p50 {f[key]['p50_ms']:.2f} ms  "
                                            f"p99 {f[key]['p99_ms']:.2f} ms")
+        door = f["route_grpc"]["p50_ms"] - f["route_in_process"]["p50_ms"]
+        yield (f"{size:>7} gRPC p50 over in-process p50",
+               f"+{door:.2f} ms (in-process {f['route_in_process']['p50_ms']:.2f}, gRPC "
+               f"{f['route_grpc']['p50_ms']:.2f} ms; target <= +1.00)")
         yield from json_rows(size, f)
         for conc in (8, 32):
             t = f[f"throughput_{conc}"]
@@ -243,8 +250,8 @@ def rows(results: dict[str, Any]) -> Iterator[tuple[str, str]]:
             yield (f"{size:>7} cold start ({backend})", f"{c['seconds']:.2f} s median ({spread})")
     yield from _growth_rows(results.get("sizes", {}))
     yield from bench_tracing.tracing_rows(results.get("tracing", {}))
-    if "build" in results:
-        yield from bench_reindex.rows(results["build"]["incremental"])
+    if "reindex" in results.get("build", {}):
+        yield from bench_reindex.rows(results["build"]["reindex"])
 
 
 JSON_BOUND_MS = 1.0  # Route over the JSON door may cost at most this over gRPC (p50)

@@ -123,13 +123,16 @@ def hub_findings(texts: Sequence[SkillText], requests: Sequence[Request], encode
 
 def admit(texts: Sequence[SkillText], policies: Policies, approvals: Sequence[Approval] = (),
           *, extra: Mapping[str, list[Finding]] | None = None,
-          catalogs: Mapping[str, str] | None = None) -> dict[str, Verdict]:
+          catalogs: Mapping[str, str] | None = None,
+          checked: Mapping[str, Sequence[Finding]] | None = None) -> dict[str, Verdict]:
     """Every skill's verdict: the text checks and imitation findings, plus ``extra`` (hubs,
     the scan) by key, under the policy of its catalog (``catalogs``: key -> catalog) and
-    origin."""
+    origin. ``checked``: the text checks' findings already made for some skills, by key."""
     found: dict[str, list[Finding]] = defaultdict(list)
+    made = checked or {}
     for t in texts:
-        found[t.key].extend(checks.check(t))
+        done = made.get(t.key)
+        found[t.key].extend(checks.check(t) if done is None else done)
     for key, more in imitation.check(texts).items():
         found[key].extend(more)
     for key, more in (extra or {}).items():

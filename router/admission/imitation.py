@@ -8,6 +8,7 @@ equally trusted ones both are, one step lower."""
 from __future__ import annotations
 
 import difflib
+import functools
 import unicodedata
 from collections import defaultdict
 from collections.abc import Sequence
@@ -30,6 +31,7 @@ _COMMON = 50  # a trigram in more descriptions than this is phrasing, not conten
 NEAR_DUPLICATE = 0.9  # description similarity (difflib ratio of folded words) that imitates
 
 
+@functools.lru_cache(maxsize=1 << 17)  # a catalog's names and descriptions, build after build
 def skeleton(text: str) -> str:
     """``text`` folded for confusability: NFKC, case folded, combining marks and hidden
     characters dropped, lookalikes mapped to one character."""

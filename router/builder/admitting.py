@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from router.admission import checks
 from router.admission.admit import Request, hub_findings, read_skill
 from router.admission.admit import admit as decide_all
 from router.admission.hubs import probe_requests
@@ -23,14 +24,25 @@ from router.admission.policy import Approval
 from router.admission.scan_cache import cached_scan
 from router.admission.scanner import SCANNER, locate
 from router.admission.settings import parse_policies
+from router.builder.admission_memo import MEMO, Read, memo_key
+from router.builder.admission_reuse import (
+    APPROVE_HINT,
+    INPUTS_KEY,
+    Prior,
+    inputs_digest,
+    reasons,
+    reused,
+)
 from router.common.stages import stage
 from router.config import AdmissionConfig, FeedbackConfig
 from router.encoders.base import Embedder
 from router.errors import Unavailable
+from router.examples.loading import fingerprint
 from router.examples.model import Example
 from router.index.vectors import embed_skills, embedding_text, previous_vectors, text_key
 from router.learning.approvals import stored_approvals
 from router.learning.backends import open_store
+from router.skills.digests import SkillDigests
 from router.skills.model import Diagnostic, DiscoveryResult, Level, Skill, SkillKind
 from router.skills.sources.base import SkillSource
 from router.skills.sources.registries import origin_of
@@ -46,7 +58,8 @@ class Admitted:
     version keeps (``{"admission": {"scanner": version, "skills": {key: verdict}}}``, skills
     with findings only), and the skills' embeddings the hub measure made (by cache key: the
     build reuses them instead of encoding the skills again), and each skill's body as admission
-    read it (by key: the build indexes its start, ``router.index.body``)."""
+    read it (by key: the build indexes its start, ``router.index.body``; none when the
+    verdicts were reused, and the build reads them, ``router.builder.bodies``)."""
 
     found: DiscoveryResult
     record: dict[str, Any]
@@ -56,18 +69,44 @@ class Admitted:
 
 def admit_found(found: DiscoveryResult, config: AdmissionConfig, embedder: Embedder,
                 examples: Sequence[Example], index_dir: str | Path,
-                source: SkillSource | None = None,
-                known: Mapping[str, np.ndarray] | None = None,
-                feedback: FeedbackConfig | None = None) -> Admitted:
+                source: SkillSource | None = None, feedback: FeedbackConfig | None = None, *,
+                prior: Prior | None = None) -> Admitted:
     """Admission of ``found`` (see the module notes), a diagnostic for each quarantined
-    skill; skill files are read through ``source`` (the disk when None); ``known``:
-    embeddings already made (a sharded build's), used before encoding any skill;
-    ``feedback``: where the approvals are kept (the store in ``index_dir`` when None)."""
+    skill; skill files are read through ``source`` (the disk when None); ``feedback``: where
+    the approvals are kept (the store in ``index_dir`` when None). ``prior``
+    (``router.builder.admission_reuse.Prior``): embeddings already made (a sharded build's),
+    used before encoding any skill; the served version's recorded settings, whose verdicts
+    are taken as they are when admission's inputs (every skill file's digest among them) are
+    the same; and each skill's file digests, under which what admission read of a skill and
+    its own checks' findings are kept for the next build (``router.builder.admission_memo``)."""
+    prior = prior or Prior()
     policies = parse_policies(config.quarantine, config.rules)
     # first, before the hub measure embeds the skills: a store that cannot be read stops the
     # build before that time is spent
     approvals = _approvals(index_dir, feedback)
-    texts = [_text(s, source) for s in found.skills]
+    located = locate(config.scanner_path)
+    digest = inputs_digest(found, config, fingerprint(examples), approvals, embedder.model_id,
+                           prior.files, located.path)
+    previous = prior.previous
+    if previous is not None and digest and previous.get(INPUTS_KEY) == digest:
+        again = reused(found, previous.get(ADMISSION_KEY))
+        if again is not None:
+            log.info("admission: its inputs are as recorded; the verdicts reused")
+            return Admitted(again[0], {ADMISSION_KEY: again[1], INPUTS_KEY: digest}, {})
+    return _admit(found, config, embedder, examples, (index_dir, source), prior,
+                  (policies, approvals), digest)
+
+
+def _admit(found: DiscoveryResult, config: AdmissionConfig, embedder: Embedder,
+           examples: Sequence[Example], where: tuple[str | Path, SkillSource | None],
+           prior: Prior, rules: tuple[Any, list[Approval]], digest: str) -> Admitted:
+    """Admission run in full (``admit_found``); ``where``: the index folder and the source,
+    ``rules``: the policies and the approvals."""
+    (index_dir, source), (policies, approvals) = where, rules
+    known, digested = prior.known, prior.digested or {}
+    read = [_read(s, source, digested.get(s.key)) for s in found.skills]
+    texts = [text for text, _ in read]
+    checked = {text.key: findings for text, findings in read}
     catalogs = {s.key: s.catalog for s in found.skills}
     extra: dict[str, list[Finding]] = {}
     warnings: list[str] = []
@@ -87,6 +126,7 @@ def admit_found(found: DiscoveryResult, config: AdmissionConfig, embedder: Embed
     on_disk = {s.base_dir: t for s, t in zip(found.skills, texts, strict=True)
                if s.kind is not SkillKind.MCP_TOOL and Path(s.base_dir).is_dir()}
     located = locate(config.scanner_path)
+    not_run = ""
     if located.path:
         outcome = cached_scan({f: t.digest for f, t in on_disk.items()}, located.path,
                               index_dir)
@@ -96,11 +136,12 @@ def admit_found(found: DiscoveryResult, config: AdmissionConfig, embedder: Embed
         if outcome.ran:
             stage("content scan: %s %s (%s)", SCANNER, version, located.path)
     elif not located.off:
-        warnings.append(f"the content scan did not run: {located.why}")
-    verdicts = decide_all(texts, policies, approvals, extra=extra,
-                          catalogs=catalogs)
+        not_run = f"the content scan did not run: {located.why}"
+    verdicts = decide_all(texts, policies, approvals, extra=extra, catalogs=catalogs,
+                          checked=checked)
     skills: list[Skill] = []
-    diags = [Diagnostic(Level.WARNING, "admission", w) for w in warnings]
+    diags = [Diagnostic(Level.WARNING, "admission", w)
+             for w in (*warnings, *([not_run] if not_run else []))]
     record: dict[str, Any] = {}
     for skill in found.skills:
         verdict = verdicts[skill.key]
@@ -109,18 +150,18 @@ def admit_found(found: DiscoveryResult, config: AdmissionConfig, embedder: Embed
                                  "approved": verdict.approved,
                                  "findings": [f.to_dict() for f in verdict.findings]}
         if verdict.quarantined:
-            reasons = "; ".join(f"{f.rule} ({f.severity.value}): {f.message}"
-                                for f in verdict.findings[:3])
             diags.append(Diagnostic(Level.WARNING, skill.location, (
-                f"skill {skill.key!r} quarantined at digest {verdict.digest}: {reasons}; "
-                "approve it with `skill-router admission approve`"), skill.catalog))
+                f"skill {skill.key!r} quarantined at digest {verdict.digest}: "
+                f"{reasons(verdict.findings)}; {APPROVE_HINT}"), skill.catalog))
             skill = dataclasses.replace(skill, enabled=False)
         skills.append(skill)
     admitted = DiscoveryResult(tuple(skills), found.shadowed, (*found.diagnostics, *diags))
     bodies = {t.key: t.body for t, s in zip(texts, found.skills, strict=True)
               if s.kind is not SkillKind.MCP_TOOL}
-    return Admitted(admitted, {ADMISSION_KEY: {"scanner": version, "skills": record}}, made,
-                    bodies)
+    # a scan's warnings are not recorded: a build that had some runs admission again (a scan
+    # that did not run is in the digest: its scanner's path)
+    return Admitted(admitted, {ADMISSION_KEY: {"scanner": version, "skills": record},
+                               INPUTS_KEY: "" if warnings else digest}, made, bodies)
 
 
 def _approvals(index_dir: str | Path, feedback: FeedbackConfig | None) -> list[Approval]:
@@ -135,6 +176,19 @@ def _approvals(index_dir: str | Path, feedback: FeedbackConfig | None) -> list[A
                           "nothing was built: bring the store back and build again") from None
     finally:
         store.close()
+
+
+def _read(skill: Skill, source: SkillSource | None, digests: SkillDigests | None) -> Read:
+    """What admission reads of ``skill`` and its own checks' findings: as kept by an earlier
+    build of this process when every file of the skill is as it was, else read now."""
+    key = memo_key(skill, origin_of(skill), digests)
+    kept = MEMO.get(key)
+    if kept is not None:
+        return kept
+    text = _text(skill, source)
+    read = (text, tuple(checks.check(text)))
+    MEMO.put(key, read)
+    return read
 
 
 def _text(skill: Skill, source: SkillSource | None) -> SkillText:

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from router.builder import shards
+from router.builder.admission_reuse import Prior
 from router.builder.admitting import admit_found
 from router.builder.bodies import bodies_for
 from router.builder.inputs import Carried
@@ -160,15 +161,18 @@ def build(plan: BuildPlan, out: str | Path, *, served: Served | None = None,
     with Workers.using(plan.workers) as pool:
         found = _discover(plan, pool)
         examples, problems = gather(found.skills, plan.example_files, plan.extra_examples, pool)
-        admitted = admit_found(found, plan.admission, embedder, examples, out, plan.source, known,
-                               plan.feedback)
-        found, known = admitted.found, {**admitted.vectors, **(known or {})}
-        diagnostics = (*found.diagnostics, *problems)
         # every skill file's digest, once: fingerprinted here, recorded by the build (1M skills)
         digested = plan.source.digest_all(found.skills, previous_digests(Path(out)), pool)
+        files = file_digests.fingerprint(digested)
+        # the served verdicts reused when admission's inputs are as recorded (not on ``full``)
+        admitted = admit_found(found, plan.admission, embedder, examples, out, plan.source,
+                               plan.feedback, prior=Prior(
+                                   known, served.settings if served and not full else None,
+                                   files, digested))
+        found, known = admitted.found, {**admitted.vectors, **(known or {})}
+        diagnostics = (*found.diagnostics, *problems)
         inputs = {**plan.inputs, **example_settings(plan.example_files), **admitted.record,
-                  EXAMPLES_FINGERPRINT: fingerprint(examples),
-                  FILES_FINGERPRINT: file_digests.fingerprint(digested)}
+                  EXAMPLES_FINGERPRINT: fingerprint(examples), FILES_FINGERPRINT: files}
         # the query vectors the gate is calibrated on: another query encoder, another gate
         inputs[QUERY_VECTORS] = vectors_of(plan.query if plan.query is not None else embedder)
         inputs.update(plan.stages.recorded(embedder))

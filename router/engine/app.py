@@ -172,7 +172,9 @@ class Engine(Reindexing):
         return self._reindexer.lock
 
     def close(self) -> None:
-        """Sync and close what the Engine writes (the feedback segment of this process)."""
+        """Sync and close what the Engine writes (what sessions were shown, then the feedback
+        segment of this process)."""
+        self.sessions.close()
         self.recorder.close()
 
     def validate(self, query: RouteQuery) -> RouteQuery:

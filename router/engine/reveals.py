@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from router.config import RoutingConfig
 from router.engine.sessions import SessionState
-from router.learning.shown import NOTHING
+from router.learning.shown import NOTHING, Seen
 from router.routing.model import Reason, RouteQuery, RouteResult
 from router.routing.reveal import split
 from router.routing.router import always_on_positions
@@ -24,8 +24,9 @@ from router.skills.model import PROJECT_CATALOG
 
 
 def revealed(sessions: SessionState, config: RoutingConfig, query: RouteQuery,
-             result: RouteResult, explain: bool) -> RouteResult:
-    """``result`` with its reveal; the session's memory moved on a turn (not ``explain``)."""
+             result: RouteResult, explain: bool, started: Seen | None = None) -> RouteResult:
+    """``result`` with its reveal; the session's memory moved on a turn (not ``explain``):
+    begun here, unless the turn began with its claim (``started``)."""
     if query.format.tools_only:
         return result
     session = query.session_id
@@ -33,8 +34,11 @@ def revealed(sessions: SessionState, config: RoutingConfig, query: RouteQuery,
         seen = sessions.shown(session)
         return replace(split(result, query.format, seen.shown, config.include_location),
                        shown=seen.pairs())
-    seen = (sessions.begin_turn(session, query.context_reset, query.revealed_skills)
-            if session else NOTHING)
+    if started is not None:
+        seen = started
+    else:
+        seen = (sessions.begin_turn(session, query.context_reset, query.revealed_skills)
+                if session else NOTHING)
     new = split(result, query.format, seen.shown, config.include_location)
     if session:
         held = [s.name for s in new.skills

@@ -19,6 +19,12 @@ keeps for it, and nowhere else:
   and expiring: ``router.learning.shown``). Kept where the owner is: the PostgreSQL store's
   tables for the fleet (``router.learning.pg_shown``), else this process's memory.
 
+A Route's turn starts with ``open_turn``: the claim, then the turn begun when the caller owns
+the session. With the PostgreSQL store that is one statement (the claim folded in only while
+the owner is not known here), so a turn costs the fleet one round trip, and ``opening``
+sends it as the turn starts and reads its answer when the turn reveals: the round trip runs
+while the turn is encoded and ranked instead of before.
+
 A new piece: its methods on ``SessionState`` beside the others, kept by ``KeptSessionState``
 (in memory, or where the store shares it with the fleet), read and written in a stage of
 ``router.engine.turn``; its behaviour pinned for every implementation by
@@ -31,13 +37,15 @@ import threading
 from abc import ABC, abstractmethod
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from router.access.ownership import Owners
 from router.engine.activated import SessionStore
-from router.learning.shown import LocalShown, Seen
+from router.learning.shown import LocalShown, Seen, Started
 from router.learning.store import FeedbackStore
 
+OPENERS = 8  # turns opened at once in the background (the PostgreSQL store's connections)
 PROJECT_SESSIONS = 4096  # (principal name, session) pairs whose project skill names are kept
 
 
@@ -105,6 +113,28 @@ class SessionState(ABC):
     def shown(self, session_id: str) -> Seen:
         """What the session was shown, changing nothing."""
 
+    def close(self) -> None:
+        """Write what is still waiting to be kept (what sessions were shown)."""
+        return None
+
+    # a Route's turn
+
+    def open_turn(self, session_id: str, principal: str, reset: bool = False,
+                  revealed: Sequence[str] = ()) -> Started:
+        """``claim`` the session for ``principal`` and, when it is theirs, ``begin_turn``
+        (nothing of another's session changes). A state that keeps both in one place does
+        both in one exchange."""
+        owner = self.claim(session_id, principal)
+        if owner != principal or not session_id:
+            return Started(owner, None)
+        return Started(owner, self.begin_turn(session_id, reset, revealed))
+
+    def opening(self, session_id: str, principal: str, reset: bool = False,
+                revealed: Sequence[str] = ()) -> Future[Started]:
+        """``open_turn``, done by the time the future is read: here at once; where the state
+        is a round trip away, in the background while the turn is routed."""
+        return done(self.open_turn(session_id, principal, reset, revealed))
+
 
 class KeptSessionState(SessionState):
     """The owner kept by ``store`` (or in memory without one); the rest in this process."""
@@ -119,6 +149,7 @@ class KeptSessionState(SessionState):
         self._project_sessions = limits.project_sessions
         self._names: OrderedDict[tuple[str, str], frozenset[str]] = OrderedDict()
         self._lock = threading.Lock()
+        self._pool: ThreadPoolExecutor | None = None  # opens turns with a remote store
         bound, ttl = limits.max_shown_per_session, limits.ttl_seconds
         self._shown = (store.shown_memory(bound, ttl) if store is not None
                        else LocalShown(bound, ttl, max_sessions=limits.max_sessions))
@@ -163,6 +194,39 @@ class KeptSessionState(SessionState):
 
     def shown(self, session_id: str) -> Seen:
         return self._shown.recall(session_id)
+
+    def close(self) -> None:
+        self._shown.flush()
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True)
+
+    def opening(self, session_id: str, principal: str, reset: bool = False,
+                revealed: Sequence[str] = ()) -> Future[Started]:
+        if self._store is None or not self._store.remote:
+            return super().opening(session_id, principal, reset, revealed)
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(OPENERS, thread_name_prefix="session-turns")
+            pool = self._pool
+        return pool.submit(self.open_turn, session_id, principal, reset, tuple(revealed))
+
+    def open_turn(self, session_id: str, principal: str, reset: bool = False,
+                  revealed: Sequence[str] = ()) -> Started:
+        if self._store is not None:  # PostgreSQL: the claim and the turn in one statement
+            started = self._store.open_turn(self._shown, session_id, principal, reset,
+                                            revealed)
+            if started is not None:
+                return started
+        return super().open_turn(session_id, principal, reset, revealed)
+
+
+def done(value: Started) -> Future[Started]:
+    """A future already holding ``value``."""
+    future: Future[Started] = Future()
+    future.set_result(value)
+    return future
 
 
 def open_session_state(store: FeedbackStore | None,

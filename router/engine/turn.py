@@ -11,6 +11,7 @@ function here and one line in a sequence; what it keeps per session goes in the 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -28,6 +29,7 @@ from router.engine.sessions import SessionState
 from router.engine.views import CatalogSizes, ViewCache
 from router.index.store import IndexSnapshot
 from router.learning.recorder import Recorder, RoutedTurn, ShownSkill
+from router.learning.shown import Seen, Started
 from router.routing import router as core
 from router.routing.fusion import FusionConfig
 from router.routing.model import Reason, RouteQuery, RouteResult
@@ -71,6 +73,7 @@ class Turn:
     overlay: Overlay | None = None  # the project skills laid over the caller's view
     ranked: core.Ranked | None = None
     result: RouteResult | None = None
+    opening: Future[Started] | None = None  # the session's turn, opened with the claim
 
 
 Stage = Callable[[Parts, Turn], Turn]
@@ -90,10 +93,30 @@ def validate(parts: Parts, turn: Turn) -> Turn:
 
 
 def claim(parts: Parts, turn: Turn) -> Turn:
-    """The session becomes the caller's if nobody owns it; PermissionDenied if another does."""
-    name = turn.query.caller.name
-    check_session_owner(parts.sessions.claim(turn.query.session_id, name), name)
-    return turn
+    """The session becomes the caller's if nobody owns it; PermissionDenied if another does.
+    A Route that reveals opens the session's turn with the claim (``SessionState.opening``:
+    with a store the fleet shares, one statement sent now and read by ``reveal``, so the
+    round trip runs while the turn is routed); Explain only claims."""
+    query = turn.query
+    name = query.caller.name
+    if turn.explain or not query.session_id or query.format.tools_only:
+        check_session_owner(parts.sessions.claim(query.session_id, name), name)
+        return turn
+    opening = parts.sessions.opening(query.session_id, name, query.context_reset,
+                                     query.revealed_skills)
+    if opening.done():  # decided already: another's session is refused before any work
+        check_session_owner(opening.result().owner, name)
+    return replace(turn, opening=opening)
+
+
+def opened(turn: Turn) -> Seen | None:
+    """The session's memory as its turn opened (None: it did not open with the claim);
+    PermissionDenied when the session turned out to be another's."""
+    if turn.opening is None:
+        return None
+    started = turn.opening.result()
+    check_session_owner(started.owner, turn.query.caller.name)
+    return started.seen
 
 
 def remember(parts: Parts, turn: Turn) -> Turn:
@@ -153,8 +176,9 @@ def reveal(parts: Parts, turn: Turn) -> Turn:
     """What the session has not been shown yet, as ``reveal_text`` (``router.engine.reveals``);
     a Route remembers it, Explain only reads."""
     assert turn.result is not None
+    seen = opened(turn)
     result = revealed(parts.sessions, parts.config.routing, turn.query, turn.result,
-                      turn.explain)
+                      turn.explain, seen)
     return replace(turn, result=result)
 
 

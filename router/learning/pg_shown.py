@@ -5,66 +5,43 @@ already shown (``router.learning.shown``).
 ``session_turns`` holds each session's turn count, when its memory starts (``since``: its first
 turn, or its last ``context_reset``) and its last turn; ``session_shown`` one row per skill
 shown, with the turn and the time it was first shown. A turn's start is one statement on the
-turn's path; what the turn showed is written off it, by one writer thread, in order, within
-moments (a later turn of this process, or a recall, waits for what it queued). Times are the
-database's, so the replicas' clocks never disagree. While the database cannot be reached, this
-process's own memory answers (a repeat reveal at worst, never a failed turn).
+turn's path, which also writes what this process showed on the session's previous turn and
+had not written yet, and claims the session when its owner is not known yet
+(``router.learning.pg_shown_sql``); what a turn shows is written after it has answered
+(``router.learning.shown_writes``). Times are the database's, so the replicas' clocks never
+disagree. While the database cannot be reached, this process's own memory answers (a repeat
+reveal at worst, never a failed turn).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import queue
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from router.learning.shown import SESSION_SECONDS, LocalShown, Seen, ShownMemory
+from router.learning.pg_shown_sql import ADD, PRUNE, RECALL, START, START_CLAIMING
+from router.learning.shown import SESSION_SECONDS, LocalShown, Seen, ShownMemory, Started
+from router.learning.shown_writes import ShownWrites
 
 log = logging.getLogger(__name__)
 
 Execute = Callable[[str, Mapping[str, Any]], list[tuple[Any, ...]]]
 PRUNE_EVERY = 1024  # turns between two removals of expired sessions (by this process)
 
-_NOW = "extract(epoch from clock_timestamp())"
-_MEMORY = """
-    coalesce((SELECT json_agg(json_build_array(x.name, x.turn) ORDER BY x.ts, x.turn, x.name)
-              FROM (SELECT name, turn, ts FROM session_shown
-                    WHERE session = %(s)s AND ts >= t.since
-                    ORDER BY ts DESC, turn DESC, name LIMIT %(limit)s) x), '[]')::text"""
-BEGIN = f"""
-    WITH t AS (
-        INSERT INTO session_turns AS o (session, turn, since, ts)
-        VALUES (%(s)s, 1, {_NOW}, {_NOW})
-        ON CONFLICT (session) DO UPDATE SET
-            turn = CASE WHEN o.ts < {_NOW} - %(ttl)s THEN 1 ELSE o.turn + 1 END,
-            since = CASE WHEN o.ts < {_NOW} - %(ttl)s OR %(reset)s THEN {_NOW} ELSE o.since END,
-            ts = {_NOW}
-        RETURNING turn, since),
-    r AS (
-        INSERT INTO session_shown AS v (session, name, turn, ts)
-        SELECT %(s)s, n, t.turn, {_NOW} FROM t, unnest(%(names)s::text[]) n
-        ON CONFLICT (session, name) DO UPDATE SET turn = EXCLUDED.turn, ts = EXCLUDED.ts
-        WHERE v.ts < (SELECT since FROM t))
-    SELECT t.turn, {_MEMORY} FROM t"""
-ADD = f"""
-    INSERT INTO session_shown AS v (session, name, turn, ts)
-    SELECT t.session, n, t.turn, {_NOW} FROM session_turns t, unnest(%(names)s::text[]) n
-    WHERE t.session = %(s)s AND t.ts >= {_NOW} - %(ttl)s
-    ON CONFLICT (session, name) DO UPDATE SET turn = EXCLUDED.turn, ts = EXCLUDED.ts
-    WHERE v.ts < (SELECT since FROM session_turns WHERE session = EXCLUDED.session)"""
-RECALL = f"""
-    SELECT t.turn, {_MEMORY} FROM session_turns t
-    WHERE t.session = %(s)s AND t.ts >= {_NOW} - %(ttl)s"""
-PRUNE = (f"DELETE FROM session_shown s USING session_turns t WHERE s.session = t.session "
-         f"AND (t.ts < {_NOW} - %(ttl)s OR s.ts < t.since)",
-         f"DELETE FROM session_turns WHERE ts < {_NOW} - %(ttl)s")
 
-
-def _seen(row: tuple[Any, ...], limit: int) -> Seen:
-    pairs = json.loads(row[1])
-    return Seen(int(row[0]), {str(name): int(turn) for name, turn in pairs[-limit:]})
+def _seen(turn: int, memory: str, limit: int, earlier: Sequence[str],
+          revealed: Sequence[str]) -> Seen:
+    """The memory read back, with the names the statement wrote itself (not in its own
+    snapshot): ``earlier`` on the previous turn (unless the session starts again), then
+    ``revealed`` on this one; the newest ``limit`` kept."""
+    shown = {str(name): int(first) for name, first in json.loads(memory)}
+    if turn > 1:
+        for name in earlier:
+            shown.setdefault(name, turn - 1)
+    for name in revealed:
+        shown.setdefault(name, turn)
+    return Seen(turn, dict(list(shown.items())[-limit:]))
 
 
 class PgShown(ShownMemory):
@@ -76,62 +53,78 @@ class PgShown(ShownMemory):
         self._execute = execute
         self._local = LocalShown(limit, ttl_seconds)  # while the database is away
         self._turns = 0
-        self._writes: queue.Queue[tuple[str, dict[str, object]]] = queue.Queue()
-        self._writer: threading.Thread | None = None
-        self._lock = threading.Lock()
+        self._writes = ShownWrites(self._write)
 
-    def _write(self, sql: str, params: dict[str, object]) -> None:
-        """Queue one statement for the writer thread (started on first use)."""
-        with self._lock:
-            if self._writer is None:
-                self._writer = threading.Thread(target=self._drain, name="shown-skills",
-                                                daemon=True)
-                self._writer.start()
-        self._writes.put((sql, params))
-
-    def _drain(self) -> None:
-        while True:
-            sql, params = self._writes.get()
-            try:
-                self._execute(sql, params)
-            except OSError as exc:
-                log.debug("shown skills kept in this process: %s", exc)
-            finally:
-                self._writes.task_done()
+    def _write(self, names: dict[str, list[str]], chores: list[str]) -> None:
+        params = self._params("")
+        if names:
+            pairs = [(s, n) for s, held in names.items() for n in held]
+            self._execute(ADD, {**params, "sessions": [s for s, _ in pairs],
+                                "names": [n for _, n in pairs]})
+        for statement in chores:
+            self._execute(statement, params)
 
     def flush(self) -> None:
-        """Wait until what this process queued is written (or given up)."""
-        self._writes.join()
+        """Write what this process has waiting now (or give it up)."""
+        self._writes.flush()
 
     def _params(self, session: str, **more: object) -> dict[str, object]:
         return {"s": session, "ttl": self.ttl, "limit": self.limit, **more}
+
+    def _start(self, sql: str, session: str, reset: bool, revealed: Sequence[str],
+               **more: object) -> tuple[list[tuple[Any, ...]], list[str], list[str]]:
+        """Run a turn's start; its rows, the earlier names it wrote, the revealed ones.
+        OSError (the earlier names handed back) when the database fails."""
+        earlier = self._writes.take(session)
+        kept = [] if reset else earlier  # a reset forgets them
+        names = [n for n in dict.fromkeys(revealed) if n not in kept]
+        try:  # the earlier names first: the memory is in the order things were shown
+            rows = self._execute(sql, self._params(
+                session, reset=reset, names=[*kept, *names],
+                back=[1] * len(kept) + [0] * len(names), **more))
+        except BaseException:  # the names waiting are the writer's again, whatever failed
+            self._writes.give_back(session, earlier)
+            raise
+        self._turns += 1
+        if self._turns % PRUNE_EVERY == 0:
+            for statement in PRUNE:
+                self._writes.chore(statement)
+        return rows, kept, names
 
     def begin(self, session: str, reset: bool = False,
               revealed: Sequence[str] = ()) -> Seen:
         if not session:
             return Seen()
         local = self._local.begin(session, reset, revealed)
-        self.flush()  # this process's earlier turns first (written moments after each)
         try:
-            rows = self._execute(BEGIN, self._params(session, reset=reset,
-                                                     names=list(dict.fromkeys(revealed))))
+            rows, earlier, names = self._start(START, session, reset, revealed)
         except OSError as exc:
             log.debug("shown-skill memory of %s from this process: %s", session, exc)
             return local
-        self._turns += 1
-        if self._turns % PRUNE_EVERY == 0:
-            for statement in PRUNE:
-                self._write(statement, self._params(session))
-        seen = _seen(rows[0], self.limit)
-        for name in revealed:  # the statement's own rows are not in its snapshot
-            seen.shown.setdefault(name, seen.turn)
-        return seen
+        return _seen(int(rows[0][0]), rows[0][1], self.limit, earlier, names)
+
+    def begin_claimed(self, session: str, principal: str, reset: bool = False,
+                      revealed: Sequence[str] = ()) -> Started | None:
+        """Claim ``session`` for ``principal`` and, when it is theirs, start its turn, in one
+        statement. None when the database could not say who owns it (nothing started: claim
+        it on its own); OSError when it cannot be reached."""
+        rows, earlier, names = self._start(START_CLAIMING, session, reset, revealed,
+                                           p=principal)
+        if not rows:
+            self._writes.give_back(session, earlier)
+            return None
+        owner, turn, memory = rows[0]
+        if turn is None:  # another's session: the statement changed nothing of it
+            self._writes.give_back(session, earlier)
+            return Started(str(owner), None)
+        self._local.begin(session, reset, revealed)
+        return Started(str(owner), _seen(int(turn), memory, self.limit, earlier, names))
 
     def add(self, session: str, names: Sequence[str]) -> None:
         if not session or not names:
             return
         self._local.add(session, names)
-        self._write(ADD, self._params(session, names=list(dict.fromkeys(names))))
+        self._writes.add(session, names)
 
     def recall(self, session: str) -> Seen:
         if not session:
@@ -141,4 +134,4 @@ class PgShown(ShownMemory):
             rows = self._execute(RECALL, self._params(session))
         except OSError:
             return self._local.recall(session)
-        return _seen(rows[0], self.limit) if rows else Seen()
+        return _seen(int(rows[0][0]), rows[0][1], self.limit, (), ()) if rows else Seen()

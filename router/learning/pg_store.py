@@ -43,11 +43,12 @@ from router.learning.pg_rows import (
     values,
 )
 from router.learning.pg_rows import safe_location as safe_location  # re-exported
+from router.learning.pg_turn import open_turn
 from router.learning.pg_url import pg_target, redact
 from router.learning.pg_writer import PgWriter
 from router.learning.routes import WINDOW, ShownRoute
 from router.learning.rows import PURGE, Row, new_id
-from router.learning.shown import ShownMemory
+from router.learning.shown import ShownMemory, Started
 from router.learning.spool import Spool, default_spool_dir
 from router.learning.stats import ROUTE_KEEP_SECONDS, compact_rows
 from router.learning.store import Backlog, FeedbackStore, StoreUnavailable
@@ -58,6 +59,7 @@ CONNECT_TIMEOUT = 1  # seconds: a call finds a database gone within this, then s
 
 class PgStore(PgApprovals, FeedbackStore):
     """The rows in the database ``url`` names; its schema migrated on open."""
+    remote = True  # every call a round trip
 
     def __init__(self, url: str, policy: FeedbackConfig | None = None,
                  max_connections: int = 8) -> None:
@@ -269,6 +271,10 @@ class PgStore(PgApprovals, FeedbackStore):
             return str(won[0][0])
         owner = self._execute(OWNER_OF, (session_id,))  # sees a claim committed meanwhile
         return str(owner[0][0]) if owner else claimant
+
+    def open_turn(self, memory: ShownMemory, session: str, who: str, reset: bool,
+                  revealed: Sequence[str]) -> Started | None:  # router.learning.pg_turn
+        return open_turn(memory, self._settled, self._writer, session, who, reset, revealed)
 
     def shown_memory(self, limit: int, ttl_seconds: float) -> ShownMemory:
         from router.learning.pg_shown import PgShown

@@ -37,6 +37,15 @@ class Seen:
 NOTHING = Seen()
 
 
+@dataclass(frozen=True)
+class Started:
+    """A session claimed and its turn started: its owner, and its memory as the turn starts
+    (None: the session is another principal's, and nothing of it changed)."""
+
+    owner: str
+    seen: Seen | None
+
+
 class ShownMemory(ABC):
     """The per-session memory of what the model was shown. Thread-safe."""
 
@@ -60,6 +69,10 @@ class ShownMemory(ABC):
     @abstractmethod
     def recall(self, session: str) -> Seen:
         """The session's memory, changing nothing."""
+
+    def flush(self) -> None:
+        """Write what waits to be written (a memory kept elsewhere; nothing here)."""
+        return None
 
 
 @dataclass

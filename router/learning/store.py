@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from router.admission.policy import Approval
@@ -23,7 +24,7 @@ from router.config import FeedbackConfig
 from router.errors import Unavailable
 from router.learning.routes import ShownRoute
 from router.learning.rows import Row, new_id
-from router.learning.shown import LocalShown, ShownMemory
+from router.learning.shown import LocalShown, ShownMemory, Started
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +49,8 @@ class FeedbackStore(ABC):
     """Rows of traffic shared by every replica, kept and bounded under ``policy``
     (retention, the per-skill and per-principal caps: ``router.learning.stats.compact_rows``).
     Thread-safe."""
+
+    remote = False  # whether reaching it is a round trip (a database), not this process
 
     def __init__(self, policy: FeedbackConfig) -> None:
         self.policy = policy
@@ -130,6 +133,13 @@ class FeedbackStore(ABC):
         shares it with the other replicas: this process's memory for a store that shares
         nothing of it."""
         return LocalShown(limit, ttl_seconds)
+
+    def open_turn(self, memory: ShownMemory, session_id: str, principal: str, reset: bool,
+                  revealed: Sequence[str]) -> Started | None:
+        """Claim ``session_id`` for ``principal`` and start its turn in ``memory`` (this
+        store's ``shown_memory``) at once, where the store can do both in one exchange; None
+        where it cannot (then ``claim_session`` and ``memory.begin`` do it in turn)."""
+        return None
 
     @abstractmethod
     def read_approvals(self) -> list[Approval]:

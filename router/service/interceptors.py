@@ -10,6 +10,12 @@ like any other call, instead of failing inside gRPC before any handler runs.
 While a call runs, ``CALL_FACTS`` holds what the access gate learns of it (its caller, the
 principal served for it, whether its rate refused it) and its trace id; the observer reads them
 in ``CallRecord.facts`` (the audit log, the rate-limit counter).
+
+What does not change from call to call is done once: the handler of a method, with every
+interceptor's wrapping, is built on its first call and kept (``router.service.handlers``), and
+the call's metadata is read in one pass. A trace id is only taken from a ``traceparent`` the
+caller sent (or set by the server span while tracing is on); the audit line makes up its own
+when there is none, and nothing is formatted for a call log line whose level is off.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from google.protobuf.message import Message
 
 from router.common.tracing import traceparent_of
 from router.door.strings import nul_field, nul_message
+from router.service.handlers import HandlerCache
 from router.skills.limits import REQUEST_ID_CHARS
 
 log = logging.getLogger(__name__)
@@ -98,20 +105,27 @@ def _status(context: grpc.ServicerContext, failed: bool) -> grpc.StatusCode:
 
 def request_id_of(context: grpc.ServicerContext) -> str:
     """The caller's ``x-request-id`` (trimmed to a sane length), else a fresh one."""
-    for key, value in context.invocation_metadata() or ():
-        if key == REQUEST_ID_KEY and isinstance(value, str) and value.strip():
-            return value.strip()[:REQUEST_ID_CHARS]
-    return uuid.uuid4().hex
+    return _ids_of(context)[0]
 
 
 def trace_id_of(context: grpc.ServicerContext) -> str:
     """The trace id of the caller's W3C ``traceparent``, else a fresh one."""
+    return _ids_of(context)[1] or uuid.uuid4().hex
+
+
+def _ids_of(context: grpc.ServicerContext) -> tuple[str, str]:
+    """The request id (the caller's, else a fresh one) and the trace id of the caller's
+    ``traceparent`` ("" when it sent none that W3C's rules accept), in one pass."""
+    request_id = trace_id = ""
     for key, value in context.invocation_metadata() or ():
-        if key == TRACEPARENT_KEY and isinstance(value, str):
+        if not isinstance(value, str):
+            continue
+        if key == REQUEST_ID_KEY and not request_id and value.strip():
+            request_id = value.strip()[:REQUEST_ID_CHARS]
+        elif key == TRACEPARENT_KEY and not trace_id:
             found = traceparent_of(value)  # W3C's rules: version ff, zero ids refused
-            if found:
-                return found.split("-")[1]
-    return uuid.uuid4().hex
+            trace_id = found.split("-")[1] if found else ""
+    return request_id or uuid.uuid4().hex, trace_id
 
 
 def _begin(context: grpc.ServicerContext, request_id: str) -> None:
@@ -172,16 +186,23 @@ class LoggingInterceptor(grpc.ServerInterceptor):  # type: ignore[type-arg]
 
     def __init__(self, observer: CallObserver | None = None) -> None:
         self._observer = observer
+        self._handlers = HandlerCache()
 
     def intercept_service(
         self,
         continuation: Callable[[grpc.HandlerCallDetails], grpc.RpcMethodHandler | None],  # type: ignore[type-arg]
         handler_call_details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler | None:  # type: ignore[type-arg]
-        handler = continuation(handler_call_details)
+        """The method's handler, wrapped by this and every inner interceptor on its first call
+        and kept for the next ones (none of them reads anything of a call's own here)."""
+        handler: grpc.RpcMethodHandler | None = self._handlers.get(  # type: ignore[type-arg]
+            handler_call_details, lambda: self._wrapped(continuation(handler_call_details),
+                                                        handler_call_details.method))
+        return handler
+
+    def _wrapped(self, handler: Any, method: str) -> Any:
         if handler is None:
             return None
-        method = handler_call_details.method
         kwargs: dict[str, Any] = {"request_deserializer": handler.request_deserializer,
                                   "response_serializer": handler.response_serializer}
         unary_kwargs = {**kwargs, "request_deserializer": _lenient(handler.request_deserializer)}
@@ -204,8 +225,8 @@ class LoggingInterceptor(grpc.ServerInterceptor):  # type: ignore[type-arg]
     def _wrap_unary(self, method: str, behaviour: Unary) -> Unary:
         def timed(request: Any, context: grpc.ServicerContext) -> Any:
             start = time.perf_counter()
-            request_id, response, failed = request_id_of(context), None, True
-            facts = CallFacts(trace_id=trace_id_of(context), door=door_of(context))
+            (request_id, trace_id), response, failed = _ids_of(context), None, True
+            facts = CallFacts(trace_id=trace_id, door=door_of(context))
             noted = CALL_FACTS.set(facts)
             try:
                 _begin(context, request_id)
@@ -224,7 +245,7 @@ class LoggingInterceptor(grpc.ServerInterceptor):  # type: ignore[type-arg]
     def _wrap_stream(self, method: str, behaviour: Streaming) -> Streaming:
         def timed(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
             start = time.perf_counter()
-            request_id, failed = request_id_of(context), True
+            request_id, failed = _ids_of(context)[0], True
             try:
                 _begin(context, request_id)
                 _refuse_unparsable(request, context)
@@ -238,10 +259,11 @@ class LoggingInterceptor(grpc.ServerInterceptor):  # type: ignore[type-arg]
 
     def _finish(self, record: CallRecord) -> None:
         level = logging.DEBUG if record.method.startswith(_QUIET_PREFIXES) else logging.INFO
-        ms = round(record.seconds * 1000.0, 3)
-        log.log(level, "%s %s %.2fms", record.method, record.code.name, ms,
-                extra={"request_id": record.request_id, "method": record.method,
-                       "code": record.code.name, "ms": ms})
+        if log.isEnabledFor(level):
+            ms = round(record.seconds * 1000.0, 3)
+            log.log(level, "%s %s %.2fms", record.method, record.code.name, ms,
+                    extra={"request_id": record.request_id, "method": record.method,
+                           "code": record.code.name, "ms": ms})
         if self._observer is not None:
             try:
                 self._observer(record)

@@ -33,6 +33,7 @@ The per-skill series (``PER_SKILL``) go only to a scrape whose principal sees ev
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
@@ -47,6 +48,7 @@ from router.door.api import SERVICE_NAME
 from router.engine import Engine
 from router.service.codec.admission import admission_counts
 from router.service.interceptors import CallRecord
+from router.service.metric_children import Children
 from router.skills.model import DEFAULT_CATALOG, PROJECT_CATALOG
 from router.v1 import router_pb2 as pb
 
@@ -166,19 +168,19 @@ class ServiceMetrics:
                              "skill", _SKILL, registry=reg)
             for outcome, name in _OUTCOME_COUNTERS.items()}
         reg.register(EngineCollector(engine))
+        self._children = Children()  # each labelled series looked up once, not per call
         self.shared_registry = CollectorRegistry()  # what a scrape of some catalogs sees
         self.shared_registry.register(_Without(self.registry, PER_SKILL))
 
     def observe(self, record: CallRecord) -> None:
         method = short_method(record.method)
-        self.calls.labels(method=method, code=record.code.name).inc()
-        self.door_calls.labels(door=record.facts.door, method=method,
-                               code=record.code.name).inc()
+        self._children.of(self.calls, method, record.code.name).inc()
+        self._children.of(self.door_calls, record.facts.door, method, record.code.name).inc()
         if record.facts.limited:
             self.rate_limited.labels(principal=record.facts.limited).inc()
         if not record.method.startswith(SERVICE_PREFIX):
             return
-        self.latency.labels(method=method).observe(record.seconds)
+        self._children.of(self.latency, method).observe(record.seconds)
         if record.code is not grpc.StatusCode.OK or record.response is None:
             return
         if method == "Route":
@@ -195,21 +197,27 @@ class ServiceMetrics:
     def _observe_route(self, response: Any) -> None:
         self.routes.inc()
         retrieved = False
+        children = self._children
         for skill in response.skills:
-            reason = pb.RouteReason.Name(skill.reason).removeprefix(_REASON_PREFIX).lower()
-            self.by_reason.labels(reason=reason).inc()
+            children.of(self.by_reason, _reason(skill.reason)).inc()
             if skill.reason == pb.ROUTE_REASON_RETRIEVED:
                 retrieved = True
             if skill.catalog == PROJECT_CATALOG:
                 continue  # a gateway's own skill: its names are the gateway's, unbounded
-            labels = {"catalog": _catalog(skill), "skill": skill.name}
-            self.skill_shown.labels(**labels).inc()
+            catalog = _catalog(skill)
+            children.of(self.skill_shown, catalog, skill.name).inc()
             if skill.reason != pb.ROUTE_REASON_ALWAYS_ON:
-                self.skill_routed.labels(**labels).inc()
+                children.of(self.skill_routed, catalog, skill.name).inc()
             if skill.reason == pb.ROUTE_REASON_EXPLICIT and response.explicit_content:
-                self.skill_activated.labels(**labels).inc()
+                children.of(self.skill_activated, catalog, skill.name).inc()
         if not retrieved:
             self.routes_empty.inc()
+
+
+@functools.cache
+def _reason(number: int) -> str:
+    """``ROUTE_REASON_RETRIEVED`` -> ``retrieved`` (the enum's few values, named once)."""
+    return str(pb.RouteReason.Name(number)).removeprefix(_REASON_PREFIX).lower()
 
 
 def _catalog(message: Any) -> str:
