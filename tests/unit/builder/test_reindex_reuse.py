@@ -13,7 +13,7 @@ import pytest
 
 from router.admission.admit import hub_findings as real_hubs
 from router.builder import admitting
-from router.builder.admission_reuse import INPUTS_KEY
+from router.builder.admission_reuse import INPUTS_KEY, inputs_digest
 from router.builder.pipeline import BuildOutcome, Served, recorded_settings
 from router.builder.recipe import Recipe, Sources
 from router.config import AdmissionConfig, Config, DiscoveryConfig, IndexConfig
@@ -21,6 +21,7 @@ from router.encoders.hashing import HashEmbedder
 from router.index.store import load_index
 from router.learning.approvals import approve
 from router.learning.backends import open_store
+from router.skills.sources.base import create_source
 from tests.support.skills import add_skill, write_catalog, write_skill
 
 CONFIG = Config(index=IndexConfig(model="hash"),
@@ -111,3 +112,18 @@ def test_one_changed_skill_is_the_only_one_read_again(recipe: Recipe, tmp_path: 
     assert changed.info is not None and changed.changes.changed == 1
     assert counted["read"] == 6 and counted["hubs"] == 2  # hubs: the catalog's, again
     assert len(quarantines(changed)) == 1  # the rest as found before
+
+
+def test_a_scanner_found_or_gone_is_a_changed_input(tmp_path: Path) -> None:
+    found = create_source().discover(DiscoveryConfig(
+        project_dir=None, home_dir=None, bundled_roots=(str(write_catalog(tmp_path / "s")),)))
+    scanner = tmp_path / "scanner"
+    scanner.write_text("v1", encoding="utf-8")
+
+    def digest(path: str) -> str:
+        return inputs_digest(found, AdmissionConfig(), "", [], "hash", "files", path)
+
+    assert digest("") == digest("") != digest(str(scanner))
+    before = digest(str(scanner))
+    scanner.write_text("version two", encoding="utf-8")  # another scanner, another digest
+    assert digest(str(scanner)) != before
