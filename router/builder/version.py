@@ -117,7 +117,9 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
         graph = pool.submit(dense.build, vectors)
         lexical = LexicalIndex.build(documents, carried.workers)
         learned = stored_examples.prepare(
-            stored_examples.Catalog([s.key for s in ordered], vectors, documents, lexical),
+            stored_examples.Catalog([s.key for s in ordered], vectors, documents, lexical,
+                                    [carried.bodies.get(s.key, "") for s in ordered],
+                                    stages.body_chars),
             examples, embedder, root, fit_settings=stages.fit_settings, query=carried.query,
             trained=fine_tuned.trained)
         dense_index = graph.result()

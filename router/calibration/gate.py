@@ -83,13 +83,16 @@ class Calibration:
     # The fixed floor (FusionConfig.min_dense) is a cosine of the full-precision model; a
     # serving encoder whose cosines run lower (an int8 copy) has it scaled by this.
     floor_scale: float = 1.0
+    # the catalog's own requests the quantile and margin were fitted on for the index's
+    # encoder (router.calibration.gate_encoder; 0: the constants above)
+    self_requests: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {"min_dense": round(self.min_dense, 6), "quantile": self.quantile,
                 "requests": self.requests, "catalog_requests": self.catalog_requests,
                 "dense_low": round(self.dense_low, 6), "lexical": round(self.lexical, 6),
                 "margin": self.margin, "dense_quantile": self.dense_quantile,
-                "floor_scale": self.floor_scale}
+                "floor_scale": self.floor_scale, "self_requests": self.self_requests}
 
     @classmethod
     def from_dict(cls, data: Any) -> Calibration | None:
@@ -100,7 +103,7 @@ class Calibration:
                    float(data.get("dense_low", 0.0)), float(data.get("lexical", 0.0)),
                    float(data.get("margin", MARGIN)),
                    float(data.get("dense_quantile", DENSE_LOW)),
-                   float(data.get("floor_scale", 1.0)))
+                   float(data.get("floor_scale", 1.0)), int(data.get("self_requests", 0)))
 
 
 def parse_requests(text: str) -> list[str]:
