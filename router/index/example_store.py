@@ -167,7 +167,9 @@ def prepare(catalog: Catalog, examples: Sequence[Example], embedder: Embedder, r
     """Select and embed the examples, fit the routing settings to the catalog when
     ``fit_settings`` (``router.calibration.settings_fit``; judged on no request in
     ``trained``, those the encoder was fine-tuned on) and calibrate the gate against it
-    (``router.calibration.gate_fit``), on ``query``'s vectors (module doc)."""
+    (``router.calibration.gate_fit``), on ``query``'s vectors (module doc). Where the examples
+    fit nothing (none, or too few), the catalog's own requests do
+    (``router.index.own_requests``)."""
     names, skill_vectors, _, lexical = catalog[:4]
     chosen = selection.select(examples, set(names))
     if chosen.unknown_skills:
@@ -188,7 +190,7 @@ def prepare(catalog: Catalog, examples: Sequence[Example], embedder: Embedder, r
     fit, expanded = _fit(index, catalog, query or embedder, held_out,
                          trained) if fit_settings else (None, None)
     words = gate_store.best_bm25(calibration_texts, expanded or lexical)
-    own, own_tuning = fit_own(catalog, query or embedder, fusion=fit_settings and index is None,
+    own, own_tuning = fit_own(catalog, query or embedder, fusion=fit_settings and fit is None,
                               gate=fit is None and fits(embedder.model_id))
     fitted = calibrate_gate(null, skill_vectors, index, words, len(chosen.off_topic), fit, asked,
                             own)
