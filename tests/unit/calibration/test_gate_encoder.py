@@ -72,7 +72,8 @@ def test_too_few_of_the_catalogs_own_requests_keep_the_constants() -> None:
 
 
 def test_the_encoder_the_constants_were_fitted_on_keeps_them() -> None:
-    assert not fits(FITTED_ON) and fits("skill-router-tools-l6-v1")
+    assert not any(fits(name) for name in FITTED_ON) and "all-MiniLM-L6-v2" in FITTED_ON
+    assert fits("skill-router-tools-l6-v1")
 
 
 def test_the_fitted_gate_round_trips_through_the_manifest() -> None:
