@@ -132,12 +132,16 @@ def refusal(best: float, nearest_off_topic: float, calibration: Calibration | No
     if calibration is None:
         return ""
     c, words = calibration, np.inf if lexical is None else lexical  # None: BM25 cannot refuse
+    fitted = (f" (fitted to the encoder on {c.self_requests} of the catalog's own requests)"
+              if c.self_requests else "")
     if _by_margin(c, best, nearest_off_topic):
         return (f"best cosine {best:.3f} is under the calibrated gate {c.min_dense:.3f} and an "
-                f"off-topic request is closer ({nearest_off_topic:.3f}, margin {c.margin:g})")
+                f"off-topic request is closer ({nearest_off_topic:.3f}, margin {c.margin:g})"
+                + fitted)
     if _by_both(c, best, words):
         return (f"neither retriever finds more than off-topic requests do: best cosine "
-                f"{best:.3f} < {c.dense_low:.3f} and best BM25 {words:.2f} < {c.lexical:.2f}")
+                f"{best:.3f} < {c.dense_low:.3f} and best BM25 {words:.2f} < {c.lexical:.2f}"
+                + fitted)
     return ""
 
 

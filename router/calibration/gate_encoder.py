@@ -28,7 +28,8 @@ nearer their skills than users' requests are, and for that encoder the fit (marg
 slack on the bundled catalog) refuses more off-topic requests of the regression set (0.958
 against 0.917) but gives nothing to 1.8% of its on-topic requests (0.6% with the constants).
 For the fine-tuned ``skill-router-tools-l6-v1`` it lifts the refusal from 0.646 to 0.958 with
-no on-topic request given nothing (0.896 with the margin and gate alone). Figures: docs/routing-quality.md.
+no on-topic request given nothing (0.896 with the margin and gate alone). Figures:
+docs/routing-quality.md.
 """
 
 from __future__ import annotations

@@ -59,6 +59,11 @@ def test_the_fitted_gate_refuses_off_topic_requests_whatever_the_encoders_scale(
     assert fitted.self_requests == len(OWN) and fitted.quantile > constants.quantile
     assert _refused(fitted, null, null_best, skills, encode(OFF_TEST)) >= 0.9
     assert _refused(fitted, null, null_best, skills, encode(ON_TEST)) <= 0.01
+    under = null[null_best < fitted.min_dense]
+    reasons = [gate.refusal(float((skills @ t).max()), float((under @ t).max()), fitted)
+               for t in encode(OFF_TEST[:20])]
+    assert any(reasons)  # Explain's reason says the gate was fitted, and on what
+    assert all(f"on {len(OWN)} of the catalog's own requests" in r for r in reasons if r)
     if shift:  # the constants do not carry over to the shifted encoder's cosines
         assert _refused(constants, null, null_best, skills, encode(OFF_TEST)) < 0.5
 
