@@ -31,6 +31,7 @@ from router.index import dense, digest_store
 from router.index import example_store as stored_examples
 from router.index.body import body_excerpt
 from router.index.lexical import LexicalIndex, skill_document
+from router.index.own_requests import Catalog
 from router.index.store import FORMAT_VERSION
 from router.index.vectors import embed_skills, previous_vectors
 from router.index.version_files import (
@@ -117,7 +118,9 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
         graph = pool.submit(dense.build, vectors)
         lexical = LexicalIndex.build(documents, carried.workers)
         learned = stored_examples.prepare(
-            stored_examples.Catalog([s.key for s in ordered], vectors, documents, lexical),
+            Catalog([s.key for s in ordered], vectors, documents, lexical,
+                    [carried.bodies.get(s.key, "") for s in ordered],
+                    stages.body_chars),
             examples, embedder, root, fit_settings=stages.fit_settings, query=carried.query,
             trained=fine_tuned.trained)
         dense_index = graph.result()

@@ -83,13 +83,16 @@ class Calibration:
     # The fixed floor (FusionConfig.min_dense) is a cosine of the full-precision model; a
     # serving encoder whose cosines run lower (an int8 copy) has it scaled by this.
     floor_scale: float = 1.0
+    # the catalog's own requests the quantile and margin were fitted on for the index's
+    # encoder (router.calibration.gate_encoder; 0: the constants above)
+    self_requests: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {"min_dense": round(self.min_dense, 6), "quantile": self.quantile,
                 "requests": self.requests, "catalog_requests": self.catalog_requests,
                 "dense_low": round(self.dense_low, 6), "lexical": round(self.lexical, 6),
                 "margin": self.margin, "dense_quantile": self.dense_quantile,
-                "floor_scale": self.floor_scale}
+                "floor_scale": self.floor_scale, "self_requests": self.self_requests}
 
     @classmethod
     def from_dict(cls, data: Any) -> Calibration | None:
@@ -100,7 +103,7 @@ class Calibration:
                    float(data.get("dense_low", 0.0)), float(data.get("lexical", 0.0)),
                    float(data.get("margin", MARGIN)),
                    float(data.get("dense_quantile", DENSE_LOW)),
-                   float(data.get("floor_scale", 1.0)))
+                   float(data.get("floor_scale", 1.0)), int(data.get("self_requests", 0)))
 
 
 def parse_requests(text: str) -> list[str]:
@@ -129,12 +132,16 @@ def refusal(best: float, nearest_off_topic: float, calibration: Calibration | No
     if calibration is None:
         return ""
     c, words = calibration, np.inf if lexical is None else lexical  # None: BM25 cannot refuse
+    fitted = (f" (fitted to the encoder on {c.self_requests} of the catalog's own requests)"
+              if c.self_requests else "")
     if _by_margin(c, best, nearest_off_topic):
         return (f"best cosine {best:.3f} is under the calibrated gate {c.min_dense:.3f} and an "
-                f"off-topic request is closer ({nearest_off_topic:.3f}, margin {c.margin:g})")
+                f"off-topic request is closer ({nearest_off_topic:.3f}, margin {c.margin:g})"
+                + fitted)
     if _by_both(c, best, words):
         return (f"neither retriever finds more than off-topic requests do: best cosine "
-                f"{best:.3f} < {c.dense_low:.3f} and best BM25 {words:.2f} < {c.lexical:.2f}")
+                f"{best:.3f} < {c.dense_low:.3f} and best BM25 {words:.2f} < {c.lexical:.2f}"
+                + fitted)
     return ""
 
 

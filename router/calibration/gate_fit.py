@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from router.calibration import gate
+from router.calibration.gate_encoder import fit_to_encoder
 from router.calibration.settings import Fit
 from router.examples.scoring import VIEW, ExampleIndex, best_cosines, closest_positive
 
@@ -28,13 +29,17 @@ class GateFit:
 
 def calibrate_gate(null: np.ndarray, skill_vectors: np.ndarray, index: ExampleIndex | None,
                    words: np.ndarray | None, catalog_requests: int,
-                   fit: Fit | None, asked: np.ndarray | None = None) -> GateFit:
+                   fit: Fit | None, asked: np.ndarray | None = None,
+                   own: np.ndarray | None = None) -> GateFit:
     """The gate from the calibration requests' vectors ``null`` (the last ``catalog_requests``
     of them the catalog's own off-topic examples) and their best BM25 scores ``words`` against
     the catalog with its examples ``index``, fitted to the held-out requests of ``fit``.
     ``asked``: the same requests as the encoder that serves queries embeds them, when its
     vectors are not ``null``'s (an int8 copy): every threshold then comes from those, and the
-    fixed floor is scaled to them, while a turn is still compared with ``null``."""
+    fixed floor is scaled to them, while a turn is still compared with ``null``. ``own``: the
+    catalog's own requests (``router.calibration.self_requests``) as that encoder embeds them;
+    with no held-out example requests the gate and margin are fitted to them
+    (``router.calibration.gate_encoder``)."""
     mode = fit.settings.example_mode if fit is not None else VIEW
     asked = null if asked is None else asked
     best = best_cosines(asked, skill_vectors, index, mode)
@@ -42,6 +47,8 @@ def calibrate_gate(null: np.ndarray, skill_vectors: np.ndarray, index: ExampleIn
     if calibration is not None and asked is not null:
         calibration = replace(calibration, floor_scale=gate.floor_scale(
             best_cosines(null, skill_vectors, None), best_cosines(asked, skill_vectors, None)))
+    if calibration is not None and fit is None and own is not None:
+        calibration = fit_to_encoder(calibration, best, null, skill_vectors, own)
     nearest = _under(best, calibration)
     if fit is not None and calibration is not None and nearest:
         held = fit.held_out

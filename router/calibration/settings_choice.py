@@ -26,7 +26,7 @@ def _describe(combo: Combo) -> str:
     return f"dense {w:.1f}, {mode}, {'expanded' if expand else 'plain'} BM25"
 
 
-def _beats(recall: np.ndarray, rr: np.ndarray, a: int, b: int) -> tuple[bool, int, int]:
+def beats(recall: np.ndarray, rr: np.ndarray, a: int, b: int) -> tuple[bool, int, int]:
     """Whether combination ``a`` wins clearly more held-out requests than ``b`` (recall@5
     first, then the reciprocal rank), with the wins and losses."""
     by_recall = np.round(recall[:, a] - recall[:, b], 9)
@@ -62,12 +62,12 @@ def choose(combos: Sequence[Combo], recall: np.ndarray, rr: np.ndarray, default:
     best = max(range(len(combos)), key=lambda i: (mean_recall[i], mean_rr[i], -i))
     prior = combos.index(PRIOR) if PRIOR in combos else best
     base = combos.index(default) if default in combos else best
-    harm, wins, losses = _beats(recall, rr, best, prior)
+    harm, wins, losses = beats(recall, rr, best, prior)
     if best == prior or not harm:
         chosen = prior
         reason = _kept_reason(combos[best], best == prior, wins, losses)
     else:
-        better, wins2, losses2 = _beats(recall, rr, best, base)
+        better, wins2, losses2 = beats(recall, rr, best, base)
         chosen = best if better else base
         reason = (f"full use of the examples ({_describe(PRIOR)}) did worse than "
                   f"{_describe(combos[best])} on {wins} held-out requests and better on "

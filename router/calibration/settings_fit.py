@@ -251,7 +251,7 @@ def _score(req: _Request, fold: _Fold, combos: Sequence[tuple[float, ExampleMode
     column = {combo: i for i, combo in enumerate(combos)}
     for mode in MODES:
         for expand in (False, True):
-            ids, top = _fuse_all(dense_by_mode[mode], lexical_hits[int(expand)], baseline,
+            ids, top = fuse_all(dense_by_mode[mode], lexical_hits[int(expand)], baseline,
                                  weights)
             for j, w in enumerate(WEIGHTS):
                 ranked = ids[top[j]].tolist()
@@ -268,7 +268,7 @@ def _score(req: _Request, fold: _Fold, combos: Sequence[tuple[float, ExampleMode
     return best, words
 
 
-def _fuse_all(dense: Sequence[Hits], lexical: Sequence[Hits], baseline: float,
+def fuse_all(dense: Sequence[Hits], lexical: Sequence[Hits], baseline: float,
               weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``fusion.fuse_views`` for every dense weight at once: the candidates (ascending ids)
     and, per weight, the positions of its ten best (ties: lower id), as fuse_views ranks."""

@@ -31,12 +31,13 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from router.calibration import gate
 from router.calibration.catalog_gate import CatalogEvidence
+from router.calibration.gate_encoder import fits
 from router.calibration.gate_fit import calibrate_gate
 from router.calibration.settings import Fit, FittedSettings, Seen
 from router.calibration.settings_fit import ExampleRows, fit_to_examples
@@ -49,6 +50,7 @@ from router.examples.scoring import VIEW, ExampleIndex, example_index, positive_
 from router.index import gate_store
 from router.index.gate_store import private_file
 from router.index.lexical import LexicalIndex
+from router.index.own_requests import Catalog, fit_own
 from router.index.vectors import catalog_centroid
 from router.index.versions.layout import VERSIONS, current_version, read_manifest
 
@@ -144,7 +146,7 @@ def _fit(index: ExampleIndex | None, catalog: Catalog, embedder: Embedder,
     on), and the BM25 index expanded with every example when it chose one."""
     if index is None:
         return None, None
-    _, skill_vectors, documents, plain = catalog
+    _, skill_vectors, documents, plain = catalog[:4]
 
     def lexical_for(extra: Mapping[int, Sequence[str]]) -> LexicalIndex:
         if not extra and plain is not None:
@@ -159,24 +161,16 @@ def _fit(index: ExampleIndex | None, catalog: Catalog, embedder: Embedder,
     return fit, lexical_for(positive_texts(index))
 
 
-class Catalog(NamedTuple):
-    """The skills examples are fitted against: their keys in row order, their vectors, their
-    BM25 documents and the index over them."""
-
-    names: Sequence[str]
-    vectors: np.ndarray
-    documents: Sequence[str] = ()
-    lexical: LexicalIndex | None = None
-
-
 def prepare(catalog: Catalog, examples: Sequence[Example], embedder: Embedder, root: Path, *,
             fit_settings: bool = False, query: Embedder | None = None,
             trained: frozenset[str] = frozenset()) -> Learned:
     """Select and embed the examples, fit the routing settings to the catalog when
     ``fit_settings`` (``router.calibration.settings_fit``; judged on no request in
     ``trained``, those the encoder was fine-tuned on) and calibrate the gate against it
-    (``router.calibration.gate_fit``), on ``query``'s vectors (module doc)."""
-    names, skill_vectors, _, lexical = catalog
+    (``router.calibration.gate_fit``), on ``query``'s vectors (module doc). Where the examples
+    fit nothing (none, or too few), the catalog's own requests do
+    (``router.index.own_requests``)."""
+    names, skill_vectors, _, lexical = catalog[:4]
     chosen = selection.select(examples, set(names))
     if chosen.unknown_skills:
         log.warning("examples name %d skills the catalog does not hold (ignored): %s",
@@ -196,12 +190,15 @@ def prepare(catalog: Catalog, examples: Sequence[Example], embedder: Embedder, r
     fit, expanded = _fit(index, catalog, query or embedder, held_out,
                          trained) if fit_settings else (None, None)
     words = gate_store.best_bm25(calibration_texts, expanded or lexical)
-    fitted = calibrate_gate(null, skill_vectors, index, words, len(chosen.off_topic), fit, asked)
+    own, own_tuning = fit_own(catalog, query or embedder, fusion=fit_settings and fit is None,
+                              gate=fit is None and fits(embedder.model_id))
+    fitted = calibrate_gate(null, skill_vectors, index, words, len(chosen.off_topic), fit, asked,
+                            own)
     per_catalog = None if fitted.calibration is None else gate_store.measure(
         names, skill_vectors, index, fit.settings.example_mode if fit else VIEW,
         null if asked is None else asked, calibration_texts, expanded or lexical)
     return Learned(chosen, rows, calibration_texts, null, fitted.calibration,
-                   fingerprint(examples), fitted.nearest, fit.settings if fit else None,
+                   fingerprint(examples), fitted.nearest, fit.settings if fit else own_tuning,
                    expanded, fitted.zero_shot, fitted.nearest_zero_shot,
                    vectors_of(query or embedder), per_catalog)
 

@@ -262,6 +262,13 @@ def render(ranked: Ranked, query: RouteQuery, config: RoutingConfig,
                    dense_weight=fusion.dense_weight,
                    example_mode=example_mode(snap) if examples else "",
                    lexical_with_examples=examples and snap.lexical_examples is not None,
-                   settings_reason=snap.tuning.reason if examples and snap.tuning else "",
+                   settings_reason=_settings_reason(snap, examples),
                    refused=ranked.refused)
 
+
+def _settings_reason(snap: IndexSnapshot, examples: bool) -> str:
+    """Why the index's fitted settings were chosen: from its examples when a turn is scored
+    with them, or from the catalog's own requests when it has none."""
+    if snap.tuning is None or not (examples or snap.examples is None):
+        return ""
+    return snap.tuning.reason

@@ -19,8 +19,8 @@ from router.calibration.settings_fit import (
     MIN_HELD_OUT,
     WEIGHTS,
     ExampleRows,
-    _fuse_all,
     fit_to_examples,
+    fuse_all,
 )
 from router.config import Config
 from router.encoders.hashing import HashEmbedder
@@ -64,7 +64,7 @@ def test_fusing_every_weight_at_once_ranks_as_fuse_views_does() -> None:
             lexical.append(Hits(rng.choice(30, k, replace=False),
                                 np.sort(rng.random(k) * 6)[::-1], float(rng.choice([1, 0.4]))))
         baseline = float(rng.random() * 0.3)
-        ids, top = _fuse_all(dense, lexical, baseline, np.asarray(WEIGHTS))
+        ids, top = fuse_all(dense, lexical, baseline, np.asarray(WEIGHTS))
         for j, w in enumerate(WEIGHTS):
             expected = fuse_views(dense, lexical, FusionConfig(dense_weight=w),
                                   dense_baseline=baseline)[:10]
