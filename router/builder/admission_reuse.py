@@ -57,7 +57,10 @@ def inputs_digest(found: DiscoveryResult, config: AdmissionConfig, examples: str
     skills = sorted((s.key, s.catalog, s.kind.value, s.content_hash, s.base_dir)
                     for s in found.skills)
     data = {"skills": skills, "files": files, "examples": examples,
-            "config": dataclasses.asdict(config), "model": model,
+            # the scanner as found (below), not as its setting spells it: "" and "off" in
+            # two configurations of one build find the same
+            "config": {k: v for k, v in dataclasses.asdict(config).items()
+                       if k != "scanner_path"}, "model": model,
             "approvals": sorted(json.dumps(dataclasses.asdict(a), sort_keys=True, default=str)
                                 for a in approvals),
             "probes": probe_requests(), "scanner": _scanner(scanner),

@@ -127,3 +127,16 @@ def test_a_scanner_found_or_gone_is_a_changed_input(tmp_path: Path) -> None:
     before = digest(str(scanner))
     scanner.write_text("version two", encoding="utf-8")  # another scanner, another digest
     assert digest(str(scanner)) != before
+
+
+def test_the_scanner_setting_counts_as_what_it_finds(tmp_path: Path) -> None:
+    found = create_source().discover(DiscoveryConfig(
+        project_dir=None, home_dir=None, bundled_roots=(str(write_catalog(tmp_path / "s")),)))
+
+    def digest(setting: str) -> str:
+        return inputs_digest(found, AdmissionConfig(scanner_path=setting), "", [], "hash",
+                             "files", "")
+
+    assert digest("") == digest("off")  # neither finds a scanner: the same verdicts
+    assert digest("") != inputs_digest(found, AdmissionConfig(hubs=False), "", [], "hash",
+                                       "files", "")
