@@ -171,21 +171,25 @@ class LexicalIndex:
             scores[self._indices[start:end]] += self._data[start:end]  # a term's rows differ
         return scores
 
-    def matched_words(self, query: str, row: int) -> tuple[str, ...]:
-        """The words of ``query`` that document ``row`` holds, as written or as a stem, in the
-        query's order and once each (what Explain shows of a lexical match)."""
+    def words_in_rows(self, query: str, rows: Sequence[int]) -> dict[int, tuple[str, ...]]:
+        """For each of ``rows``, the words of ``query`` its document holds, as written or as a
+        stem, in the query's order and once each (what Explain shows of a lexical match): one
+        pass over each word's postings for all the rows at once."""
+        wanted = np.asarray(rows, dtype=np.int64)
         words = list(dict.fromkeys(w for w in _WORD.findall(_CAMEL.sub(" ", query).lower())
                                    if w not in self._stopwords))
         stems: list[str] = _stemmer().stemWords(words)
-        return tuple(word for word, stem in zip(words, stems, strict=True)
-                     if self._holds(word, row) or self._holds(_STEM_MARK + stem, row))
-
-    def _holds(self, term: str, row: int) -> bool:
-        column = self._vocab.get(term)
-        if column is None:
-            return False
-        start, end = self._indptr[column], self._indptr[column + 1]
-        return bool(np.any(self._indices[start:end] == row))
+        found: dict[int, list[str]] = {int(r): [] for r in wanted}
+        for word, stem in zip(words, stems, strict=True):
+            hit = np.zeros(len(wanted), dtype=bool)
+            for term in (word, _STEM_MARK + stem):
+                column = self._vocab.get(term)
+                if column is not None:
+                    start, end = self._indptr[column], self._indptr[column + 1]
+                    hit |= np.isin(wanted, self._indices[start:end])
+            for row in wanted[hit]:
+                found[int(row)].append(word)
+        return {row: tuple(held) for row, held in found.items()}
 
     def search(self, query: str, k: int,
                within: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:

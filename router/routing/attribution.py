@@ -13,6 +13,7 @@ from router.index.lexical import LexicalIndex, english_stopwords, skill_document
 from router.index.store import IndexSnapshot
 from router.routing.model import Candidate
 from router.routing.query_text import QueryVectors
+from router.skills.model import Skill
 
 DESCRIPTION, BODY, BOTH = "description", "body", "both"
 
@@ -21,29 +22,29 @@ def attributed(candidates: dict[int, Candidate], snap: IndexSnapshot,
                vectors: QueryVectors) -> dict[int, Candidate]:
     """``candidates`` (by row of ``snap``) with ``matched_field`` and ``matched_step`` set."""
     steps = vectors.views[1:] if len(vectors.views) > 2 else ()
+    lexical: LexicalIndex = snap.lexical
+    indexed = [row for row, c in candidates.items() if c.lexical_score > 0 and row < len(lexical)]
+    # the whole message (the first view) holds every word of its steps
+    held = lexical.words_in_rows(vectors.views[0], indexed) if vectors.views and indexed else {}
     out = {}
     for row, candidate in candidates.items():
-        field = _field(snap, row, vectors.views) if candidate.lexical_score > 0 else ""
+        field = "" if candidate.lexical_score <= 0 else (
+            _field(snap.skills[row], held[row]) if row in held else DESCRIPTION)
         step = _step(snap, row, vectors, steps) if not candidate.matched_example else ""
         out[row] = replace(candidate, matched_field=field, matched_step=step)
     return out
 
 
-def _field(snap: IndexSnapshot, row: int, views: tuple[str, ...]) -> str:
-    """Where the words of ``views`` that row ``row``'s document holds are: all in its name and
-    description, none there (so in the body), or some of each."""
-    lexical: LexicalIndex = snap.lexical
-    if row >= len(lexical):  # a project skill: routed on its name and description alone
-        return DESCRIPTION
-    matched = {word for view in views for word in lexical.matched_words(view, row)}
+def _field(skill: Skill, matched: tuple[str, ...]) -> str:
+    """Where ``matched``, the turn's words the skill's lexical document holds, are: all in its
+    name and description, none there (so in the body), or some of each ("" for none). A
+    project skill, outside the index, is routed on its name and description alone."""
     if not matched:
         return ""
-    skill = snap.skills[row]
     described = set(tokenize(skill_document(skill.name, skill.description),
                              english_stopwords()))
-    inside = {word for word in matched
-              if described.intersection(tokenize(word, frozenset()))}
-    if inside == matched:
+    inside = [word for word in matched if described.intersection(tokenize(word, frozenset()))]
+    if len(inside) == len(matched):
         return DESCRIPTION
     return BOTH if inside else BODY
 
