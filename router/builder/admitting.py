@@ -22,7 +22,7 @@ from router.admission.hubs import probe_requests
 from router.admission.model import Finding, SkillText
 from router.admission.policy import Approval
 from router.admission.scan_cache import cached_scan
-from router.admission.scanner import SCANNER, locate
+from router.admission.scanner import SCANNER, Located, locate
 from router.admission.settings import parse_policies
 from router.builder.admission_memo import MEMO, Read, memo_key
 from router.builder.admission_reuse import (
@@ -93,16 +93,18 @@ def admit_found(found: DiscoveryResult, config: AdmissionConfig, embedder: Embed
         if again is not None:
             log.info("admission: its inputs are as recorded; the verdicts reused")
             return Admitted(again[0], {ADMISSION_KEY: again[1], INPUTS_KEY: digest}, {})
-    return _admit(found, config, embedder, examples, (index_dir, source), prior,
+    return _admit(found, config, embedder, examples, (index_dir, source, located), prior,
                   (policies, approvals), digest)
 
 
 def _admit(found: DiscoveryResult, config: AdmissionConfig, embedder: Embedder,
-           examples: Sequence[Example], where: tuple[str | Path, SkillSource | None],
+           examples: Sequence[Example],
+           where: tuple[str | Path, SkillSource | None, Located],
            prior: Prior, rules: tuple[Any, list[Approval]], digest: str) -> Admitted:
-    """Admission run in full (``admit_found``); ``where``: the index folder and the source,
-    ``rules``: the policies and the approvals."""
-    (index_dir, source), (policies, approvals) = where, rules
+    """Admission run in full (``admit_found``); ``where``: the index folder, the source and the
+    content scanner found (the one its input digest names), ``rules``: the policies and the
+    approvals."""
+    (index_dir, source, located), (policies, approvals) = where, rules
     known, digested = prior.known, prior.digested or {}
     read = [_read(s, source, digested.get(s.key)) for s in found.skills]
     texts = [text for text, _ in read]
@@ -125,7 +127,6 @@ def _admit(found: DiscoveryResult, config: AdmissionConfig, embedder: Embedder,
     version = ""
     on_disk = {s.base_dir: t for s, t in zip(found.skills, texts, strict=True)
                if s.kind is not SkillKind.MCP_TOOL and Path(s.base_dir).is_dir()}
-    located = locate(config.scanner_path)
     not_run = ""
     if located.path:
         outcome = cached_scan({f: t.digest for f, t in on_disk.items()}, located.path,
