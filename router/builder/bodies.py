@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 from router.errors import RouterError
+from router.skills.files import read_body, skill_text
 from router.skills.model import Skill, SkillKind
-from router.skills.parse import decode_text, split_frontmatter
 from router.skills.sources.base import SkillSource
 
 log = logging.getLogger(__name__)
@@ -26,9 +25,9 @@ def bodies_for(skills: Sequence[Skill], read: Mapping[str, str],
         if skill.key in out or skill.kind is not SkillKind.SKILL_MD:
             continue
         try:
-            raw = (source.fetch_skill_file(skill) if source is not None
-                   else Path(skill.location).read_bytes())
-            out[skill.key] = split_frontmatter(decode_text(raw, path=skill.location))[1]
+            out[skill.key] = (
+                skill_text(source.fetch_skill_file(skill), skill.location, body_only=True)
+                if source is not None else read_body(skill.location))
         except (OSError, RouterError) as exc:
             log.warning("the body of %s could not be read for the lexical index: %s",
                         skill.location, exc)
