@@ -70,10 +70,16 @@ def _stemmer() -> Any:
     return stemmer
 
 
-def tokenize(text: str, stopwords: frozenset[str]) -> list[str]:
-    """Words (``stopwords`` removed) followed by their ``~``-marked English stems."""
+def words_and_stems(text: str, stopwords: frozenset[str]) -> tuple[list[str], list[str]]:
+    """The words of ``text`` (``stopwords`` removed) and their English stems, in order."""
     words = [w for w in _WORD.findall(_CAMEL.sub(" ", text).lower()) if w not in stopwords]
     stems: list[str] = _stemmer().stemWords(words)
+    return words, stems
+
+
+def tokenize(text: str, stopwords: frozenset[str]) -> list[str]:
+    """Words (``stopwords`` removed) followed by their ``~``-marked English stems."""
+    words, stems = words_and_stems(text, stopwords)
     return words + [_STEM_MARK + s for s in stems]
 
 
@@ -171,25 +177,23 @@ class LexicalIndex:
             scores[self._indices[start:end]] += self._data[start:end]  # a term's rows differ
         return scores
 
-    def words_in_rows(self, query: str, rows: Sequence[int]) -> dict[int, tuple[str, ...]]:
-        """For each of ``rows``, the words of ``query`` its document holds, as written or as a
-        stem, in the query's order and once each (what Explain shows of a lexical match): one
-        pass over each word's postings for all the rows at once."""
-        wanted = np.asarray(rows, dtype=np.int64)
-        words = list(dict.fromkeys(w for w in _WORD.findall(_CAMEL.sub(" ", query).lower())
-                                   if w not in self._stopwords))
-        stems: list[str] = _stemmer().stemWords(words)
-        found: dict[int, list[str]] = {int(r): [] for r in wanted}
-        for word, stem in zip(words, stems, strict=True):
-            hit = np.zeros(len(wanted), dtype=bool)
-            for term in (word, _STEM_MARK + stem):
-                column = self._vocab.get(term)
-                if column is not None:
-                    start, end = self._indptr[column], self._indptr[column + 1]
-                    hit |= np.isin(wanted, self._indices[start:end])
-            for row in wanted[hit]:
-                found[int(row)].append(word)
-        return {row: tuple(held) for row, held in found.items()}
+    def terms(self, text: str) -> frozenset[str]:
+        """The terms ``text`` is indexed as here (this index's stopwords removed)."""
+        return frozenset(tokenize(text, self._stopwords))
+
+    def words(self, text: str) -> list[tuple[str, str]]:
+        """Each word of ``text`` this index reads (its stopwords removed), with its stem's term
+        (``rows_holding`` looks either up)."""
+        words, stems = words_and_stems(text, self._stopwords)
+        return [(w, _STEM_MARK + s) for w, s in zip(words, stems, strict=True)]
+
+    def rows_holding(self, term: str) -> np.ndarray:
+        """The documents that hold ``term`` (a word, or a ``~``-marked stem): its postings, none
+        for a term not indexed."""
+        column = self._vocab.get(term)
+        if column is None:
+            return self._indices[:0]
+        return self._indices[self._indptr[column]:self._indptr[column + 1]]
 
     def search(self, query: str, k: int,
                within: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -226,7 +230,7 @@ class LexicalIndex:
         mean = max(sum(length for _, length in counted) / len(counted), 1.0)
         size = self._size if within is None else len(within)
         for term in terms:
-            df = self._frequency(self._vocab.get(term), within)
+            df = self._frequency(term, within)
             idf = float(np.log(1.0 + (size - df + 0.5) / (df + 0.5)))
             for i, (counts, length) in enumerate(counted):
                 tf = counts.get(term, 0)
@@ -234,11 +238,9 @@ class LexicalIndex:
                     out[i] += idf * tf / (tf + 1.5 * (0.25 + 0.75 * length / mean))
         return out
 
-    def _frequency(self, term: int | None, within: np.ndarray | None) -> int:
+    def _frequency(self, term: str, within: np.ndarray | None) -> int:
         """How many documents (of ``within``, sorted ids, when given) hold ``term``."""
-        if term is None:
-            return 0
-        rows = self._indices[self._indptr[term]:self._indptr[term + 1]]
+        rows = self.rows_holding(term)
         if within is None:
             return len(rows)
         at = np.minimum(np.searchsorted(within, rows), max(len(within) - 1, 0))
