@@ -2,6 +2,8 @@
 
     python -m scripts.realskills build --mirrors DIR [--out eval/realskills/catalog.jsonl.gz]
     python -m scripts.realskills unpack --out index_data/realskills/skills
+    python -m scripts.realskills measure [--index DIR]     (BM25 baselines, the product)
+    python -m scripts.realskills dense-body [--cache FILE] (the body as dense evidence)
 
 ``build`` reads bare git clones ``DIR/<owner>+<name>/repo`` of the repositories in ``SOURCES`` at
 the pinned commits (``git clone --bare https://github.com/<owner>/<name> DIR/<owner>+<name>/repo``
@@ -83,6 +85,10 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--archive", type=Path, default=ARCHIVE)
     m.add_argument("--queries", type=Path, default=HERE / "queries.jsonl")
     m.add_argument("--index", type=Path, help="also the product, with this index folder")
+    d = sub.add_parser("dense-body", help="the body as dense evidence, measured offline")
+    d.add_argument("--archive", type=Path, default=ARCHIVE)
+    d.add_argument("--queries", type=Path, default=HERE / "queries.jsonl")
+    d.add_argument("--cache", type=Path, default=Path("index_data/realskills/dense-body.npz"))
     c = sub.add_parser("count", help="skills per source in the archive")
     c.add_argument("--archive", type=Path, default=ARCHIVE)
     args = parser.parse_args(argv)
@@ -90,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
         return build(args.mirrors, args.out)
     if args.command == "measure":
         return _measure(args.archive, args.queries, args.index)
+    if args.command == "dense-body":
+        return _dense_body(args.archive, args.queries, args.cache)
     if args.command == "count":
         print(Counter(str(r["source"]) for r in read_archive(args.archive)))
         return 0
@@ -113,6 +121,15 @@ def _measure(archive: Path, queries: Path, index: Path | None) -> int:
         results["the product"] = measure.figures(measure.product_rankings(index, requests),
                                                  requests)
     print(measure.table(results))
+    return 0
+
+
+def _dense_body(archive: Path, queries: Path, cache: Path) -> int:
+    from scripts.realskills import dense_body, measure
+
+    lines = queries.read_text(encoding="utf-8").splitlines()
+    requests = [json.loads(line) for line in lines if line.strip()]
+    print(measure.table(dense_body.table(list(read_archive(archive)), requests, cache)))
     return 0
 
 

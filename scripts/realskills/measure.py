@@ -9,7 +9,6 @@ the product, routing in process with that index (``skill-router eval --root`` bu
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,6 @@ GROUPS: dict[str, Callable[[Request], bool]] = {
     "long, several": lambda r: "long" in r["tags"] and len(r["expected"]) > 1,
     "short": lambda r: "short" in r["tags"],
 }
-_FRONT = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
 
 
 def figures(ranked: Rankings, requests: Iterable[Request]) -> dict[str, dict[str, float]]:
@@ -49,14 +47,22 @@ def figures(ranked: Rankings, requests: Iterable[Request]) -> dict[str, dict[str
     return out
 
 
+def fields(row: dict[str, Any]) -> tuple[str, str, str]:
+    """A catalog row's name, description (from its frontmatter) and body."""
+    import yaml
+
+    from router.skills.parse import split_frontmatter
+
+    front, body = split_frontmatter(str(row["skill_md"]))
+    meta = yaml.safe_load(front) if front else {}
+    description = meta.get("description", "") if isinstance(meta, dict) else ""
+    return str(row["name"]), " ".join(str(description or "").split()), body
+
+
 def document(row: dict[str, Any], body_chars: int) -> str:
     """Name, description and the first ``body_chars`` characters of the body."""
-    md = str(row["skill_md"])
-    head = _FRONT.match(md)
-    front = head.group(0) if head else ""
-    desc = re.search(r"^description: (.*)$", front, re.MULTILINE)
-    body = md[len(front):][:body_chars]
-    return " ".join([str(row["name"]).replace("-", " "), desc.group(1) if desc else "", body])
+    name, description, body = fields(row)
+    return " ".join([name.replace("-", " "), description, body[:body_chars]])
 
 
 def bm25_rankings(rows: Sequence[dict[str, Any]], requests: Sequence[Request],

@@ -91,3 +91,23 @@ def test_entries_rename_clashes_drop_copies_and_unlicensed_skills() -> None:
     assert [r["name"] for r in rows] == ["pdf-tools", "pdf-tools-2", "pdf-tools-3"]
     assert rows[2]["source"] == "c/d"
     assert rows[1]["skill_md"].startswith('---\nname: "pdf-tools-2"\ndescription: "two"\n')
+
+
+def test_fields_read_the_description_as_yaml_not_as_a_line() -> None:
+    from scripts.realskills.measure import document, fields
+
+    row = {"name": "pdf-tools", "skill_md": "---\nname: pdf-tools\ndescription: >\n  Split "
+           "and merge\n  PDF files.\n---\n# PDF tools\nUse pypdf.\n"}
+    assert fields(row) == ("pdf-tools", "Split and merge PDF files.", "# PDF tools\nUse pypdf.")
+    assert document(row, 5) == "pdf tools Split and merge PDF files. # PDF"
+
+
+def test_dense_body_takes_each_skills_best_passage() -> None:
+    import numpy as np
+
+    from scripts.realskills.dense_body import _passage_max
+
+    vectors = {"pass": np.array([[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]]),
+               "pass_owner": np.array([2, 0, 2])}
+    best = _passage_max(vectors, np.array([[1.0, 0.0], [0.0, 1.0]]), skills=3)
+    assert best.tolist() == [[0.0, -1.0, 1.0], [1.0, -1.0, 0.8]]
