@@ -7,8 +7,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from router.builder.admitting import ADMISSION_KEY
-from router.builder.pipeline import recorded_settings
+from router.builder.recorded import ADMISSION_KEY, recorded_settings
 from router.errors import IndexUnavailable
 
 

@@ -33,6 +33,7 @@ from router.builder.admission_reuse import (
     reasons,
     reused,
 )
+from router.builder.recorded import ADMISSION_KEY
 from router.common.stages import stage
 from router.config import AdmissionConfig, FeedbackConfig
 from router.encoders.base import Embedder
@@ -49,7 +50,6 @@ from router.skills.sources.registries import origin_of
 
 log = logging.getLogger(__name__)
 
-ADMISSION_KEY = "admission"  # the manifest's record of the verdicts
 
 
 @dataclass(frozen=True)

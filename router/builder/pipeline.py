@@ -28,18 +28,23 @@ from router.builder.admitting import admit_found
 from router.builder.bodies import bodies_for
 from router.builder.inputs import Carried
 from router.builder.plan import BuildPlan
+from router.builder.recorded import SETTINGS_KEY as SETTINGS_KEY  # re-exported, as are
+from router.builder.recorded import Changes as Changes  # the next four: the build's callers
+from router.builder.recorded import discovery_from_settings as discovery_from_settings
+from router.builder.recorded import discovery_settings as discovery_settings
+from router.builder.recorded import recorded_settings as recorded_settings
 from router.builder.version import build_index
 from router.common.stages import stage
 from router.common.workers import Workers
 from router.config import DiscoveryConfig
 from router.encoders.base import Embedder
-from router.errors import IndexUnavailable, InvalidRequest
+from router.errors import InvalidRequest
 from router.examples.loading import fingerprint
 from router.examples.sources import example_settings, gather
 from router.index.digest_store import previous_digests
 from router.index.example_store import QUERY_VECTORS, vectors_of
 from router.index.vectors import embed_skills, previous_vectors
-from router.index.versions.layout import MANIFEST, IndexInfo, read_manifest
+from router.index.versions.layout import IndexInfo
 from router.index.versions.recovery import disk_problem, restore_current
 from router.index.versions.retention import prune
 from router.skills import digests as file_digests
@@ -48,55 +53,9 @@ from router.skills.model import Diagnostic, DiscoveryResult, Skill
 
 log = logging.getLogger(__name__)
 
-SETTINGS_KEY = "discovery"
 EXAMPLES_FINGERPRINT = "examples_fingerprint"  # settings key: what the examples said
 FILES_FINGERPRINT = "files_fingerprint"  # settings key: every skill file's digest
 
-
-@dataclass(frozen=True)
-class Changes:
-    """How a freshly discovered catalog differs from the one being served."""
-
-    added: int = 0
-    changed: int = 0
-    removed: int = 0
-    unchanged: int = 0
-
-    @property
-    def any(self) -> bool:
-        return bool(self.added or self.changed or self.removed)
-
-
-
-def discovery_settings(config: DiscoveryConfig) -> dict[str, Any]:
-    """The ``settings`` a build records so a later reindex can repeat its discovery."""
-    return {SETTINGS_KEY: dataclasses.asdict(config)}
-
-
-def discovery_from_settings(settings: Mapping[str, Any], version: str) -> DiscoveryConfig:
-    """The DiscoveryConfig recorded by ``discovery_settings``. Raises InvalidRequest if none."""
-    data = settings.get(SETTINGS_KEY)
-    if not isinstance(data, Mapping):
-        raise InvalidRequest(
-            f"index {version} records no discovery settings, so it cannot be rebuilt in place; "
-            "build it once with `skill-router index` (which records them)")
-    known = {f.name for f in dataclasses.fields(DiscoveryConfig)}
-    values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v
-                              for k, v in data.items() if k in known}
-    try:
-        return DiscoveryConfig(**values)
-    except TypeError as exc:
-        raise InvalidRequest(f"index {version}: unusable discovery settings: {exc}") from exc
-
-
-def recorded_settings(version_dir: str | Path) -> dict[str, Any]:
-    """The ``settings`` object from a version folder's manifest ({} when absent)."""
-    try:
-        manifest = read_manifest(Path(version_dir))
-    except (OSError, ValueError) as exc:
-        raise IndexUnavailable(f"cannot read {version_dir}/{MANIFEST}: {exc}") from exc
-    settings = manifest.get("settings")
-    return settings if isinstance(settings, dict) else {}
 
 
 def compare(old: Sequence[Skill], new: Sequence[Skill]) -> Changes:

@@ -41,6 +41,20 @@ def _version() -> str:
         return "(not installed)"
 
 
+class _PrintVersion(argparse.Action):
+    """``--version``: the package's version, looked up only when asked for (reading the
+    installed metadata is a noticeable part of a server's start)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS,
+                 default: str = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=default, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        print(f"skill-router {_version()}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="skill-router",
@@ -50,8 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="more log output (-v info, -vv debug)")
     parser.add_argument("--config", metavar="FILE",
                         help="YAML configuration file (env SKILL_ROUTER_* overrides)")
-    parser.add_argument("--version", action="version", version=f"skill-router {_version()}",
-                        help="print the version and exit")
+    parser.add_argument("--version", action=_PrintVersion, help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in COMMAND_MODULES:

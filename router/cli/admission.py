@@ -152,8 +152,7 @@ def recorded(index_dir: Path) -> tuple[str | None, dict[str, Any]]:
     """The index's current version and its admission record ({} when it has none); None and
     {} for an index folder where no version was built yet; IndexUnavailable for a folder that
     is not there."""
-    from router.builder.admitting import ADMISSION_KEY
-    from router.builder.pipeline import recorded_settings
+    from router.builder.recorded import ADMISSION_KEY, recorded_settings
     from router.errors import IndexUnavailable
     from router.index.versions.layout import CURRENT, VERSIONS, current_version
 

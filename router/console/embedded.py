@@ -10,10 +10,7 @@ from typing import TYPE_CHECKING
 
 from router.bearer import is_loopback, read_tokens
 from router.config import OpsConfig, ServerConfig
-from router.console.auth import console_access
-from router.console.forwarded import trusted_networks
 from router.credentials import CallerAuth
-from router.door.httpd import DoorLimits
 from router.errors import InvalidRequest
 
 if TYPE_CHECKING:
@@ -57,6 +54,12 @@ class EmbeddedConsole:
                                  "the TLS flags instead of --ops-port")
         self.tokens = read_tokens(server.auth_token_file, server.auth_token_env,
                                   env_setting="server.auth_token_env")
+        # the console's parts load only when it is on: a server without it skips the HTTP
+        # server's imports
+        from router.console.auth import console_access
+        from router.console.forwarded import trusted_networks
+        from router.door.httpd import DoorLimits
+
         # the bind rule and the limits, before anything loads
         console_access(self.host, self.tokens, session_seconds=ops.session_seconds,
                        login_failures=ops.login_failures_per_minute)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import resource
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +29,7 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from router.door.listen import file_limit
 from router.errors import InvalidRequest
 
 log = logging.getLogger(__name__)
@@ -50,12 +50,6 @@ class DoorLimits:
                                  "(0, 30]")
         if self.max_connections < 1:
             raise InvalidRequest(f"max connections {self.max_connections!r}: give at least 1")
-
-
-def file_limit() -> int:
-    """The process's soft limit on open files (a large number when unlimited)."""
-    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    return 1 << 20 if soft == resource.RLIM_INFINITY else int(soft)
 
 
 def connection_cap(limits: DoorLimits, files: int | None = None) -> int:

@@ -9,6 +9,7 @@ server that would otherwise log its own native error line (gRPC's core) tries th
 from __future__ import annotations
 
 import errno
+import resource
 import socket
 
 MAKE_RUN = "make run PORT=N"  # how the README starts a server: the other way to its port
@@ -76,3 +77,9 @@ def check_free(host: str, port: int, *, flag: str = "--port", also: str = "") ->
                 raise cannot_listen(host, port, exc, flag=flag, also=also) from None  # the rest
         finally:
             probe.close()
+
+
+def file_limit() -> int:
+    """The process's soft limit on open files (a large number when unlimited)."""
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return 1 << 20 if soft == resource.RLIM_INFINITY else int(soft)

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from router.builder.pipeline import discovery_from_settings, recorded_settings
+from router.builder.recorded import discovery_from_settings, recorded_settings
 from router.common.paths import EXPOSED, Folder, PathView, named_folder, root_folder, skill_folders
 from router.config import DiscoveryConfig
 from router.errors import RouterError

@@ -15,8 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from router.builder import pipeline as build
-from router.builder.recipe import Recipe, Sources
+from router.builder.recorded import discovery_from_settings, recorded_settings
 from router.config import Config
 from router.encoders.base import Embedder
 from router.errors import IndexUnavailable, InvalidRequest
@@ -110,16 +109,20 @@ class Reindexer:
                     self._stats.last_result = result
 
     def _rebuild(self, index_dir: Path, full: bool, started: float) -> ReindexResult:
+        # the build's machinery is imported by the first rebuild, not when a server starts
+        from router.builder.pipeline import Served
+        from router.builder.recipe import Recipe, Sources
+
         snapshot, query = self._served()  # its query encoder: the gate is calibrated on it
         info = snapshot.info
-        recorded = build.recorded_settings(info.path)
-        discovery = build.discovery_from_settings(recorded, info.version)
+        recorded = recorded_settings(info.path)
+        discovery = discovery_from_settings(recorded, info.version)
         # embedded with the full-precision model, whatever serves queries (router.builder.plan)
         recipe = Recipe.for_index(self._config, discovery, index_dir, model=base_of(info.model),
                                   remote=self._remote())
         outcome = recipe.build(
             Sources(files=tuple(files_from_settings(recorded))), serving=query,
-            served=build.Served(info.version, snapshot.skills, recorded), full=full,
+            served=Served(info.version, snapshot.skills, recorded), full=full,
             before_prune=lambda built: self._swap(load_index(index_dir, built.version)))
         changes = outcome.changes
         if outcome.info is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from router.builder.pipeline import Changes
+from router.builder.recorded import Changes
 from router.skills.model import Diagnostic
 
 

@@ -21,7 +21,7 @@ off at 0 (``server.*``, docs/configuration.md):
 from __future__ import annotations
 
 from router.config import ServerConfig
-from router.door.httpd import file_limit
+from router.door.listen import file_limit
 
 IDLE = "grpc.max_connection_idle_ms"
 AGE = "grpc.max_connection_age_ms"

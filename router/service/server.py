@@ -15,7 +15,7 @@ from collections.abc import Callable
 from concurrent import futures
 from dataclasses import dataclass, replace
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -33,13 +33,15 @@ from router.engine import Engine
 from router.service.access import AccessInterceptor, Gate
 from router.service.audit import audit_observer
 from router.service.auth import warn_if_open
-from router.service.connect.server import JsonDoor, json_door
 from router.service.connections import connection_options
 from router.service.interceptors import CallObserver, LoggingInterceptor, observing
 from router.service.metrics import ServiceMetrics, start_metrics_http
 from router.service.servicer import CallerReader, add_to_server
 from router.service.tls import server_credentials, start_health_listener, tls_enabled
 from router.service.tracing import TracingInterceptor
+
+if TYPE_CHECKING:
+    from router.service.connect.server import JsonDoor
 
 log = logging.getLogger(__name__)
 
@@ -126,6 +128,8 @@ def build_server(engine: Engine, config: ServerConfig, address: str | None = Non
     http = config.http_port if http_port is None else http_port
     if http_port is None and http <= 0:
         return running
+    from router.service.connect.server import json_door  # only a server with the JSON door
+
     try:  # the JSON door: the same servicers behind the same interceptors
         door = json_door(servicer, health_servicer, interceptors, config, host, http,
                          engine.config.index.search_threads)

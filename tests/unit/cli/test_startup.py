@@ -31,6 +31,26 @@ def test_building_the_command_line_parser_imports_no_heavy_library() -> None:
     assert json.loads(python_stdout(script)) == []
 
 
+# what a Reindex, the console or the JSON door need, never a plain server's start
+BUILD_ONLY = ("router.builder.pipeline", "router.builder.admitting", "router.admission.checks",
+              "router.skills.registry", "httpx2", "router.console.auth", "router.door.httpd",
+              "uvicorn", "importlib.metadata")
+
+
+def test_a_servers_start_imports_none_of_the_build_the_console_or_the_json_door() -> None:
+    script = (
+        "import json, sys\n"
+        "import router.cli.service, router.engine, router.service.server\n"
+        "from router.config import OpsConfig, ServerConfig\n"
+        "from router.console.embedded import EmbeddedConsole\n"
+        "EmbeddedConsole(ServerConfig(), OpsConfig(), 0)\n"
+        f"named = {BUILD_ONLY!r}\n"
+        "print(json.dumps(sorted(m for m in sys.modules\n"
+        "                        if any(m == h or m.startswith(h + '.') for h in named))))\n"
+    )
+    assert json.loads(python_stdout(script)) == []
+
+
 class _SlowModel:
     """An embedder whose load waits for the caller's block to signal that it is running."""
 
