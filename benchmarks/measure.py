@@ -162,7 +162,10 @@ def serve_process(index_dir: Path, env: dict[str, str] | None = None,
         proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log_file,
                                 env=child_env(env))
         try:
-            _wait_for_port(proc, port, time.perf_counter() + timeout, log_file)
+            deadline = time.perf_counter() + timeout
+            _wait_for_port(proc, port, deadline, log_file)
+            if http_port:
+                _wait_for_port(proc, http_port, deadline, log_file)
             yield f"127.0.0.1:{port}"
         finally:
             proc.terminate()

@@ -121,15 +121,16 @@ def build_server(engine: Engine, config: ServerConfig, address: str | None = Non
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     reflection.enable_server_reflection(
         (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    http = config.http_port if http_port is None else http_port
+    wants_json = http_port is not None or http > 0
+    if wants_json:  # imported only by a server with the JSON door, before either port is bound
+        from router.service.connect.server import json_door
     port = _bind(server, target, credentials)
     host = target.rsplit(":", 1)[0] if ":" in target else target
     running = RouterServer(server=server, port=port, address=f"{host}:{port}",
                            health=health_servicer, gate=gate, audit=audit)
-    http = config.http_port if http_port is None else http_port
-    if http_port is None and http <= 0:
+    if not wants_json:
         return running
-    from router.service.connect.server import json_door  # only a server with the JSON door
-
     try:  # the JSON door: the same servicers behind the same interceptors
         door = json_door(servicer, health_servicer, interceptors, config, host, http,
                          engine.config.index.search_threads)
