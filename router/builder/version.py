@@ -33,7 +33,7 @@ from router.index.body import body_excerpt
 from router.index.lexical import LexicalIndex, skill_document
 from router.index.own_requests import Catalog
 from router.index.store import FORMAT_VERSION
-from router.index.vectors import embed_skills, previous_vectors
+from router.index.vectors import embed_skills, previous_vectors, written_vectors
 from router.index.version_files import (
     COMPACT_FROM,
     build_record,
@@ -159,6 +159,7 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     point_current(root, version)
+    written_vectors(final, embedder.model_id, ordered, vectors)  # for the next build
     seconds = time.perf_counter() - started
     log.info("built index %s: %d skills (%d embeddings reused) in %.2fs",
              version, len(ordered), reused, seconds)
