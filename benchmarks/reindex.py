@@ -97,14 +97,10 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
     import json
     import logging
-    import tempfile
 
-    from benchmarks.encoders import CachedEmbedder, skill_vectors
-    from benchmarks.options import BenchOptions
-    from router.config import DEFAULT_MODEL
-    from router.encoders.factory import make_embedder
-    from router.index.query_encoder import prepare_query_embedder, query_embedder
+    from benchmarks.openmp import passive_wait
 
+    passive_wait()  # as `make bench` runs (benchmarks.openmp), before torch and faiss load
     p = argparse.ArgumentParser(prog="python -m benchmarks.reindex", description=__doc__)
     p.add_argument("--size", type=int, default=10_000)
     p.add_argument("--seed", type=int, default=7)
@@ -115,25 +111,36 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(name)s: %(message)s")
-    options = BenchOptions(sizes=(args.size,), out_dir=Path(args.out), seed=args.seed,
-                           embed_limit=args.embed_limit)
+    figures = _measure(args.size, args.seed, args.embed_limit, Path(args.out), args.profile)
+    print(json.dumps(figures))
+    for name, value in rows(figures):
+        print(f"{name:<60} {value}")
+    return 0
+
+
+def _measure(size: int, seed: int, embed_limit: int, out: Path,
+             profile: str | None) -> dict[str, Any]:
+    import tempfile
+
+    from benchmarks.encoders import CachedEmbedder, skill_vectors
+    from benchmarks.options import BenchOptions
+    from router.config import DEFAULT_MODEL
+    from router.encoders.factory import make_embedder
+    from router.index.query_encoder import prepare_query_embedder, query_embedder
+
+    options = BenchOptions(sizes=(size,), out_dir=out, seed=seed, embed_limit=embed_limit)
     work = Path(tempfile.mkdtemp(prefix="skill-router-reindex-"))
     try:
         torch = make_embedder(DEFAULT_MODEL, backend="torch")
         onnx_dir = work / "onnx-export"
         prepare_query_embedder(DEFAULT_MODEL, onnx_dir, backend="onnx-int8")
-        vectors, _ = skill_vectors(options, args.size, onnx_dir / ".onnx")
-        cached = CachedEmbedder(DEFAULT_MODEL, bench_catalog.catalog(args.size, args.seed),
-                                vectors, torch)
+        vectors, _ = skill_vectors(options, size, onnx_dir / ".onnx")
+        cached = CachedEmbedder(DEFAULT_MODEL, bench_catalog.catalog(size, seed), vectors,
+                                torch)
         query = query_embedder(DEFAULT_MODEL, onnx_dir, backend="onnx-int8")
-        figures = reindex_figures(work, args.size, args.seed, cached, query,
-                                  profile=args.profile)
+        return reindex_figures(work, size, seed, cached, query, profile=profile)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print(json.dumps(figures))
-    for name, value in rows(figures):
-        print(f"{name:<60} {value}")
-    return 0
 
 
 if __name__ == "__main__":
