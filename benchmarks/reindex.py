@@ -13,6 +13,7 @@ so each unchanged skill's admission reading is kept (``router.builder.admission_
 
 from __future__ import annotations
 
+import cProfile
 import shutil
 import time
 from collections.abc import Iterator
@@ -33,9 +34,10 @@ CHANGED_OVER_NO_OP_S = 1.0
 
 
 def reindex_figures(work: Path, size: int, seed: int, build: Embedder,
-                    query: Embedder) -> dict[str, Any]:
+                    query: Embedder, profile: str | None = None) -> dict[str, Any]:
     """Seconds of a full build, a no-op Reindex and a one-changed Reindex of ``size`` skills
-    (``build``: the skills' encoder; ``query``: the one the gate is calibrated on)."""
+    (``build``: the skills' encoder; ``query``: the one the gate is calibrated on;
+    ``profile``: a file for cProfile stats of the one-changed Reindex)."""
     folder, out = work / f"reindex-catalog-{size}", work / f"reindex-{size}"
     shutil.rmtree(folder, ignore_errors=True)
     write(folder, size, seed)
@@ -47,9 +49,15 @@ def reindex_figures(work: Path, size: int, seed: int, build: Embedder,
     seconds: dict[str, float] = {}
 
     def timed(case: str, served: pipeline.Served | None) -> pipeline.BuildOutcome:
+        profiler = cProfile.Profile() if profile and case == "one_changed" else None
         started = time.perf_counter()
+        if profiler is not None:
+            profiler.enable()
         outcome = pipeline.build(plan, out, served=served, embedder=build)
         seconds[case] = round(time.perf_counter() - started, 3)
+        if profiler is not None and profile:
+            profiler.disable()
+            profiler.dump_stats(profile)
         return outcome
 
     timed("full_build", None)
@@ -80,3 +88,60 @@ def rows(figures: dict[str, Any]) -> Iterator[tuple[str, str]]:
            f"full build {f['full_build_s']:.2f} s")
     yield (f"reindex targets: no-op <= {NO_OP_TARGET_S:.0f} s, changed <= no-op + "
            f"{CHANGED_OVER_NO_OP_S:.0f} s", "met" if f["met"] else "NOT met")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m benchmarks.reindex``: these figures alone (the skills' vectors cached as
+    ``make bench`` caches them; ``--profile`` writes cProfile stats of the one-changed
+    Reindex)."""
+    import argparse
+    import json
+    import logging
+
+    from benchmarks.openmp import passive_wait
+
+    passive_wait()  # as `make bench` runs (benchmarks.openmp), before torch and faiss load
+    p = argparse.ArgumentParser(prog="python -m benchmarks.reindex", description=__doc__)
+    p.add_argument("--size", type=int, default=10_000)
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--embed-limit", type=int, default=200, metavar="N")
+    p.add_argument("--out", default="bench_results", help="holds the vectors' cache")
+    p.add_argument("--profile", metavar="FILE", help="cProfile stats of the one-changed run")
+    p.add_argument("--verbose", action="store_true", help="log the build's stages")
+    args = p.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(asctime)s %(name)s: %(message)s")
+    figures = _measure(args.size, args.seed, args.embed_limit, Path(args.out), args.profile)
+    print(json.dumps(figures))
+    for name, value in rows(figures):
+        print(f"{name:<60} {value}")
+    return 0
+
+
+def _measure(size: int, seed: int, embed_limit: int, out: Path,
+             profile: str | None) -> dict[str, Any]:
+    import tempfile
+
+    from benchmarks.encoders import CachedEmbedder, skill_vectors
+    from benchmarks.options import BenchOptions
+    from router.config import DEFAULT_MODEL
+    from router.encoders.factory import make_embedder
+    from router.index.query_encoder import prepare_query_embedder, query_embedder
+
+    options = BenchOptions(sizes=(size,), out_dir=out, seed=seed, embed_limit=embed_limit)
+    work = Path(tempfile.mkdtemp(prefix="skill-router-reindex-"))
+    try:
+        torch = make_embedder(DEFAULT_MODEL, backend="torch")
+        onnx_dir = work / "onnx-export"
+        prepare_query_embedder(DEFAULT_MODEL, onnx_dir, backend="onnx-int8")
+        vectors, _ = skill_vectors(options, size, onnx_dir / ".onnx")
+        cached = CachedEmbedder(DEFAULT_MODEL, bench_catalog.catalog(size, seed), vectors,
+                                torch)
+        query = query_embedder(DEFAULT_MODEL, onnx_dir, backend="onnx-int8")
+        return reindex_figures(work, size, seed, cached, query, profile=profile)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -7,12 +7,16 @@ from __future__ import annotations
 
 import logging
 import re
+import sys
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from router.common.memo import Memo
+
 RRF_K = 60  # the usual reciprocal-rank constant
 _WORD = re.compile(r"[a-z0-9]+")
+_WORDS: Memo[str, tuple[str, ...]] = Memo()  # a document's words (kept between builds)
 
 Encode = Callable[[Sequence[str]], np.ndarray]  # texts -> L2-normalised rows
 
@@ -40,12 +44,13 @@ def bm25_scores(documents: Sequence[str], requests: Sequence[str]) -> np.ndarray
 
     stop = frozenset(STOPWORDS_EN)
 
-    def words(text: str) -> list[str]:
-        return [w for w in _WORD.findall(text.lower()) if w not in stop]
+    def words(text: str) -> tuple[str, ...]:
+        return tuple(sys.intern(w) for w in _WORD.findall(text.lower()) if w not in stop)
 
     out = np.zeros((len(requests), len(documents)), dtype=np.float32)
     vocab: dict[str, int] = {}
-    ids = [[vocab.setdefault(w, len(vocab)) for w in words(d)] for d in documents]
+    split = _WORDS.many(documents, lambda todo: [words(d) for d in todo])
+    ids = [[vocab.setdefault(w, len(vocab)) for w in doc] for doc in split]
     if not vocab:
         return out
     bm25 = bm25s.BM25()

@@ -13,6 +13,8 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Sequence
 
+import numpy as np
+
 from router.admission.model import Finding, Severity, SkillText
 
 # Lookalikes of Latin letters and digits (Cyrillic, Greek, Armenian, Latin variants, and the
@@ -79,21 +81,39 @@ def check(skills: Sequence[SkillText]) -> dict[str, list[Finding]]:
 def _candidates(words: dict[str, str]) -> list[tuple[str, str]]:
     """Pairs of keys whose descriptions share at least half their word trigrams (trigrams
     common to more than ``_COMMON`` descriptions ignored): near duplicates without comparing
-    every pair."""
-    shingles = {k: {tuple(w[i:i + 3]) for i in range(max(1, len(w) - 2))}
-                for k, text in words.items() if (w := text.split())}
-    holders: dict[tuple[str, ...], list[str]] = defaultdict(list)
-    for key, grams in shingles.items():
-        for gram in grams:
-            holders[gram].append(key)
-    shared: dict[tuple[str, str], int] = defaultdict(int)
-    for keys in holders.values():
-        if len(keys) <= _COMMON:
-            for i, a in enumerate(keys):
-                for b in keys[i + 1:]:
-                    shared[(a, b) if a < b else (b, a)] += 1
-    return sorted(pair for pair, n in shared.items()
-                  if n >= 0.5 * min(len(shingles[pair[0]]), len(shingles[pair[1]])))
+    every pair. The pairs of each trigram's holders are made in arrays, a group of trigrams
+    with as many holders at a time, and counted at once: the same counts as pair by pair."""
+    shingles = {k: grams for k, text in words.items() if (grams := _trigrams(text))}
+    keys = list(shingles)
+    column: dict[tuple[str, ...], int] = {}
+    cols = np.asarray([column.setdefault(g, len(column)) for grams in shingles.values()
+                       for g in grams], dtype=np.int64)
+    sizes = np.fromiter((len(g) for g in shingles.values()), dtype=np.int64, count=len(keys))
+    if len(keys) < 2:
+        return []
+    order = np.argsort(cols, kind="stable")  # each trigram's holders together, in key order
+    holders = np.repeat(np.arange(len(keys), dtype=np.int64), sizes)[order]
+    counts = np.bincount(cols, minlength=len(column))
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+    pairs = [np.zeros(0, dtype=np.int64)]
+    for held in range(2, _COMMON + 1):
+        first = starts[counts == held]
+        if len(first):
+            block = holders[first[:, None] + np.arange(held)]
+            a, b = np.triu_indices(held, 1)
+            pairs.append(block[:, a].ravel() * len(keys) + block[:, b].ravel())
+    codes, shared = np.unique(np.concatenate(pairs), return_counts=True)
+    a, b = codes // max(len(keys), 1), codes % max(len(keys), 1)
+    near = shared >= 0.5 * np.minimum(sizes[a], sizes[b])
+    return sorted((keys[i], keys[j]) if keys[i] < keys[j] else (keys[j], keys[i])
+                  for i, j in zip(a[near].tolist(), b[near].tolist(), strict=True))
+
+
+@functools.lru_cache(maxsize=1 << 17)  # a catalog's descriptions, build after build
+def _trigrams(text: str) -> frozenset[tuple[str, ...]]:
+    """The word trigrams of ``text`` (its one or two words for a shorter one)."""
+    w = text.split()
+    return frozenset(tuple(w[i:i + 3]) for i in range(max(1, len(w) - 2))) if w else frozenset()
 
 
 def _pairs(group: list[SkillText]) -> list[tuple[SkillText, SkillText]]:

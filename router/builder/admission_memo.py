@@ -4,7 +4,8 @@ Reindex after one skill changed reads and checks that skill alone.
 A skill's text (``router.admission.model.SkillText``: its skill file's body, its bundled text
 files, its folder's digest) and the findings of the per-skill checks depend on its files only.
 They are kept under a key made of the skill's identity and the digest of every one of its
-files, as the build just recorded them (``router.skills.digests``): a file changed, added or
+files (path, size and content digest; not the modification time), as the build just recorded
+them (``router.skills.digests``): a file changed, added or
 removed makes another key, and a skill whose digests left files out (past their bounds) is
 never kept. The catalog-wide measures (imitation, hubs, the content scan's cache) run on the
 whole catalog as before. ``MEMO_SKILLS`` skills are kept, the least recently used dropped.
@@ -29,8 +30,11 @@ def memo_key(skill: Skill, origin: str, digests: SkillDigests | None) -> Hashabl
     """The key of ``skill`` as its files are now; None when they are not all known."""
     if digests is None or not digests.complete or not digests.files:
         return None
+    # the files' content only: a modification time that moved (a file touched, or first
+    # recorded without one as too recent to trust) does not change what admission reads
     return (skill.key, skill.location, skill.base_dir, skill.kind, skill.name,
-            skill.description, skill.content_hash, origin, digests.files)
+            skill.description, skill.content_hash, origin,
+            tuple((f.path, f.size, f.digest) for f in digests.files))
 
 
 class ReadMemo:

@@ -10,6 +10,7 @@ import dataclasses
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,7 @@ from router.builder.recorded import ADMISSION_KEY
 from router.common.stages import stage
 from router.config import AdmissionConfig, FeedbackConfig
 from router.encoders.base import Embedder
+from router.encoders.kept import encode_kept
 from router.errors import Unavailable
 from router.examples.loading import fingerprint
 from router.examples.model import Example
@@ -46,7 +48,7 @@ from router.learning.backends import open_store
 from router.skills.digests import SkillDigests
 from router.skills.model import Diagnostic, DiscoveryResult, Level, Skill, SkillKind
 from router.skills.sources.base import SkillSource
-from router.skills.sources.registries import origin_of
+from router.skills.sources.registries import origins
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +108,8 @@ def _admit(found: DiscoveryResult, config: AdmissionConfig, embedder: Embedder,
     approvals."""
     (index_dir, source, located), (policies, approvals) = where, rules
     known, digested = prior.known, prior.digested or {}
-    read = [_read(s, source, digested.get(s.key)) for s in found.skills]
+    read = [_read(s, source, digested.get(s.key), origin)
+            for s, origin in zip(found.skills, origins(found.skills), strict=True)]
     texts = [text for text, _ in read]
     checked = {text.key: findings for text, findings in read}
     catalogs = {s.key: s.catalog for s in found.skills}
@@ -121,14 +124,15 @@ def _admit(found: DiscoveryResult, config: AdmissionConfig, embedder: Embedder,
         vectors, _ = embed_skills(found.skills, embedder, cache, False)
         made = {text_key(embedder.model_id, embedding_text(s)): v
                 for s, v in zip(found.skills, vectors, strict=True)}
-        for key, more in hub_findings(texts, requests, embedder.encode, catalogs,
+        # the probes' rows as this encoder made them for an earlier build of the process
+        for key, more in hub_findings(texts, requests, partial(encode_kept, embedder), catalogs,
                                       vectors).items():
             extra.setdefault(key, []).extend(more)
     version = ""
-    on_disk = {s.base_dir: t for s, t in zip(found.skills, texts, strict=True)
-               if s.kind is not SkillKind.MCP_TOOL and Path(s.base_dir).is_dir()}
     not_run = ""
     if located.path:
+        on_disk = {s.base_dir: t for s, t in zip(found.skills, texts, strict=True)
+                   if s.kind is not SkillKind.MCP_TOOL and Path(s.base_dir).is_dir()}
         outcome = cached_scan({f: t.digest for f, t in on_disk.items()}, located.path,
                               index_dir)
         version, warnings = outcome.version, list(outcome.warnings)
@@ -179,21 +183,21 @@ def _approvals(index_dir: str | Path, feedback: FeedbackConfig | None) -> list[A
         store.close()
 
 
-def _read(skill: Skill, source: SkillSource | None, digests: SkillDigests | None) -> Read:
+def _read(skill: Skill, source: SkillSource | None, digests: SkillDigests | None,
+          origin: str) -> Read:
     """What admission reads of ``skill`` and its own checks' findings: as kept by an earlier
     build of this process when every file of the skill is as it was, else read now."""
-    key = memo_key(skill, origin_of(skill), digests)
+    key = memo_key(skill, origin, digests)
     kept = MEMO.get(key)
     if kept is not None:
         return kept
-    text = _text(skill, source)
+    text = _text(skill, source, origin)
     read = (text, tuple(checks.check(text)))
     MEMO.put(key, read)
     return read
 
 
-def _text(skill: Skill, source: SkillSource | None) -> SkillText:
-    origin = origin_of(skill)
+def _text(skill: Skill, source: SkillSource | None, origin: str) -> SkillText:
     if skill.kind is SkillKind.MCP_TOOL:
         return SkillText(skill.key, skill.name, skill.description, "", skill.content_hash,
                          origin)

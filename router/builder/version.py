@@ -19,6 +19,7 @@ import uuid
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 from router.builder.fine_tune import stage as encoder_fine_tune
@@ -27,13 +28,19 @@ from router.common.checkpoints import checkpoint
 from router.common.stages import stage
 from router.encoders.base import Embedder
 from router.examples.model import Example
-from router.index import dense, digest_store
+from router.index import codebooks, dense, digest_store
 from router.index import example_store as stored_examples
 from router.index.body import body_excerpt
 from router.index.lexical import LexicalIndex, skill_document
 from router.index.own_requests import Catalog
 from router.index.store import FORMAT_VERSION
-from router.index.vectors import embed_skills, previous_vectors
+from router.index.vectors import (
+    embed_skills,
+    embedding_text,
+    previous_vectors,
+    text_key,
+    written_vectors,
+)
 from router.index.version_files import (
     COMPACT_FROM,
     build_record,
@@ -100,6 +107,8 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
     placed = build_record(embedder)
     embedder = fine_tuned.embedder
     cache = previous_vectors(root, embedder.model_id) if reuse else {}
+    books = codebooks.kept(root, cache, [text_key(embedder.model_id, embedding_text(s))
+                                         for s in ordered])  # the graph's, when few changed
     cache.update(fine_tuned.known)
     cache.update(carried.known or {})
     mark = time.perf_counter()
@@ -115,7 +124,7 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
     # the FAISS graph (native, GIL released) is built on a thread while BM25 and the examples
     # run here: at 1M skills each takes about a minute, so overlapping them saves one
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="faiss-build") as pool:
-        graph = pool.submit(dense.build, vectors)
+        graph = pool.submit(partial(dense.build, vectors, trained=books.index))
         lexical = LexicalIndex.build(documents, carried.workers)
         learned = stored_examples.prepare(
             Catalog([s.key for s in ordered], vectors, documents, lexical,
@@ -148,6 +157,7 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
             "libraries": library_versions(), "settings": dict(carried.settings),
             "build": placed, "source": source.key,
             **learned.manifest(), encoder_fine_tune.RECORD: fine_tuned.record,
+            **books.written(dense_index, version),
             "files": checksums(tmp),
         }
         write_json(tmp / MANIFEST, manifest, compact=len(ordered) > COMPACT_FROM)
@@ -159,6 +169,7 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     point_current(root, version)
+    written_vectors(final, embedder.model_id, ordered, vectors)  # for the next build
     seconds = time.perf_counter() - started
     log.info("built index %s: %d skills (%d embeddings reused) in %.2fs",
              version, len(ordered), reused, seconds)

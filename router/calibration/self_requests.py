@@ -13,6 +13,7 @@ whose opening words several skills share (a template's boilerplate) stands for n
 
 from __future__ import annotations
 
+import functools
 import re
 import zlib
 from collections import Counter
@@ -54,6 +55,11 @@ def body_sentences(body: str, chars: int) -> list[str]:
     return out
 
 
+@functools.lru_cache(maxsize=1 << 17)  # a catalog's bodies, build after build
+def _sentences(body: str, chars: int) -> tuple[str, ...]:
+    return tuple(body_sentences(body, chars))
+
+
 def _opening(sentence: str) -> str:
     return " ".join(sentence.lower().split()[:OPENING])
 
@@ -62,7 +68,7 @@ def self_requests(keys: Sequence[str], bodies: Sequence[str], chars: int,
                   per_skill: int = PER_SKILL, most: int = MOST) -> list[SelfRequest]:
     """Up to ``per_skill`` sentences of each skill's body (spread over it), skills taken in a
     fixed order of their ``keys``' hashes until ``most`` sentences are taken."""
-    found = [body_sentences(body, chars) for body in bodies]
+    found = [_sentences(body, chars) for body in bodies]
     shared = Counter(o for sentences in found for o in {_opening(s) for s in sentences})
     out: list[SelfRequest] = []
     for i in sorted(range(len(keys)), key=lambda i: (zlib.crc32(keys[i].encode()), keys[i])):

@@ -99,13 +99,15 @@ def choose_kind(count: int) -> str:
 
 
 def build(vectors: np.ndarray, kind: str | None = None, *, m: int = HNSW_M,
-          ef_search: int = HNSW_EF_SEARCH) -> Any:
-    """An inner-product index over ``vectors`` (``kind`` None: by size, see ``choose_kind``)."""
+          ef_search: int = HNSW_EF_SEARCH, trained: Any = None) -> Any:
+    """An inner-product index over ``vectors`` (``kind`` None: by size, see ``choose_kind``);
+    ``trained``: product codes whose code books are taken instead of training new ones (they
+    must pass the same recall check, else new ones are trained)."""
     faiss = _faiss()
     dim = int(vectors.shape[1])
     kind = kind or choose_kind(len(vectors))
     if kind == FLAT_PQ:
-        codes = _product_codes(vectors)
+        codes = _product_codes(vectors, trained)
         if codes is not None:
             return codes
         kind = FLAT16
@@ -129,7 +131,7 @@ def build(vectors: np.ndarray, kind: str | None = None, *, m: int = HNSW_M,
     return index
 
 
-def _product_codes(vectors: np.ndarray) -> Any:
+def _product_codes(vectors: np.ndarray, trained: Any = None) -> Any:
     """A product-code index over ``vectors``, or None (with a warning) where its shortlists
     miss more of its own vectors' exact neighbours than ``PQ_CHECK_RECALL`` allows."""
     faiss = _faiss()
@@ -139,9 +141,14 @@ def _product_codes(vectors: np.ndarray) -> Any:
         log.warning("no product codes for %d vectors of %d dimensions; a float16 scan "
                     "serves", count, dim)
         return None
-    index = faiss.IndexPQFastScan(dim, dim // 2, 4, faiss.METRIC_INNER_PRODUCT)
-    index.pq.cp.niter = PQ_TRAIN_ITERATIONS
-    index.train(rows)
+    if kind_of(trained) == FLAT_PQ and (trained.d, trained.M) == (dim, dim // 2):
+        index = faiss.deserialize_index(faiss.serialize_index(trained))
+        index.reset()  # the code books stay
+    else:
+        trained = None
+        index = faiss.IndexPQFastScan(dim, dim // 2, 4, faiss.METRIC_INNER_PRODUCT)
+        index.pq.cp.niter = PQ_TRAIN_ITERATIONS
+        index.train(rows)
     index.add(rows)
     picked = np.random.default_rng(0).choice(count, min(PQ_CHECK_ROWS, count), replace=False)
     probes = rows[np.sort(picked)]
@@ -149,6 +156,8 @@ def _product_codes(vectors: np.ndarray) -> Any:
     exact = np.argpartition(-(probes @ rows.T), depth - 1, axis=1)[:, :depth]
     _, found = index.search(probes, depth * SHORTLIST_FACTOR)
     recall = float(np.mean([np.isin(e, f).mean() for e, f in zip(exact, found, strict=True)]))
+    if recall < PQ_CHECK_RECALL and trained is not None:
+        return _product_codes(vectors)  # the code books kept no longer fit: trained anew
     if recall < PQ_CHECK_RECALL:
         log.warning("product codes found %.4f of the exact neighbours of %d vectors (bound "
                     "%.3f); a float16 scan serves", recall, count, PQ_CHECK_RECALL)

@@ -42,6 +42,7 @@ from router.calibration.gate_fit import calibrate_gate
 from router.calibration.settings import Fit, FittedSettings, Seen
 from router.calibration.settings_fit import ExampleRows, fit_to_examples
 from router.encoders.base import Embedder
+from router.encoders.kept import encode_kept
 from router.errors import IndexUnavailable
 from router.examples import selection
 from router.examples.loading import fingerprint
@@ -183,10 +184,10 @@ def prepare(catalog: Catalog, examples: Sequence[Example], embedder: Embedder, r
     if query is not None and (query.model_id != embedder.model_id
                               or vectors_of(query) == vectors_of(embedder)):
         query = None  # the same vectors (or another model: a fine-tuned one serves its own)
-    asked = None if query is None else query.encode(list(calibration_texts))  # ... as turns
+    asked = None if query is None else encode_kept(query, calibration_texts)  # ... as turns
     positions = {n: i for i, n in enumerate(names)}
     index = as_index(chosen.rows, rows, positions, skill_vectors)
-    held_out = None if query is None or index is None else query.encode(list(index.queries))
+    held_out = None if query is None or index is None else encode_kept(query, index.queries)
     fit, expanded = _fit(index, catalog, query or embedder, held_out,
                          trained) if fit_settings else (None, None)
     words = gate_store.best_bm25(calibration_texts, expanded or lexical)

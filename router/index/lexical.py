@@ -13,17 +13,17 @@ by at most 0.013. 100,000 synthetic skills build in about 19 s; a request takes 
 
 bm25s builds the index; the saved files (``lexical.json`` with the stopword list the index was
 built with, ``vocab.json``, and the score matrix as ``data.npy``, ``indices.npy`` and
-``indptr.npy``) are this module's own and load with numpy alone (see ``LexicalIndex``).
-
-Searching is thread-safe: the score matrix is only read, and each thread keeps its own
-stemmer (PyStemmer objects must not be shared between threads).
-"""
+``indptr.npy``) are this module's own and load with numpy alone (see ``LexicalIndex``). A build
+keeps each document's words for the next build of the process. Searching is thread-safe: the
+score matrix is only read, and each thread keeps its own stemmer (PyStemmer objects must not be
+shared between threads)."""
 
 from __future__ import annotations
 
 import json
 import logging
 import re
+import sys
 import threading
 from collections.abc import Sequence
 from functools import lru_cache, partial
@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from router.common.memo import Memo
 from router.common.workers import Workers
 
 log = logging.getLogger(__name__)
@@ -98,6 +99,10 @@ def _tokenize_all(docs: list[str], stopwords: frozenset[str]) -> list[list[str]]
     return [tokenize(doc, stopwords) for doc in docs]
 
 
+# a document's terms (one stopword list), kept: a document split before is not split again
+_TOKENS: Memo[str, tuple[str, ...]] = Memo()
+
+
 def _bm25s() -> Any:
     """Import bm25s, undoing the DEBUG level it sets on its own logger at import time so the
     application's logging configuration decides what is shown."""
@@ -146,7 +151,8 @@ class LexicalIndex:
 
         stopwords = english_stopwords()
         words = partial(_tokenize_all, stopwords=stopwords)
-        corpus = workers.map(words, docs) if workers is not None else words(list(docs))
+        corpus = _TOKENS.many(docs, lambda todo: [tuple(map(sys.intern, d)) for d in (
+            workers.map(words, todo) if workers is not None else words(todo))])
         # Term ids in order of first use: bm25s would number terms in the order of a Python
         # set, which changes with each process's string hashing, and so would the files.
         vocab: dict[str, int] = {}
@@ -155,7 +161,6 @@ class LexicalIndex:
         bm25.index((ids, vocab), show_progress=False)
         if bm25.nonoccurrence_array is not None:  # only BM25L / BM25+ have one
             raise ValueError(f"unsupported BM25 variant {bm25.method!r}")
-        log.debug("lexical index built: %d documents, %d terms", len(docs), len(bm25.vocab_dict))
         scores = bm25.scores
         indptr = np.asarray(scores["indptr"])
         # bm25s adds "" to its vocabulary without a column; tokenize never yields it.
@@ -198,10 +203,8 @@ class LexicalIndex:
     def search(self, query: str, k: int,
                within: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The best ``k`` documents with a positive score, best first (ties: lower id first);
-        ``within`` (sorted ids): only those documents.
-
-        Returns ``(ids int64, scores float32)``; both are empty when no query word is indexed.
-        """
+        ``within`` (sorted ids): only those documents. Returns ``(ids int64, scores float32)``;
+        both are empty when no query word is indexed."""
         scores = self._all_scores(query)
         if scores is None or k <= 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
@@ -285,10 +288,8 @@ class LexicalIndex:
         """
         settings = json.loads((directory / _SETTINGS_FILE).read_text(encoding="utf-8"))
         if settings.get("tokenizer_version") != TOKENIZER_VERSION:
-            raise ValueError(
-                f"lexical index in {directory} uses tokenizer version "
-                f"{settings.get('tokenizer_version')}, expected {TOKENIZER_VERSION}"
-            )
+            raise ValueError(f"lexical index in {directory} uses tokenizer version "
+                             f"{settings.get('tokenizer_version')}, expected {TOKENIZER_VERSION}")
         if settings.get("format") != FORMAT:
             raise ValueError(f"lexical index in {directory} has format "
                              f"{settings.get('format')}, expected {FORMAT}; rebuild the index")

@@ -15,6 +15,7 @@ from router.calibration.fusion_fit import fit_to_own_requests
 from router.calibration.self_requests import self_requests
 from router.calibration.settings import FittedSettings
 from router.encoders.base import Embedder
+from router.encoders.kept import encode_kept
 from router.index.lexical import LexicalIndex
 from router.index.vectors import catalog_centroid
 
@@ -40,7 +41,7 @@ def fit_own(catalog: Catalog, encoder: Embedder, *, gate: bool,
         (gate or fusion) and catalog.bodies) else []
     if not own:
         return None, None
-    vectors = np.asarray(encoder.encode([r.text for r in own]), dtype=np.float32)
+    vectors = encode_kept(encoder, [r.text for r in own])
     tuning = fit_to_own_requests(catalog.vectors, catalog_centroid(catalog.vectors),
                                  catalog.documents, own, vectors,
                                  LexicalIndex.build) if fusion else None

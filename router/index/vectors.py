@@ -10,10 +10,11 @@ from pathlib import Path
 
 import numpy as np
 
+from router.common.memo import Memo
 from router.common.stages import stage
 from router.encoders.base import Embedder, document_text
 from router.errors import IndexUnavailable
-from router.index.versions.layout import VERSIONS, current_version, read_manifest
+from router.index.versions.layout import MANIFEST, VERSIONS, current_version, read_manifest
 from router.skills.model import Skill
 
 
@@ -35,16 +36,58 @@ def text_key(model_id: str, text: str) -> str:
 
 def previous_vectors(root: Path, model_id: str) -> dict[str, np.ndarray]:
     """Embeddings of the current index keyed by (model, text), for incremental builds. Reads
-    only the manifest, the records and the vectors; anything unreadable means no reuse."""
+    only the manifest, the records and the vectors; anything unreadable means no reuse. The
+    last version read (or written, ``written_vectors``) is kept for the next build of this
+    process while its files are as they were (same folder, sizes and modification times)."""
     try:
         folder = root / VERSIONS / current_version(root)
-        if read_manifest(folder).get("model") != model_id:
-            return {}
-        records = json.loads((folder / "skills.json").read_text(encoding="utf-8"))["skills"]
-        vectors = np.load(folder / "vectors.npy")
-        skills = [Skill.from_dict(r) for r in records]
+        seen = _seen(folder, model_id)
+        found = _READ_BEFORE.get(seen)
+        if found is None:
+            found = _read_vectors(folder, model_id)
+            if len(found) <= KEEP_UPTO:
+                _READ_BEFORE.put(seen, found)
+        return dict(found)
     except (IndexUnavailable, OSError, ValueError, KeyError, TypeError):
         return {}
+
+
+def written_vectors(folder: Path, model_id: str, skills: Sequence[Skill],
+                    vectors: np.ndarray) -> None:
+    """Keep what a build just wrote into version ``folder`` (``skills`` and their ``vectors``,
+    by ``model_id``) as ``previous_vectors`` would read it back (up to ``KEEP_UPTO`` skills:
+    the rows stay in memory)."""
+    try:
+        seen = _seen(folder, model_id)
+    except OSError:
+        return
+    if len(skills) > KEEP_UPTO:
+        return
+    rows = np.asarray(vectors).view()
+    rows.flags.writeable = False
+    _READ_BEFORE.put(seen, {text_key(model_id, embedding_text(s)): rows[i]
+                            for i, s in enumerate(skills)})
+
+
+def _seen(folder: Path, model_id: str) -> tuple[object, ...]:
+    """A version's files as ``previous_vectors`` reads them: changed, they are read again."""
+    return (str(folder.resolve()), model_id,
+            *((f.st_size, f.st_mtime_ns) for f in (
+                (folder / name).stat() for name in (MANIFEST, *_READ))))
+
+
+_READ = ("skills.json", "vectors.npy")
+_READ_BEFORE: Memo[tuple[object, ...], dict[str, np.ndarray]] = Memo(1)
+KEEP_UPTO = 100_000  # skills (150 MB of rows at 384 dimensions)
+
+
+def _read_vectors(folder: Path, model_id: str) -> dict[str, np.ndarray]:
+    if read_manifest(folder).get("model") != model_id:
+        return {}
+    records = json.loads((folder / _READ[0]).read_text(encoding="utf-8"))["skills"]
+    vectors = np.load(folder / _READ[1])
+    vectors.flags.writeable = False  # rows are handed to every later build of the process
+    skills = [Skill.from_dict(r) for r in records]
     if len(skills) != len(vectors):
         return {}
     return {text_key(model_id, embedding_text(s)): vectors[i] for i, s in enumerate(skills)}

@@ -12,6 +12,8 @@ list it (its manifest would not be complete).
 A new build reuses the previous version's digest of a file whose path, size and modification
 time (ns) are unchanged, so a Reindex of a large catalog reads only what changed; any other file
 is hashed again (``content_hash`` covers only the skill file, so it cannot be used for this).
+What this process computed last for a skill folder is reused the same way, before the
+version's record (a Reindex that found nothing changed records nothing new).
 As in git's "racily clean" rule, a file modified less than ``RACY_NS`` before it was hashed is
 recorded without a modification time, so its digest is never reused (a same-size edit within
 the file system's timestamp granularity would otherwise go unseen).
@@ -31,10 +33,12 @@ import os
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from router.common.integrity import sha256_read
+from router.common.memo import Memo
 from router.common.workers import Workers
 from router.errors import StaleFile
 from router.skills.limits import RESOURCE_MAX_BYTES
@@ -158,13 +162,22 @@ def _digest_all(jobs: list[_Job]) -> list[SkillDigests]:
     return [_digest(*job) for job in jobs]
 
 
+# what this process computed last of each skill folder (its skill file and folder), reused by
+# the next build even when the version recorded nothing newer (a Reindex that built nothing)
+_LATEST: Memo[tuple[str, str], SkillDigests] = Memo()
+
+
 def compute_all(skills: Sequence[Skill], previous: Mapping[str, SkillDigests] | None = None,
                 workers: Workers | None = None) -> dict[str, SkillDigests]:
-    """Digests of every skill, by name, reusing ``previous`` where files are unchanged; over
-    ``workers`` when there are many skills (same result)."""
+    """Digests of every skill, by name, reusing ``previous`` (or what this process computed
+    since) where files are unchanged; over ``workers`` when there are many skills (same
+    result)."""
     previous = previous or {}
-    jobs = [(s.location, s.base_dir, previous.get(s.key)) for s in skills]
+    jobs = [(s.location, s.base_dir,
+             _LATEST.get((s.location, s.base_dir)) or previous.get(s.key)) for s in skills]
     found = workers.map(_digest_all, jobs) if workers is not None else _digest_all(jobs)
+    for skill, digested in zip(skills, found, strict=True):
+        _LATEST.put((skill.location, skill.base_dir), digested)
     return {s.key: d for s, d in zip(skills, found, strict=True)}
 
 
@@ -179,11 +192,26 @@ def fingerprint(digests: Mapping[str, SkillDigests]) -> str:
     return hasher.hexdigest()
 
 
+_FRAGMENTS: Memo[SkillDigests, str] = Memo()
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _record_json(digests: SkillDigests) -> str:
+    return _json(digests.to_dict())
+
+
 def write(folder: Path, digests: Mapping[str, SkillDigests]) -> None:
     """``digests.json`` in a version folder (before the manifest's checksums are taken)."""
-    data = {"skills": {name: d.to_dict() for name, d in sorted(digests.items())}}
+    # {"skills": {name: record}} on one line, each skill's record as written for an earlier
+    # build of the process when its files are the same
+    text = "{\"skills\":{" + ",".join(
+        _json(name) + ":" + _FRAGMENTS.of(d, partial(_record_json, d))
+        for name, d in sorted(digests.items())) + "}}"
     with (folder / DIGESTS_FILE).open("w", encoding="utf-8") as handle:
-        json.dump(data, handle, ensure_ascii=False, separators=(",", ":"))
+        handle.write(text)
         handle.flush()
         os.fsync(handle.fileno())
 

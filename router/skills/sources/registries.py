@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -59,11 +59,24 @@ def cache_dir(config: DiscoveryConfig) -> Path:
 
 def origin_of(skill: Skill) -> str:
     """``registry:<url>`` for a skill a registry published, else ``disk:<catalog>``."""
-    try:
-        data = json.loads((Path(skill.base_dir).parent / ORIGIN_FILE).read_text("utf-8"))
-        return f"registry:{data['registry']}"
-    except (OSError, ValueError, KeyError, TypeError):
-        return f"{skill.kind.value}:{skill.catalog}"
+    return origins([skill])[0]
+
+
+def origins(skills: Sequence[Skill]) -> list[str]:
+    """``origin_of`` each of ``skills``, each folder's record read once (a catalog's skills
+    share their parent folder)."""
+    published: dict[Path, str | None] = {}
+    out = []
+    for skill in skills:
+        parent = Path(skill.base_dir).parent
+        if parent not in published:
+            try:
+                data = json.loads((parent / ORIGIN_FILE).read_text("utf-8"))
+                published[parent] = f"registry:{data['registry']}"
+            except (OSError, ValueError, KeyError, TypeError):
+                published[parent] = None
+        out.append(published[parent] or f"{skill.kind.value}:{skill.catalog}")
+    return out
 
 
 def discover_registries(config: DiscoveryConfig, taken: Collection[str] = ()) -> DiscoveryResult:

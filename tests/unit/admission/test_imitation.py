@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from router.admission.imitation import check, skeleton
+import random
+from collections import defaultdict
+from itertools import combinations
+
+from router.admission.imitation import _COMMON, _candidates, _trigrams, check, skeleton
 from router.admission.model import Severity, SkillText
 
 PDF = "Extracts text, tables and images from PDF files, including scanned pages through OCR."
@@ -51,3 +55,33 @@ def test_copies_and_one_origins_skills_are_not_imitations() -> None:
     assert check([skill("x", "x", PDF, "disk:a"), skill("y", "y", PDF, "disk:a")]) == {}
     assert check([skill("x", "x", PDF, "disk:a"),
                   skill("y", "y", "Plans vegetarian dinners for six people.", "disk:b")]) == {}
+
+
+def _pairs_one_by_one(words: dict[str, str]) -> list[tuple[str, str]]:
+    """The near-duplicate candidates counted pair by pair (what ``_candidates`` computes)."""
+    grams = {k: _trigrams(t) for k, t in words.items() if _trigrams(t)}
+    holders: dict[tuple[str, ...], list[str]] = defaultdict(list)
+    for key, held in grams.items():
+        for gram in held:
+            holders[gram].append(key)
+    shared: dict[tuple[str, str], int] = defaultdict(int)
+    for keys in holders.values():
+        if len(keys) <= _COMMON:
+            for a, b in combinations(keys, 2):
+                shared[(min(a, b), max(a, b))] += 1
+    return sorted(p for p, n in shared.items()
+                  if n >= 0.5 * min(len(grams[p[0]]), len(grams[p[1]])))
+
+
+def test_the_candidates_are_the_pairs_counted_one_by_one() -> None:
+    rng = random.Random(3)
+    vocabulary = [f"w{i}" for i in range(40)]
+    common = "reads the files you give it and"  # phrasing in more than _COMMON descriptions
+    words = {f"k{i:03d}": " ".join([*(common.split() if i % 2 else []),
+                                    *rng.choices(vocabulary[: 5 + i % 30], k=rng.randint(0, 9))])
+             for i in range(300)}
+    words["dup-a"] = words["dup-b"] = "one two three four five"
+    expected = _pairs_one_by_one(words)
+    assert ("dup-a", "dup-b") in expected and len(expected) >= 5
+    assert _candidates(words) == expected
+    assert _candidates({}) == [] and _candidates({"only": "one two three"}) == []

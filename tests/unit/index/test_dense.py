@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from router.errors import InvalidRequest
-from router.index import dense
+from router.index import codebooks, dense
 
 
 def _unit_rows(n: int, dim: int = 32, seed: int = 0) -> np.ndarray:
@@ -221,3 +221,22 @@ def test_a_rescored_shortlist_is_best_first_with_ties_to_the_lower_id(seed: int)
         assert np.allclose(scores, rows[ids] @ query[0], atol=1e-6)
         for a, b, i, j in zip(scores, scores[1:], ids, ids[1:], strict=False):
             assert a > b or (a == b and i < j)
+
+
+def test_kept_code_books_encode_new_rows_and_give_way_when_they_no_longer_fit() -> None:
+    faiss = pytest.importorskip("faiss")
+    rows = _clustered_rows(2500)
+    first = dense.build(rows)
+    assert dense.kind_of(first) == dense.FLAT_PQ
+    moved = rows.copy()
+    moved[5] = _clustered_rows(1, seed=9)[0]  # one row changed
+    kept = dense.build(moved, trained=first)
+    books = [faiss.vector_to_array(i.pq.centroids) for i in (first, kept)]
+    assert np.array_equal(*books) and kept.ntotal == 2500  # the same code books, new codes
+    assert codebooks.Kept(first, {"trained_in": "v1", "rows": 2500, "since": 1}).written(
+        kept, "v2") == {codebooks.RECORD: {"trained_in": "v1", "rows": 2500, "since": 1}}
+    small = dense.build(_clustered_rows(2500, seed=5) * np.float32(0.01))  # books near 0
+    unfit = dense.build(_clustered_rows(2500, seed=4), trained=small)
+    assert dense.kind_of(unfit) == dense.FLAT_PQ  # trained anew: the kept ones missed
+    assert not np.array_equal(*(faiss.vector_to_array(i.pq.centroids) for i in (small, unfit)))
+    assert codebooks.Kept().written(unfit, "v3")[codebooks.RECORD]["trained_in"] == "v3"
