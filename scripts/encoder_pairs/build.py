@@ -11,9 +11,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from router.encoders.tools_model.rows import Row
+from router.encoders.tools_model.rows import Row, file_digest, read_rows
 
-from . import apibank, apibench, bfcl, nestful, toolalpaca
+from . import apibank, apibench, bfcl, nestful, skills, toolalpaca
 from .common import (
     SourceError,
     SourceTree,
@@ -55,6 +55,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--toolalpaca", type=Path, help="github.com/tangqiaoyu/ToolAlpaca")
     parser.add_argument("--apibank", type=Path,
                         help="github.com/AlibabaResearch/DAMO-ConvAI (its api-bank folder is read)")
+    parser.add_argument("--keep-pairs", type=Path, default=None, metavar="FILE",
+                        help="the rows of an earlier pairs file, kept (the tool pairs of "
+                        "pairs.jsonl.gz, whose SOURCES.md names their commits)")
+    parser.add_argument("--skills", type=Path, action="append", default=[],
+                        help="a public SKILL.md collection (repeatable; MIT or Apache-2.0, never "
+                        "an evaluation catalog or a benchmark)")
     parser.add_argument("--eval-skills", type=Path, action="append", default=[], required=True,
                         help="a folder of */SKILL.md whose descriptions must stay out (repeatable)")
     parser.add_argument("--eval-queries", type=Path, action="append", default=[], required=True,
@@ -72,9 +78,11 @@ def _check_not_eval(root: Path, eval_paths: Sequence[Path]) -> None:
             raise SourceError(f"{root}: inside the evaluation set {guarded}; not a source")
 
 
-def build(trees: dict[str, SourceTree], sets: EvalSets, log: io.TextIOBase | None = None
-          ) -> list[Row]:
-    """All rows of the sources given: overlap-filtered, deduped, capped and split."""
+def build(trees: dict[str, SourceTree], sets: EvalSets, log: io.TextIOBase | None = None,
+          skill_trees: Sequence[SourceTree] = (),
+          kept_rows: Sequence[Row] = ()) -> list[Row]:
+    """All rows of the sources given (tool sets, kept rows, then skill collections in the order
+    given): overlap-filtered, deduped, capped and split."""
     out = log if log is not None else sys.stdout
     rows: list[Row] = []
     for source in SOURCES:
@@ -91,6 +99,21 @@ def build(trees: dict[str, SourceTree], sets: EvalSets, log: io.TextIOBase | Non
               f"dedupe dropped {len(kept) - len(unique)}; cap dropped {len(unique) - len(capped)}",
               file=out)
         rows += capped
+    if kept_rows:
+        kept, counts = drop_overlap(kept_rows, sets)
+        print(f"kept pairs: {len(kept_rows)} read; overlap dropped {counts.request} by request, "
+              f"{counts.tool_description} by tool description "
+              f"({counts.distractors_removed} distractors removed)", file=out)
+        rows += kept
+    seen = skills.Seen()
+    for tree in skill_trees:
+        label, taken = skills.label_of(tree.root), skills.SkillCounts()
+        found = skills.rows(tree, label, sets, seen, taken)
+        kept, overlap = drop_overlap(found, sets)
+        unique = dedupe(kept)
+        print(f"skills {label}: {taken.line()}; overlap dropped {overlap.request} by request; "
+              f"dedupe dropped {len(kept) - len(unique)}", file=out)
+        rows += unique
     before = len(rows)
     rows = assign_splits(dedupe(rows))
     print(f"across sources: dedupe dropped {before - len(rows)}", file=out)
@@ -121,20 +144,26 @@ def write(rows: Sequence[Row], path: Path) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     roots = {s.option: getattr(args, s.option) for s in SOURCES if getattr(args, s.option)}
-    if not roots:
-        print("give at least one source: --gorilla, --nestful, --toolalpaca or --apibank",
+    if not roots and not args.skills and not args.keep_pairs:
+        print("give at least one source: --gorilla, --nestful, --toolalpaca, --apibank or "
+              "--skills",
               file=sys.stderr)
         return 2
     try:
         sets = load_eval_sets(args.eval_skills, args.eval_queries)
-        for root in roots.values():
+        for root in [*roots.values(), *args.skills]:
             _check_not_eval(root, [*args.eval_skills, *args.eval_queries])
         trees = {option: SourceTree(root) for option, root in roots.items()}
-        for option, tree in sorted(trees.items()):
+        skill_trees = [SourceTree(root) for root in args.skills]
+        for option, tree in [*sorted(trees.items()), *(("skills", t) for t in skill_trees)]:
             print(f"--{option} {tree.root} at {tree.commit() or '(no commit recorded)'}")
         print(f"evaluation sets: {len(sets.requests)} requests, "
               f"{len(sets.descriptions)} skill descriptions from {'; '.join(sets.files)}")
-        rows = build(trees, sets)
+        kept_rows: list[Row] = []
+        if args.keep_pairs:
+            kept_rows = read_rows(args.keep_pairs)
+            print(f"--keep-pairs {args.keep_pairs} ({file_digest(args.keep_pairs)})")
+        rows = build(trees, sets, skill_trees=skill_trees, kept_rows=kept_rows)
     except (SourceError, EvalSetError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -8,6 +8,7 @@ matches only an equal text).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -20,6 +21,7 @@ from .common import normalise_text
 
 NGRAM = 5
 JACCARD = 0.5
+_COPY_SUFFIX = re.compile(r"-\d+$")
 
 
 def shingles(text: str, n: int = NGRAM) -> frozenset[str]:
@@ -74,7 +76,14 @@ class NearDuplicateIndex:
 class EvalSets:
     requests: NearDuplicateIndex = field(default_factory=NearDuplicateIndex)
     descriptions: NearDuplicateIndex = field(default_factory=NearDuplicateIndex)
+    names: set[str] = field(default_factory=set)  # name_key of every skill folder's name
     files: list[str] = field(default_factory=list)
+
+
+def name_key(name: str) -> str:
+    """A skill name as compared with the evaluation skills' names: normalised, a fork's ``-2``
+    suffix dropped."""
+    return normalise_text(_COPY_SUFFIX.sub("", name))
 
 
 class EvalSetError(ValueError):
@@ -110,7 +119,8 @@ def manifest_description(manifest: Path) -> str:
 
 
 def load_eval_sets(skill_dirs: Sequence[Path], query_files: Sequence[Path]) -> EvalSets:
-    """Descriptions of ``<dir>/*/SKILL.md`` and ``<dir>/*/manifest.json``, and the ``query`` of
+    """Folder names and descriptions of ``<dir>/*/SKILL.md`` and ``<dir>/*/manifest.json``, and
+    the ``query`` of
     every line of the JSONL files."""
     sets = EvalSets()
     for folder in skill_dirs:
@@ -119,10 +129,12 @@ def load_eval_sets(skill_dirs: Sequence[Path], query_files: Sequence[Path]) -> E
         if not found and not manifests:
             raise EvalSetError(f"{folder}: no */SKILL.md inside (give a folder of skill folders)")
         for skill_md in found:
+            sets.names.add(name_key(skill_md.parent.name))
             desc = skill_description(skill_md)
             if desc:
                 sets.descriptions.add(desc)
         for manifest in manifests:
+            sets.names.add(name_key(manifest.parent.name))
             desc = manifest_description(manifest)
             if desc:
                 sets.descriptions.add(desc)
