@@ -103,7 +103,8 @@ def dense_scores(v: dict[str, np.ndarray], skills: int) -> dict[str, np.ndarray]
             "name + description + body start, one vector": both,
             "best body passage": best,
             "max(description, best passage)": np.maximum(desc, best),
-            "mean(description, best passage)": (desc + np.maximum(best, desc)) / 2}
+            # a skill without a body passage: its description stands in for one
+            "mean(description, best passage)": (desc + np.where(best > -1, best, desc)) / 2}
 
 
 def bm25_scores(rows: Sequence[dict[str, Any]], requests: Sequence[Request]) -> np.ndarray:
