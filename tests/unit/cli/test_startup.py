@@ -34,7 +34,7 @@ def test_building_the_command_line_parser_imports_no_heavy_library() -> None:
 # what a Reindex, the console or the JSON door need, never a plain server's start
 BUILD_ONLY = ("router.builder.pipeline", "router.builder.admitting", "router.admission.checks",
               "router.skills.registry", "httpx2", "router.console.auth", "router.door.httpd",
-              "uvicorn", "importlib.metadata")
+              "uvicorn")
 
 
 def test_a_servers_start_imports_none_of_the_build_the_console_or_the_json_door() -> None:
