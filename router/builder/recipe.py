@@ -108,15 +108,18 @@ class Recipe:
     def build(self, sources: Sources = Sources(), *, serving: Embedder | None = None,
               served: pipeline.Served | None = None, full: bool = False,
               before_prune: Callable[[IndexInfo], None] | None = None,
-              export: bool = False) -> pipeline.BuildOutcome:
+              export: bool = False, embedder: Embedder | None = None,
+              ) -> pipeline.BuildOutcome:
         """Gather, build (``router.builder.pipeline.build``: ``served``, ``full`` and
         ``before_prune`` as there), when ``export`` and a version was built export its serving
-        encoder, and publish it to the bucket the index is in. Given ``served`` (a Reindex
-        where the index is in a bucket), the bucket's poll leaves the mirror alone meanwhile,
-        and it is refused where none of the served skills' folders are."""
+        encoder, and publish it to the bucket the index is in. ``embedder``: the build encoder
+        (default: the plan's, made anew; a Reindex passes the one it keeps). Given ``served``
+        (a Reindex where the index is in a bucket), the bucket's poll leaves the mirror alone
+        meanwhile, and it is refused where none of the served skills' folders are."""
         with self._rebuilding(served):
             outcome = pipeline.build(self.gathered(sources, serving), self.index_dir,
-                                     served=served, full=full, before_prune=before_prune)
+                                     served=served, full=full, before_prune=before_prune,
+                                     embedder=embedder)
             outcome = self._exported(outcome) if export else outcome
             self._publish(outcome, rebuilt=served is not None)
         return outcome

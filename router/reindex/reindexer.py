@@ -26,6 +26,7 @@ from router.index.versions.layout import current_version
 from router.reindex.result import ReindexResult, ReindexStats
 
 if TYPE_CHECKING:
+    from router.builder.plan import BuildPlan, EncoderPlan
     from router.objectstore.mirror import RemoteIndex
 
 log = logging.getLogger(__name__)
@@ -49,6 +50,10 @@ class Reindexer:
         self.lock = threading.Lock()  # held while the served index is rebuilt or reloaded
         self._stats_lock = threading.Lock()  # guards _stats, which metrics read at any time
         self._stats = ReindexStats()
+        # the build encoder of the last rebuild, with the plan it was made for: the next
+        # Reindex of the process reuses it (the model loads once, its fixed requests are
+        # encoded once: router.encoders.kept) instead of loading the model again
+        self._encoder: tuple[EncoderPlan, Embedder] | None = None
 
     def stats(self) -> ReindexStats:
         """A copy of the reindex and reload counters."""
@@ -108,6 +113,13 @@ class Reindexer:
                 if not failed:
                     self._stats.last_result = result
 
+    def _build_encoder(self, plan: BuildPlan) -> Embedder:
+        """``plan``'s build encoder: the one the last rebuild made when it was made for the
+        same encoder plan (model, device, precision, batch size), else a new one, kept."""
+        if self._encoder is None or self._encoder[0] != plan.encoder:
+            self._encoder = (plan.encoder, plan.make_encoder())
+        return self._encoder[1]
+
     def _rebuild(self, index_dir: Path, full: bool, started: float) -> ReindexResult:
         # the build's machinery is imported by the first rebuild, not when a server starts
         from router.builder.pipeline import Served
@@ -122,6 +134,7 @@ class Reindexer:
                                   remote=self._remote())
         outcome = recipe.build(
             Sources(files=tuple(files_from_settings(recorded))), serving=query,
+            embedder=self._build_encoder(recipe.plan),
             served=Served(info.version, snapshot.skills, recorded), full=full,
             before_prune=lambda built: self._swap(load_index(index_dir, built.version)))
         changes = outcome.changes

@@ -143,3 +143,26 @@ def test_poller_picks_up_a_version_written_by_a_batch_job(tmp_path: Path) -> Non
     finally:
         poller.stop()
     assert engine.info().version == fresh and engine.info().skill_count == 7
+
+
+def test_a_servers_reindexes_make_their_build_encoder_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from router.builder.plan import BuildPlan
+
+    made: list[object] = []
+    original = BuildPlan.make_encoder
+
+    def counted(plan: BuildPlan) -> object:
+        made.append(original(plan))
+        return made[-1]
+
+    skills, out = index_catalog(tmp_path)
+    engine = open_engine(out)
+    monkeypatch.setattr(BuildPlan, "make_encoder", counted)  # after the first build
+    with serving(engine) as served:
+        add_skill(skills, "skill-new", "Translates documents.")
+        first = served.stub.Reindex(pb.ReindexRequest(), timeout=30)
+        add_skill(skills, "skill-1", "Now about YAML files.")
+        second = served.stub.Reindex(pb.ReindexRequest(), timeout=30)
+    assert (first.added, second.changed) == (1, 1) and first.swapped and second.swapped
+    assert len(made) == 1  # the second Reindex embedded with the first one's encoder
