@@ -6,7 +6,9 @@ its own. It imports nothing of the router and only the standard library besides 
 
 stdin: a JSON list of folders (or the string "version": the version alone). stdout:
 ``{"version": ..., "results": {folder: [finding, ...]}, "errors": {folder: message}}``, each
-finding with rule, severity, message and file.
+finding with rule, severity, message and file. With ``--serve`` it answers one request a line
+until its stdin closes, its analyzers built once (``router.admission.scan_process`` keeps it
+running between a process's scans).
 """
 
 from __future__ import annotations
@@ -15,33 +17,34 @@ import json
 import sys
 from typing import Any
 
+_SCANNER: Any = None  # built once per process: building the analyzers is most of a start
 
-def main() -> int:
-    request = json.load(sys.stdin)
+
+def answer(request: Any) -> dict[str, Any]:
+    """The answer to one request: a list of folders, or "version"."""
+    global _SCANNER
     try:
         import skill_scanner
     except ImportError as exc:
-        json.dump({"version": "", "missing": str(exc)}, sys.stdout)
-        return 0
+        return {"version": "", "missing": str(exc)}
     if request == "version":  # the installed version alone (nothing heavy is imported)
-        json.dump({"version": skill_scanner.__version__, "results": {}}, sys.stdout)
-        return 0
+        return {"version": skill_scanner.__version__, "results": {}}
     folders = [str(f) for f in request]
-    try:
-        from skill_scanner.core.analyzer_factory import build_analyzers
-        from skill_scanner.core.scan_policy import ScanPolicy
-        from skill_scanner.core.scanner import SkillScanner
-    except ImportError as exc:
-        json.dump({"version": "", "missing": str(exc)}, sys.stdout)
-        return 0
-    policy = ScanPolicy.default()
-    analyzers = build_analyzers(policy, use_behavioral=True, use_trigger=True)
-    scanner = SkillScanner(analyzers=analyzers, policy=policy)
+    if _SCANNER is None:
+        try:
+            from skill_scanner.core.analyzer_factory import build_analyzers
+            from skill_scanner.core.scan_policy import ScanPolicy
+            from skill_scanner.core.scanner import SkillScanner
+        except ImportError as exc:
+            return {"version": "", "missing": str(exc)}
+        policy = ScanPolicy.default()
+        analyzers = build_analyzers(policy, use_behavioral=True, use_trigger=True)
+        _SCANNER = SkillScanner(analyzers=analyzers, policy=policy)
     results: dict[str, list[dict[str, Any]]] = {}
     errors: dict[str, str] = {}
     for folder in folders:
         try:
-            result = scanner.scan_skill(folder, lenient=True)
+            result = _SCANNER.scan_skill(folder, lenient=True)
         except Exception as exc:  # one skill's failure is that skill's error
             errors[folder] = f"{type(exc).__name__}: {exc}"
             continue
@@ -51,10 +54,19 @@ def main() -> int:
              "file": f.file_path or "", "line": f.line_number or 0,
              "analyzer": f.analyzer or ""}
             for f in result.findings]
-    json.dump({"version": skill_scanner.__version__, "results": results, "errors": errors},
-              sys.stdout)
+    return {"version": skill_scanner.__version__, "results": results, "errors": errors}
+
+
+def main(argv: list[str]) -> int:
+    if "--serve" not in argv:  # one request on stdin, one answer on stdout
+        json.dump(answer(json.load(sys.stdin)), sys.stdout)
+        return 0
+    for line in sys.stdin:  # one request a line, one answer a line, until stdin closes
+        if line.strip():
+            sys.stdout.write(json.dumps(answer(json.loads(line))) + "\n")
+            sys.stdout.flush()
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

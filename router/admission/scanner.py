@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from router.admission import scan_process
 from router.admission.model import Finding, Severity
 
 SCANNER = "cisco-ai-skill-scanner"
@@ -28,7 +27,6 @@ INSTALL = (f"install it with `make scanner` (in a checkout) or `pip install --ta
 FOLDER = ".scanner"
 SETTING_ENV = "SKILL_ROUTER_ADMISSION_SCANNER_PATH"
 OFF = frozenset({"off", "none", "no", "false"})
-WORKER = Path(__file__).with_name("scan_worker.py")
 _SEVERITIES = {"critical": Severity.CRITICAL, "high": Severity.HIGH, "medium": Severity.MEDIUM,
                "low": Severity.LOW, "info": Severity.INFO}
 
@@ -97,19 +95,14 @@ def scan(folders: Sequence[str], path: str = "", timeout: float = 600.0) -> Scan
 
 
 def _run(request: object, path: str, timeout: float) -> ScanOutcome:
-    env = dict(os.environ)
-    if path:
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (path, env.get("PYTHONPATH", "")) if p)
+    """The worker's answer, from the one this process keeps running (``scan_process``)."""
     try:
-        done = subprocess.run([sys.executable, str(WORKER)], input=json.dumps(request),
-                              capture_output=True, text=True, env=env, timeout=timeout,
-                              check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return _not_run(f"its worker failed: {exc}")
-    if done.returncode != 0:
-        return _not_run(f"its worker exited {done.returncode}: {_tail(done.stderr)}")
+        line = scan_process.ask(request, path, timeout)
+    except (OSError, scan_process.WorkerFailed) as exc:
+        return _not_run(str(exc) if isinstance(exc, scan_process.WorkerFailed)
+                        else f"its worker failed: {exc}")
     try:
-        return parse_output(done.stdout)
+        return parse_output(line)
     except (ValueError, KeyError, TypeError) as exc:
         return _not_run(f"its worker's answer is unreadable: {exc}")
 

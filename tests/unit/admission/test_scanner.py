@@ -60,3 +60,52 @@ def test_a_real_scan_of_hostile_skills() -> None:
     assert worst["smuggled-notes"] >= Severity.HIGH.rank
     assert all(f.source == "scanner" and f.rule.startswith("scan:")
                for v in outcome.findings.values() for f in v)
+
+
+FAKE_SCANNER = {
+    "skill_scanner/__init__.py": "__version__ = '9.9'\n",
+    "skill_scanner/core/__init__.py": "",
+    "skill_scanner/core/analyzer_factory.py": "def build_analyzers(policy, **kw):\n    return []\n",
+    "skill_scanner/core/scan_policy.py": ("class ScanPolicy:\n    @staticmethod\n"
+                                          "    def default():\n        return None\n"),
+    "skill_scanner/core/scanner.py": (
+        "import os\n"
+        "class _F:\n"
+        "    rule_id, severity, description, file_path, line_number, analyzer = "
+        "'PID', 'LOW', '', 'SKILL.md', 1, 'x'\n"
+        "    title = str(os.getpid())\n"
+        "class SkillScanner:\n"
+        "    def __init__(self, analyzers, policy):\n        pass\n"
+        "    def scan_skill(self, folder, lenient):\n"
+        "        if folder.endswith('crash'):\n            os._exit(3)\n"
+        "        return type('R', (), {'findings': [_F()]})()\n"),
+}
+
+
+def _fake_scanner(root: Path) -> str:
+    for name, text in FAKE_SCANNER.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return str(root)
+
+
+def _pid(outcome: object) -> str:
+    [finding] = [f for found in outcome.findings.values() for f in found]  # type: ignore[attr-defined]
+    return finding.message.split(" ")[0]
+
+
+def test_one_worker_answers_every_scan_of_a_process_and_a_dead_one_is_replaced(
+        tmp_path: Path) -> None:
+    from router.admission import scan_process
+
+    path = _fake_scanner(tmp_path / "scanner")
+    try:
+        first, second = (scan([str(tmp_path / n)], path=path) for n in ("a", "b"))
+        assert first.ran and second.ran and _pid(first) == _pid(second)  # one process
+        died = scan([str(tmp_path / "crash")], path=path)
+        assert not died.ran and "its worker exited 3" in died.warnings[0]
+        again = scan([str(tmp_path / "c")], path=path)
+        assert again.ran and _pid(again) != _pid(first)  # a fresh worker took over
+    finally:
+        scan_process.stop_all()
+    assert scan_process._workers == {}
