@@ -110,8 +110,12 @@ def ask(request: Any, path: str, timeout: float) -> str:
         except WorkerFailed:
             _forget(path)
             raise
-        if not json.loads(line).get("version"):  # the scanner is missing there: ask again
-            _forget(path)                        # next time, it may have been installed
+        try:
+            usable = bool(json.loads(line).get("version"))
+        except (ValueError, AttributeError):  # unreadable: the caller says so
+            usable = False
+        if not usable:  # or the scanner is missing there: a fresh worker next time (it may
+            _forget(path)  # have been installed since)
         return line
 
 
