@@ -76,9 +76,10 @@ class ScanProcess:
         self._stderr.close()
 
     def _tail(self, limit: int = 300) -> str:
+        """The last line the worker wrote to stderr (a traceback's error), cut to ``limit``."""
         self._stderr.seek(0)
         text = self._stderr.read().decode("utf-8", "replace").strip()
-        return text if len(text) <= limit else "..." + text[-limit:]
+        return text.splitlines()[-1][:limit] if text else "no message"
 
 
 def installed(path: str) -> tuple[int, int] | None:

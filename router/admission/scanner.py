@@ -131,7 +131,3 @@ def _finding(row: dict[str, object]) -> Finding:
 
 def _not_run(why: str) -> ScanOutcome:
     return ScanOutcome(warnings=(f"the content scan did not run: {why}",))
-
-
-def _tail(text: str, limit: int = 300) -> str:
-    return text.strip().splitlines()[-1][:limit] if text.strip() else "no message"

@@ -13,11 +13,10 @@ whole catalog as before. ``MEMO_SKILLS`` skills are kept, the least recently use
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Hashable
 
 from router.admission.model import Finding, SkillText
+from router.common.memo import Memo
 from router.skills.digests import SkillDigests
 from router.skills.model import Skill
 
@@ -37,34 +36,19 @@ def memo_key(skill: Skill, origin: str, digests: SkillDigests | None) -> Hashabl
             tuple((f.path, f.size, f.digest) for f in digests.files))
 
 
-class ReadMemo:
-    """Each skill's text and per-skill findings by ``memo_key`` (thread-safe)."""
+class ReadMemo(Memo[Hashable, Read]):
+    """Each skill's text and per-skill findings by ``memo_key`` (thread-safe; a None key, a
+    skill whose files are not all known, is never kept)."""
 
     def __init__(self, size: int = MEMO_SKILLS) -> None:
-        self._size = size
-        self._held: OrderedDict[Hashable, Read] = OrderedDict()
-        self._lock = threading.Lock()
+        super().__init__(size)
 
     def get(self, key: Hashable | None) -> Read | None:
-        if key is None:
-            return None
-        with self._lock:
-            found = self._held.get(key)
-            if found is not None:
-                self._held.move_to_end(key)
-            return found
+        return None if key is None else super().get(key)
 
-    def put(self, key: Hashable | None, read: Read) -> None:
-        if key is None:
-            return
-        with self._lock:
-            self._held[key] = read
-            self._held.move_to_end(key)
-            while len(self._held) > self._size:
-                self._held.popitem(last=False)
-
-    def __len__(self) -> int:
-        return len(self._held)
+    def put(self, key: Hashable | None, value: Read) -> None:
+        if key is not None:
+            super().put(key, value)
 
 
 MEMO = ReadMemo()  # this process's

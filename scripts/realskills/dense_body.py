@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from scripts.realskills.measure import Request, document, fields, figures
+from scripts.realskills.measure import Request, bm25_search, fields, figures
 
 PASSAGE_WORDS, PASSAGES, WINDOW_WORDS, WINDOW_STEP, BODY_CHARS = 120, 3, 80, 60, 1200
 WEIGHTS = (0.3, 0.5, 0.7)
@@ -108,14 +108,8 @@ def dense_scores(v: dict[str, np.ndarray], skills: int) -> dict[str, np.ndarray]
 
 
 def bm25_scores(rows: Sequence[dict[str, Any]], requests: Sequence[Request]) -> np.ndarray:
-    import bm25s
-
-    retriever = bm25s.BM25()
-    retriever.index(bm25s.tokenize([document(r, 2000) for r in rows], stopwords="en",
-                                   show_progress=False), show_progress=False)
-    tokens = bm25s.tokenize([str(r["query"]) for r in requests], stopwords="en",
-                            show_progress=False)
-    ids, scores = retriever.retrieve(tokens, k=len(rows), show_progress=False)
+    """Every row's BM25 score (name, description and 2,000 body characters) per request."""
+    ids, scores = bm25_search(rows, requests, 2000, len(rows))
     out = np.zeros((len(requests), len(rows)))
     for n in range(len(requests)):
         out[n, ids[n]] = scores[n]

@@ -65,17 +65,24 @@ def document(row: dict[str, Any], body_chars: int) -> str:
     return " ".join([name.replace("-", " "), description, body[:body_chars]])
 
 
-def bm25_rankings(rows: Sequence[dict[str, Any]], requests: Sequence[Request],
-                  body_chars: int, depth: int = 10) -> Rankings:
+def bm25_search(rows: Sequence[dict[str, Any]], requests: Sequence[Request], body_chars: int,
+                depth: int) -> tuple[Any, Any]:
+    """Plain BM25 (bm25s, English stopwords) over each row's ``document``: per request the
+    ``depth`` best rows and their scores, best first."""
     import bm25s
 
-    names = [str(r["name"]) for r in rows]
     retriever = bm25s.BM25()
     retriever.index(bm25s.tokenize([document(r, body_chars) for r in rows],
                                    stopwords="en", show_progress=False), show_progress=False)
     tokens = bm25s.tokenize([str(r["query"]) for r in requests], stopwords="en",
                             show_progress=False)
-    docs, _ = retriever.retrieve(tokens, k=depth, show_progress=False)
+    return retriever.retrieve(tokens, k=depth, show_progress=False)
+
+
+def bm25_rankings(rows: Sequence[dict[str, Any]], requests: Sequence[Request],
+                  body_chars: int, depth: int = 10) -> Rankings:
+    names = [str(r["name"]) for r in rows]
+    docs, _ = bm25_search(rows, requests, body_chars, depth)
     return {str(r["id"]): [names[i] for i in docs[n]] for n, r in enumerate(requests)}
 
 
