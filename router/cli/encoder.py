@@ -37,6 +37,13 @@ def register(sub: Any) -> None:
     p.add_argument("--device", default="auto", help="auto (CUDA when there is one), cpu, cuda")
     p.add_argument("--threads", type=int, default=None, metavar="N",
                    help="torch CPU threads while training (default: torch's)")
+    p.add_argument("--blend", type=float, default=1.0, metavar="W",
+                   help="write base + W x (tuned - base), a weight-space blend with the base "
+                        "that keeps what the base knew (default 1.0: the tuned model as "
+                        "trained)")
+    p.add_argument("--blend-from", metavar="DIR", default=None,
+                   help="do not train: blend the model trained in DIR with its base by "
+                        "--blend, measure it on the held-back requests, write it to --out")
     p.add_argument("--validate-only", metavar="DIR", default=None,
                    help="do not train: measure the model in DIR (and its base) on the pairs "
                         "file's held-back requests")
@@ -65,10 +72,24 @@ def cmd_train_encoder(args: argparse.Namespace) -> int:
             report["catalog"] = _on_catalog(args.catalog, args.queries, args.validate_only)
         print(json.dumps(report, indent=1))
         return 0
+    if not 0.0 <= args.blend <= 1.0:
+        raise InvalidRequest(f"--blend {args.blend}: a weight from 0 to 1")
+    if args.blend_from:
+        tuned = Path(args.blend_from)
+        if not (tuned / recipe.RECORD).is_file():
+            raise InvalidRequest(f"{tuned}: no {recipe.RECORD} (not a model this recipe made)")
+        try:
+            record = recipe.reblend(pairs, tuned, args.blend, Path(args.out))
+        except ValueError as exc:
+            raise InvalidRequest(str(exc)) from exc
+        print(json.dumps(record["validation"], indent=1))
+        print(f"wrote {args.out} ({tuned} blended {args.blend} of the way from its base)")
+        return 0
     settings = TrainSettings(batch_size=args.batch_size, learning_rate=args.learning_rate,
                              epochs=args.epochs, seed=args.seed)
     chosen = recipe.Recipe(base=args.base or BASE_MODEL, per_source=args.per_source,
-                           hard_negatives=not args.no_hard_negatives, settings=settings)
+                           hard_negatives=not args.no_hard_negatives, settings=settings,
+                           blend=args.blend)
     device = default_device() if args.device == "auto" else args.device
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -1,8 +1,10 @@
 """The recipe of the product's encoder: read the pairs file, mine a hard negative per training
 request with the base model, fine-tune the base model on every (request, needed tool) pair
 (``router.encoders.training``, seeded: the same file and settings give the same model on a
-CPU), measure base and tuned on the held-back requests, and write the model (fp16 safetensors,
-tokenizer and config) with ``training.json``, the record of how it was made and what it scored.
+CPU), blend the tuned weights with the base's (``blend``: ``Recipe.blend`` of the way from the
+base to the tuned model), measure base and tuned on the held-back requests, and write the model
+(fp16 safetensors, tokenizer and config) with ``training.json``, the record of how it was made
+and what it scored. ``reblend`` blends a model already trained without training it again.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from router.config import BASE_MODEL
+from router.encoders.base import resolve_model_path
 from router.encoders.sentence import SentenceTransformerEmbedder
 from router.encoders.tools_model import mining, validation
+from router.encoders.tools_model.blend import blend_folder
 from router.encoders.tools_model.rows import Row, capped, file_digest, read_rows, to_pairs
 from router.encoders.training import TrainRun, TrainSettings, train
 
@@ -32,16 +36,20 @@ CARD = "README.md"  # the model card: written by hand, kept when the model is re
 @dataclass(frozen=True)
 class Recipe:
     """What a run trains from: the base model, at most ``per_source`` training requests of
-    each public source (0: all), ``hard_negatives`` mined or in-batch negatives only."""
+    each public source (0: all), ``hard_negatives`` mined or in-batch negatives only, and
+    ``blend``, how far the written weights go from the base's towards the tuned ones (1.0: the
+    tuned model as trained; ``router.encoders.tools_model.blend``)."""
 
     base: str = BASE_MODEL
     per_source: int = 0
     hard_negatives: bool = True
     settings: TrainSettings = field(default_factory=lambda: TrainSettings(learning_rate=2e-5))
+    blend: float = 1.0
 
     def to_dict(self) -> dict[str, Any]:
         return {"base": self.base, "per_source": self.per_source,
-                "hard_negatives": self.hard_negatives, **self.settings.to_dict()}
+                "hard_negatives": self.hard_negatives, **self.settings.to_dict(),
+                "blend": self.blend}
 
 
 def run(pairs_file: Path, out: Path, recipe: Recipe, how: TrainRun) -> dict[str, Any]:
@@ -64,6 +72,9 @@ def run(pairs_file: Path, out: Path, recipe: Recipe, how: TrainRun) -> dict[str,
     shutil.rmtree(staged, ignore_errors=True)
     trained.model.half()  # fp16 on disk: half the size; loaded back in float32
     trained.model.save(str(staged), create_model_card=False)
+    if recipe.blend < 1.0:
+        tuned_weights = file_digest(staged / WEIGHTS)
+        blend_folder(Path(resolve_model_path(recipe.base)), staged, recipe.blend, staged)
     record = {
         "base": recipe.base, "pairs_file": pairs_file.name,
         "pairs_digest": file_digest(pairs_file), "recipe": recipe.to_dict(),
@@ -73,7 +84,30 @@ def run(pairs_file: Path, out: Path, recipe: Recipe, how: TrainRun) -> dict[str,
         "weights": file_digest(staged / WEIGHTS),
         "validation": _validate(held, base, staged),
     }
+    if recipe.blend < 1.0:
+        record["tuned_weights"] = tuned_weights
     record["seconds"] = round(time.perf_counter() - started)
+    (staged / RECORD).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    _replace(staged, out)
+    return record
+
+
+def reblend(pairs_file: Path, tuned: Path, weight: float, out: Path) -> dict[str, Any]:
+    """Blend the model trained (not blended) in ``tuned`` with its base by ``weight``, measure
+    it on ``pairs_file``'s held-back requests and write it to ``out``: the same weights as a
+    run of the same recipe with ``blend=weight``."""
+    record: dict[str, Any] = json.loads((tuned / RECORD).read_text(encoding="utf-8"))
+    if record.get("recipe", {}).get("blend", 1.0) != 1.0:
+        raise ValueError(f"{tuned} is already blended ({record['recipe']['blend']}); "
+                         "blend the model as trained")
+    base_name = record.get("base", BASE_MODEL)
+    staged = out.with_name(out.name + ".staged")
+    blend_folder(Path(resolve_model_path(base_name)), tuned, weight, staged)
+    held = [r for r in read_rows(pairs_file) if r.split == "validation"]
+    record["recipe"] = {**record.get("recipe", {}), "blend": weight}
+    record["tuned_weights"] = record.get("weights")
+    record["weights"] = file_digest(staged / WEIGHTS)
+    record["validation"] = _validate(held, SentenceTransformerEmbedder(base_name), staged)
     (staged / RECORD).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     _replace(staged, out)
     return record
