@@ -129,8 +129,8 @@ $(SCANNER_STAMP): | $(STAMP)
 	  || echo "warning: could not install the content scanner into .scanner/; builds run without the content scan (run \`make scanner\` to see why and retry)" >&2
 
 train-encoder: setup
-	$(CLI) train-encoder --pairs data/encoder/pairs.jsonl.gz --out index_data/encoder/trained \
-	  $(TRAIN_ARGS)
+	$(CLI) train-encoder --pairs data/encoder/pairs-v2.jsonl.gz --blend 0.5 \
+	  --out index_data/encoder/trained --threads 1 --device cpu $(TRAIN_ARGS)
 
 scanner: $(STAMP)
 	$(PY) -m pip install --quiet --upgrade --target .scanner cisco-ai-skill-scanner==$(SCANNER_VERSION)

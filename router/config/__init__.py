@@ -21,6 +21,8 @@ from router.config.routing import (
     DEFAULT_SOURCE,
     FINE_TUNE_MODES,
     INT8_CPUS,
+    OWN_MODEL,
+    OWN_MODELS,
     PRECISIONS,
     QUERY_BACKENDS,
     TOOLS_MODEL,
@@ -39,8 +41,8 @@ from router.config.serving import DoorConfig, FeedbackConfig, McpConfig, OpsConf
 
 __all__ = [
     "ACTIVATION_MODES", "BASE_MODEL", "CANDIDATE_KEYS", "CANDIDATE_MODES", "DEFAULT_CLIENT_DIRS",
-    "DEFAULT_MODEL", "DEFAULT_SOURCE", "ENV_PREFIX", "FINE_TUNE_MODES", "INT8_CPUS", "PRECISIONS",
-    "QUERY_BACKENDS", "TOOLS_MODEL",
+    "DEFAULT_MODEL", "DEFAULT_SOURCE", "ENV_PREFIX", "FINE_TUNE_MODES", "INT8_CPUS", "OWN_MODEL",
+    "OWN_MODELS", "PRECISIONS", "QUERY_BACKENDS", "TOOLS_MODEL",
     "ActivationMode", "AdmissionConfig", "CandidateMode", "Config", "DiscoveryConfig", "DoorConfig",
     "FeedbackConfig", "FineTuneMode", "IndexConfig", "Int8Cpu", "McpConfig", "OpsConfig",
     "Precision", "RoutingConfig", "ServerConfig", "load_config", "replace", "worker_count",

