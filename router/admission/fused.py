@@ -9,14 +9,16 @@ import logging
 import re
 import sys
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 import numpy as np
 
+from router.common.bm25_matrix import Counted, count_terms, score_matrix
 from router.common.memo import Memo
 
 RRF_K = 60  # the usual reciprocal-rank constant
 _WORD = re.compile(r"[a-z0-9]+")
-_WORDS: Memo[str, tuple[str, ...]] = Memo()  # a document's words (kept between builds)
+_COUNTED: Memo[str, Counted] = Memo()  # a document's words, counted (kept between builds)
 
 Encode = Callable[[Sequence[str]], np.ndarray]  # texts -> L2-normalised rows
 
@@ -30,38 +32,54 @@ def fused_scores(documents: Sequence[str], requests: Sequence[str], encode: Enco
     dense = encode(list(requests)) @ np.asarray(rows).T
     lexical = bm25_scores(documents, requests)
     fused = _rrf(dense)
-    fused += np.where(lexical > 0, _rrf(lexical), 0.0)
+    fused += _rrf_positive(lexical)
     return fused
 
 
 def bm25_scores(documents: Sequence[str], requests: Sequence[str]) -> np.ndarray:
-    """requests x documents BM25 scores (bm25s, English stopwords dropped)."""
-    import bm25s
-    from bm25s.stopwords import STOPWORDS_EN
-
-    # bm25s sets its own logger to DEBUG when imported: the application's logging decides
-    logging.getLogger("bm25s").setLevel(logging.NOTSET)
-
-    stop = frozenset(STOPWORDS_EN)
+    """requests x documents BM25 scores (bm25s's Lucene BM25, made by
+    ``router.common.bm25_matrix``; English stopwords dropped)."""
+    stop = _stopwords()
 
     def words(text: str) -> tuple[str, ...]:
         return tuple(sys.intern(w) for w in _WORD.findall(text.lower()) if w not in stop)
 
     out = np.zeros((len(requests), len(documents)), dtype=np.float32)
-    vocab: dict[str, int] = {}
-    split = _WORDS.many(documents, lambda todo: [words(d) for d in todo])
-    ids = [[vocab.setdefault(w, len(vocab)) for w in doc] for doc in split]
-    if not vocab:
+    matrix = score_matrix(_COUNTED.many(documents, lambda todo: [
+        count_terms(words(d)) for d in todo]))
+    if not matrix.vocab:
         return out
-    bm25 = bm25s.BM25()
-    bm25.index((ids, vocab), show_progress=False)
     for row, request in enumerate(requests):
-        terms = [vocab[w] for w in words(request) if w in vocab]
+        terms = [matrix.vocab[w] for w in words(request) if w in matrix.vocab]
         if terms:
-            out[row] = bm25.get_scores(terms)
+            out[row] = matrix.scores(terms)
     return out
 
 
+@lru_cache(maxsize=1)
+def _stopwords() -> frozenset[str]:
+    from bm25s.stopwords import STOPWORDS_EN
+
+    # bm25s sets its own logger to DEBUG when imported: the application's logging decides
+    logging.getLogger("bm25s").setLevel(logging.NOTSET)
+    return frozenset(STOPWORDS_EN)
+
+
 def _rrf(scores: np.ndarray) -> np.ndarray:
-    ranks = np.argsort(np.argsort(-scores, axis=1, kind="stable"), axis=1)
+    """Each score's reciprocal rank in its row (ties: the lower column first)."""
+    order = np.argsort(-scores, axis=1, kind="stable")
+    ranks = np.empty_like(order)  # the inverse permutation: argsort of ``order``, made directly
+    np.put_along_axis(ranks, order, np.arange(scores.shape[1])[None, :], axis=1)
     return 1.0 / (RRF_K + 1.0 + ranks)
+
+
+def _rrf_positive(scores: np.ndarray) -> np.ndarray:
+    """``_rrf`` where a score is positive, 0 elsewhere: a positive score's rank counts only
+    the positive scores of its row (every higher one, and equal ones in lower columns), so
+    each row ranks its few positive scores alone."""
+    out = np.zeros(scores.shape, dtype=np.float64)
+    for row, values in enumerate(scores):
+        hit = np.flatnonzero(values > 0)
+        order = hit[np.argsort(-values[hit], kind="stable")]
+        out[row, order] = 1.0 / (RRF_K + 1.0 + np.arange(len(order)))
+    return out

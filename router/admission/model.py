@@ -50,7 +50,9 @@ class Finding:
         return self.source == "scanner" and self.file not in ("", "SKILL.md")
 
     def to_dict(self) -> dict[str, str]:
-        return {"rule": self.rule, "severity": self.severity.value, "message": self.message,
+        # ``_value_``: the member's value as ``.value`` gives it, without the enum descriptor
+        # (a catalog's records hold tens of thousands of findings, written every build)
+        return {"rule": self.rule, "severity": self.severity._value_, "message": self.message,
                 "source": self.source, "file": self.file}
 
     @classmethod

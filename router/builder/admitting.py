@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -132,7 +133,7 @@ def _admit(found: DiscoveryResult, config: AdmissionConfig, embedder: Embedder,
     not_run = ""
     if located.path:
         on_disk = {s.base_dir: t for s, t in zip(found.skills, texts, strict=True)
-                   if s.kind is not SkillKind.MCP_TOOL and Path(s.base_dir).is_dir()}
+                   if s.kind is not SkillKind.MCP_TOOL and os.path.isdir(s.base_dir)}
         outcome = cached_scan({f: t.digest for f, t in on_disk.items()}, located.path,
                               index_dir)
         version, warnings = outcome.version, list(outcome.warnings)

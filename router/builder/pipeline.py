@@ -34,6 +34,7 @@ from router.builder.recorded import discovery_from_settings as discovery_from_se
 from router.builder.recorded import discovery_settings as discovery_settings
 from router.builder.recorded import recorded_settings as recorded_settings
 from router.builder.version import build_index
+from router.common.collector import paused
 from router.common.stages import stage
 from router.common.workers import Workers
 from router.config import DiscoveryConfig
@@ -114,10 +115,11 @@ def build(plan: BuildPlan, out: str | Path, *, served: Served | None = None,
     may be fine-tuned on them (``router.builder.fine_tune.stage``; its mode is an input when the
     encoder can be tuned). The plan's ``workers`` share the per-skill work of a large catalog
     (``router.common.workers``; same result). ``embedder`` replaces the plan's encoder
-    (a test's, or one already made by the caller).
+    (a test's, or one already made by the caller). The cyclic garbage collector is paused
+    while the build runs (``router.common.collector``).
     """
     embedder = embedder or plan.make_encoder()
-    with Workers.using(plan.workers) as pool:
+    with paused(), Workers.using(plan.workers) as pool:  # the build makes no cycles
         found = _discover(plan, pool)
         examples, problems = gather(found.skills, plan.example_files, plan.extra_examples, pool)
         # every skill file's digest, once: fingerprinted here, recorded by the build (1M skills)

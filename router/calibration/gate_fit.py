@@ -42,11 +42,12 @@ def calibrate_gate(null: np.ndarray, skill_vectors: np.ndarray, index: ExampleIn
     (``router.calibration.gate_encoder``)."""
     mode = fit.settings.example_mode if fit is not None else VIEW
     asked = null if asked is None else asked
-    best = best_cosines(asked, skill_vectors, index, mode)
+    plain = best_cosines(asked, skill_vectors, None)  # the catalog-wide product, made once
+    best = best_cosines(asked, skill_vectors, index, mode, plain=plain)
     calibration = gate.calibrate(best, catalog_requests=catalog_requests, lexical=words)
     if calibration is not None and asked is not null:
         calibration = replace(calibration, floor_scale=gate.floor_scale(
-            best_cosines(null, skill_vectors, None), best_cosines(asked, skill_vectors, None)))
+            best_cosines(null, skill_vectors, None), plain))
     if calibration is not None and fit is None and own is not None:
         calibration = fit_to_encoder(calibration, best, null, skill_vectors, own)
     nearest = _under(best, calibration)
@@ -61,7 +62,6 @@ def calibrate_gate(null: np.ndarray, skill_vectors: np.ndarray, index: ExampleIn
         return fitted
     # Examples lift every request's best cosine, off-topic ones too: the gate the catalog
     # would have without them is kept beside it (router.calibration.gate.ZeroShotGate).
-    plain = best_cosines(asked, skill_vectors, None)
     zero = gate.calibrate(plain, catalog_requests=catalog_requests, lexical=words)
     if zero is None:
         return fitted

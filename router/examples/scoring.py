@@ -152,13 +152,16 @@ def with_examples(ids: np.ndarray, scores: np.ndarray, index: ExampleIndex,
 
 
 def best_cosines(queries: np.ndarray, skills: np.ndarray,
-                 index: ExampleIndex | None, mode: ExampleMode = VIEW) -> np.ndarray:
+                 index: ExampleIndex | None, mode: ExampleMode = VIEW,
+                 plain: np.ndarray | None = None) -> np.ndarray:
     """Each query's best cosine over skill descriptions and the example evidence ``mode``
-    scores with (the evidence the relevance gate reads)."""
+    scores with (the evidence the relevance gate reads); ``plain``: the best over the skill
+    descriptions alone, when already computed (``best_cosines`` with no ``index``)."""
     queries = np.asarray(queries, dtype=np.float32)
     if len(queries) == 0 or len(skills) == 0:
         return np.zeros(len(queries), dtype=np.float32)
-    out = (queries @ np.asarray(skills, dtype=np.float32).T).max(axis=1)
+    out = np.array(plain, dtype=np.float32) if plain is not None else \
+        (queries @ np.asarray(skills, dtype=np.float32).T).max(axis=1)
     if index is not None and len(index.views) and mode in (VIEW, BOTH):
         out = np.maximum(out, (queries @ index.views.T).max(axis=1))
     positive = index.vectors[~index.negative] if index is not None else None

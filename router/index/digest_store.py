@@ -23,9 +23,10 @@ def load(folder: Path) -> dict[str, SkillDigests] | None:
 
 
 def previous_digests(root: Path) -> dict[str, SkillDigests]:
-    """The current version's digests under index root ``root`` (empty when none)."""
+    """The current version's digests under index root ``root`` (empty when none; kept from
+    the build of this process that wrote or read them, ``digests.load_kept``)."""
     try:
-        return digests.load(root / VERSIONS / current_version(root)) or {}
+        return digests.load_kept(root / VERSIONS / current_version(root)) or {}
     except (OSError, ValueError, KeyError, TypeError, IndexUnavailable) as exc:
         log.info("no previous digests to reuse (%s)", exc)
         return {}

@@ -1,5 +1,5 @@
-"""BM25 keyword index over skill names, descriptions and the start of their bodies (bm25s
-backend; the body excerpt: ``router.index.body``).
+"""BM25 keyword index over skill names, descriptions and the start of their bodies (bm25s's
+scores; the body excerpt: ``router.index.body``).
 
 Text is lower-cased and split into word tokens of two or more characters (camelCase and
 snake_case identifiers are split into words); English stopwords are removed. Every word is
@@ -11,12 +11,14 @@ Measured on the Seal-Tools dev set (4,076 skills, 1,354 requests), this scores r
 bm25s's Lucene BM25 with k1 1.5, b 0.75: other k1 / b values and BM25 variants moved recall@5
 by at most 0.013. 100,000 synthetic skills build in about 19 s; a request takes 0.2-1.4 ms (p95).
 
-bm25s builds the index; the saved files (``lexical.json`` with the stopword list the index was
-built with, ``vocab.json``, and the score matrix as ``data.npy``, ``indices.npy`` and
-``indptr.npy``) are this module's own and load with numpy alone (see ``LexicalIndex``). A build
-keeps each document's words for the next build of the process. Searching is thread-safe: the
-score matrix is only read, and each thread keeps its own stemmer (PyStemmer objects must not be
-shared between threads)."""
+The score matrix is the one bm25s's ``BM25.index`` computes, value for value, made with numpy
+from each document's term counts (``router.common.bm25_matrix``); the saved files
+(``lexical.json`` with the stopword list the index was built with, ``vocab.json``, and the score
+matrix as ``data.npy``, ``indices.npy`` and ``indptr.npy``) are this module's own and load with
+numpy alone (see ``LexicalIndex``). A build keeps each document's term counts for the next
+build of the process, so a Reindex after one skill changed counts that skill's words alone.
+Searching is thread-safe: the score matrix is only read, and each thread keeps its own stemmer
+(PyStemmer objects must not be shared between threads)."""
 
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from router.common.bm25_matrix import Counted, count_terms, score_matrix
 from router.common.memo import Memo
 from router.common.workers import Workers
 
@@ -56,9 +59,7 @@ def skill_document(name: str, description: str, body: str = "") -> str:
 
 def english_stopwords() -> frozenset[str]:
     """bm25s's English stopword list, the one every index is built with."""
-    from bm25s.stopwords import STOPWORDS_EN
-
-    return frozenset(STOPWORDS_EN)
+    return frozenset(_bm25s().stopwords.STOPWORDS_EN)
 
 
 def _stemmer() -> Any:
@@ -95,18 +96,24 @@ def term_counts(doc: str, stopwords: frozenset[str]) -> tuple[dict[str, int], in
     return counts, len(words)
 
 
-def _tokenize_all(docs: list[str], stopwords: frozenset[str]) -> list[list[str]]:
-    return [tokenize(doc, stopwords) for doc in docs]
+def _count_all(docs: list[str], stopwords: frozenset[str]) -> list[Counted]:
+    return [count_terms(tokenize(doc, stopwords)) for doc in docs]
 
 
-# a document's terms (one stopword list), kept: a document split before is not split again
-_TOKENS: Memo[str, tuple[str, ...]] = Memo()
+def _interned(counted: Counted) -> Counted:
+    return Counted(tuple(map(sys.intern, counted.terms)), counted.counts, counted.length)
+
+
+# a document's counted terms (one stopword list), kept: a document split before is not split
+# again, and a build that follows another counts only the documents that changed
+_COUNTED: Memo[str, Counted] = Memo()
 
 
 def _bm25s() -> Any:
     """Import bm25s, undoing the DEBUG level it sets on its own logger at import time so the
     application's logging configuration decides what is shown."""
     import bm25s
+    import bm25s.stopwords
 
     logging.getLogger("bm25s").setLevel(logging.NOTSET)
     return bm25s
@@ -115,12 +122,13 @@ def _bm25s() -> Any:
 class LexicalIndex:
     """An immutable BM25 index; row ``i`` is the ``i``-th document given to :meth:`build`.
 
-    bm25s computes the BM25 score of every (term, document) pair at build time, as a sparse
-    term-by-document matrix in CSC form (``data``, ``indices``, ``indptr``). That matrix and the
-    vocabulary are all a search needs: a query's scores are the sum of its terms' columns, the
-    same sum bm25s's ``get_scores`` makes (term by term, in float32). They are saved in this
-    module's own files, so loading an index needs numpy only: importing bm25s also imports
-    scipy, about 0.3 s of a server's start-up.
+    The BM25 score of every (term, document) pair is computed at build time as bm25s computes
+    it (``router.common.bm25_matrix``), as a sparse term-by-document matrix in CSC form
+    (``data``, ``indices``, ``indptr``). That matrix and the vocabulary are all a search needs:
+    a query's scores are the sum of its terms' columns, the same sum bm25s's ``get_scores``
+    makes (term by term, in float32). They are saved in this module's own files, so loading an
+    index needs numpy only: importing bm25s also imports scipy, about 0.3 s of a server's
+    start-up.
     """
 
     def __init__(self, vocab: dict[str, int], data: np.ndarray, indices: np.ndarray,
@@ -147,27 +155,13 @@ class LexicalIndex:
         Many documents are split into words over ``workers`` (the same words, in order)."""
         if not docs:
             return cls.empty()
-        bm25s = _bm25s()
-
         stopwords = english_stopwords()
-        words = partial(_tokenize_all, stopwords=stopwords)
-        corpus = _TOKENS.many(docs, lambda todo: [tuple(map(sys.intern, d)) for d in (
-            workers.map(words, todo) if workers is not None else words(todo))])
-        # Term ids in order of first use: bm25s would number terms in the order of a Python
-        # set, which changes with each process's string hashing, and so would the files.
-        vocab: dict[str, int] = {}
-        ids = [[vocab.setdefault(term, len(vocab)) for term in doc] for doc in corpus]
-        bm25 = bm25s.BM25()
-        bm25.index((ids, vocab), show_progress=False)
-        if bm25.nonoccurrence_array is not None:  # only BM25L / BM25+ have one
-            raise ValueError(f"unsupported BM25 variant {bm25.method!r}")
-        scores = bm25.scores
-        indptr = np.asarray(scores["indptr"])
-        # bm25s adds "" to its vocabulary without a column; tokenize never yields it.
-        vocab = {str(term): int(i) for term, i in bm25.vocab_dict.items()
-                 if int(i) < len(indptr) - 1}
-        return cls(vocab, np.asarray(scores["data"], dtype=np.float32),
-                   np.asarray(scores["indices"]), indptr, len(docs), stopwords)
+        count = partial(_count_all, stopwords=stopwords)
+        counted = _COUNTED.many(docs, lambda todo: [_interned(c) for c in (
+            workers.map(count, todo) if workers is not None else count(todo))])
+        matrix = score_matrix(counted)
+        return cls(matrix.vocab, matrix.data, matrix.indices, matrix.indptr, len(docs),
+                   stopwords)
 
     def __len__(self) -> int:
         return self._size

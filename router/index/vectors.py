@@ -6,11 +6,12 @@ import hashlib
 import json
 import time
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-from router.common.memo import Memo
+from router.common.memo import MEMO_ENTRIES, Memo
 from router.common.stages import stage
 from router.encoders.base import Embedder, document_text
 from router.errors import IndexUnavailable
@@ -29,6 +30,7 @@ def embedding_text(skill: Skill) -> str:
     return document_text(skill.name, skill.description)
 
 
+@lru_cache(maxsize=MEMO_ENTRIES)  # a catalog's texts, build after build
 def text_key(model_id: str, text: str) -> str:
     """The cache key of an embedding: the model and the exact text embedded."""
     return hashlib.sha256(f"{model_id}\x00{text}".encode()).hexdigest()

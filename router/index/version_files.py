@@ -4,16 +4,15 @@ versions, device and precision)."""
 
 from __future__ import annotations
 
-import gc
 import json
 import os
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from router.common.collector import paused
 from router.encoders.base import Embedder
 from router.index import dense
 from router.index.lexical import LexicalIndex
@@ -68,7 +67,7 @@ def write_json(path: Path, data: Any, *, compact: bool = False) -> None:
 
 
 def read_records(path: Path) -> tuple[tuple[Skill, ...], tuple[Diagnostic, ...]]:
-    with _gc_paused():
+    with paused():  # the records hold no cycles; see router.common.collector
         records = json.loads(path.read_text(encoding="utf-8"))
         skills = tuple(Skill.from_dict(d) for d in records["skills"])
         diagnostics = tuple(Diagnostic(Level(d["level"]), d["path"], d["message"],
@@ -76,16 +75,3 @@ def read_records(path: Path) -> tuple[tuple[Skill, ...], tuple[Diagnostic, ...]]
                             for d in records["diagnostics"])
         del records  # freed before the collector runs again
     return skills, diagnostics
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cycle collector: the records hold no cycles, and while they are built it
-    would scan the growing heap again and again (about a third of the load time at 10k)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()

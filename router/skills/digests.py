@@ -207,13 +207,15 @@ def write(folder: Path, digests: Mapping[str, SkillDigests]) -> None:
     """``digests.json`` in a version folder (before the manifest's checksums are taken)."""
     # {"skills": {name: record}} on one line, each skill's record as written for an earlier
     # build of the process when its files are the same
+    ordered = dict(sorted(digests.items()))  # as ``load`` reads them back
     text = "{\"skills\":{" + ",".join(
         _json(name) + ":" + _FRAGMENTS.of(d, partial(_record_json, d))
-        for name, d in sorted(digests.items())) + "}}"
+        for name, d in ordered.items()) + "}}"
     with (folder / DIGESTS_FILE).open("w", encoding="utf-8") as handle:
         handle.write(text)
         handle.flush()
         os.fsync(handle.fileno())
+    _KEPT.put(_identity(folder / DIGESTS_FILE), ordered)
 
 
 def load(folder: Path) -> dict[str, SkillDigests] | None:
@@ -223,6 +225,33 @@ def load(folder: Path) -> dict[str, SkillDigests] | None:
         return None
     data = json.loads(path.read_text(encoding="utf-8"))
     return {name: SkillDigests.from_dict(d) for name, d in data["skills"].items()}
+
+
+def load_kept(folder: Path) -> dict[str, SkillDigests] | None:
+    """``load``, from what this process last wrote or read of that very file where it can (the
+    current version's record, read again by each build for reuse)."""
+    try:
+        identity = _identity(folder / DIGESTS_FILE)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    kept = _KEPT.get(identity)
+    if kept is None:
+        kept = load(folder)
+        if kept is None:
+            return None
+        _KEPT.put(identity, kept)
+    return dict(kept)
+
+
+# the records this process last wrote or read, by their file's identity (a version folder is
+# renamed into place after its digests are written, and never written again: the file stays
+# the same), so the next build does not parse the current version's record again
+_KEPT: Memo[tuple[int, int, int, int], dict[str, SkillDigests]] = Memo(2)
+
+
+def _identity(path: Path) -> tuple[int, int, int, int]:
+    found = path.stat()
+    return found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns
 
 
 def verify(skill: str, recorded: SkillDigests | None, path: str, data: bytes) -> None:

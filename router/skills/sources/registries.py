@@ -16,9 +16,11 @@ import dataclasses
 import json
 import os
 from collections.abc import Collection, Iterable, Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from router.common.memo import MEMO_ENTRIES
 from router.errors import InvalidRequest
 from router.skills.catalogs import check_name
 from router.skills.model import DEFAULT_CATALOG, Diagnostic, DiscoveryResult, Level, Scope, Skill
@@ -68,7 +70,7 @@ def origins(skills: Sequence[Skill]) -> list[str]:
     published: dict[Path, str | None] = {}
     out = []
     for skill in skills:
-        parent = Path(skill.base_dir).parent
+        parent = _parent(skill.base_dir)
         if parent not in published:
             try:
                 data = json.loads((parent / ORIGIN_FILE).read_text("utf-8"))
@@ -77,6 +79,11 @@ def origins(skills: Sequence[Skill]) -> list[str]:
                 published[parent] = None
         out.append(published[parent] or f"{skill.kind.value}:{skill.catalog}")
     return out
+
+
+@lru_cache(maxsize=MEMO_ENTRIES)  # a catalog's folders, build after build
+def _parent(folder: str) -> Path:
+    return Path(folder).parent
 
 
 def discover_registries(config: DiscoveryConfig, taken: Collection[str] = ()) -> DiscoveryResult:
