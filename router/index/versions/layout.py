@@ -85,8 +85,9 @@ def current_version(root: str | Path) -> str:
 
 # (path, device, inode, size, modification time) -> the manifest as parsed: a build reads the
 # served version's manifest several times (recovery, the kept vectors, code books, examples,
-# then retention), and with the content scanner's record it is megabytes at 10k skills
-_PARSED: Memo[tuple[str, int, int, int, int], dict[str, Any]] = Memo(8)
+# then retention), and with the content scanner's record it is megabytes at 10k skills (about
+# 12 MB parsed); three: the served version and the two retention checks after it
+_PARSED: Memo[tuple[str, int, int, int, int], dict[str, Any]] = Memo(3)
 
 
 def read_manifest(folder: Path) -> dict[str, Any]:
