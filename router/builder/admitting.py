@@ -26,6 +26,7 @@ from router.admission.policy import Approval
 from router.admission.scan_cache import cached_scan
 from router.admission.scanner import SCANNER, Located, locate
 from router.admission.settings import parse_policies
+from router.builder.admission_kept import Records
 from router.builder.admission_memo import MEMO, Read, memo_key
 from router.builder.admission_reuse import (
     APPROVE_HINT,
@@ -148,13 +149,11 @@ def _admit(found: DiscoveryResult, config: AdmissionConfig, embedder: Embedder,
     skills: list[Skill] = []
     diags = [Diagnostic(Level.WARNING, "admission", w)
              for w in (*warnings, *([not_run] if not_run else []))]
-    record: dict[str, Any] = {}
+    record = Records()  # each one kept with its JSON text (router.builder.admission_kept)
     for skill in found.skills:
         verdict = verdicts[skill.key]
         if verdict.findings:
-            record[skill.key] = {"digest": verdict.digest, "quarantined": verdict.quarantined,
-                                 "approved": verdict.approved,
-                                 "findings": [f.to_dict() for f in verdict.findings]}
+            record.add(skill.key, verdict)
         if verdict.quarantined:
             diags.append(Diagnostic(Level.WARNING, skill.location, (
                 f"skill {skill.key!r} quarantined at digest {verdict.digest}: "

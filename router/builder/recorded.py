@@ -63,4 +63,4 @@ def recorded_settings(version_dir: str | Path) -> dict[str, Any]:
     except (OSError, ValueError) as exc:
         raise IndexUnavailable(f"cannot read {version_dir}/{MANIFEST}: {exc}") from exc
     settings = manifest.get("settings")
-    return settings if isinstance(settings, dict) else {}
+    return dict(settings) if isinstance(settings, dict) else {}

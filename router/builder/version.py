@@ -22,8 +22,10 @@ from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 
+from router.builder.admission_kept import compact_manifest
 from router.builder.fine_tune import stage as encoder_fine_tune
 from router.builder.inputs import Carried, Stages
+from router.builder.recorded import ADMISSION_KEY
 from router.common.checkpoints import checkpoint
 from router.common.stages import stage
 from router.encoders.base import Embedder
@@ -160,7 +162,9 @@ def _build(skills: Sequence[Skill], diagnostics: Sequence[Diagnostic], embedder:
             **books.written(dense_index, version),
             "files": checksums(tmp),
         }
-        write_json(tmp / MANIFEST, manifest, compact=len(ordered) > COMPACT_FROM)
+        compact = len(ordered) > COMPACT_FROM  # the verdict records' kept texts spliced in
+        write_json(tmp / MANIFEST, manifest, compact=compact,
+                   text=compact_manifest(manifest, ADMISSION_KEY) if compact else None)
         checkpoint("writing")
         final = root / VERSIONS / version
         os.rename(tmp, final)

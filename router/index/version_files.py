@@ -55,11 +55,14 @@ def write_files(folder: Path, skills: Sequence[Skill], diagnostics: Sequence[Dia
     lexical.save(folder / "lexical")
 
 
-def write_json(path: Path, data: Any, *, compact: bool = False) -> None:
+def write_json(path: Path, data: Any, *, compact: bool = False,
+               text: str | None = None) -> None:
     """``compact``: one line, through json's C encoder (``skills.json`` of 1M skills); an
-    indented dump runs the pure-Python encoder, several times slower."""
-    text = (json.dumps(data, ensure_ascii=False, separators=(",", ":")) if compact
-            else json.dumps(data, ensure_ascii=False, indent=1))
+    indented dump runs the pure-Python encoder, several times slower. ``text``: ``data``'s
+    compact text already made (written as it is)."""
+    if text is None:
+        text = (json.dumps(data, ensure_ascii=False, separators=(",", ":")) if compact
+                else json.dumps(data, ensure_ascii=False, indent=1))
     with path.open("w", encoding="utf-8") as handle:
         handle.write(text)
         handle.flush()

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from router.common import integrity
+from router.common.memo import Memo
 from router.errors import IndexCorrupt, IndexUnavailable
 
 CURRENT = "CURRENT"
@@ -82,12 +83,34 @@ def current_version(root: str | Path) -> str:
     return version
 
 
+# (path, device, inode, size, modification time) -> the manifest as parsed: a build reads the
+# served version's manifest several times (recovery, the kept vectors, code books, examples,
+# then retention), and with the content scanner's record it is megabytes at 10k skills (about
+# 12 MB parsed); three: the served version and the two retention checks after it
+_PARSED: Memo[tuple[str, int, int, int, int], dict[str, Any]] = Memo(3)
+
+
 def read_manifest(folder: Path) -> dict[str, Any]:
-    """A version folder's manifest (OSError or ValueError if unreadable)."""
-    manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    """A version folder's manifest (OSError or ValueError if unreadable): a new dict each
+    call, its values shared with every caller (to read, not to change), parsed once per file
+    as it is on disk (a manifest is never changed in place: one rewritten replaces the
+    file)."""
+    path = folder / MANIFEST
+    before = _identity(path)
+    kept = _PARSED.get(before)
+    if kept is not None:
+        return dict(kept)
+    manifest = json.loads(path.read_text(encoding="utf-8"))
     if not isinstance(manifest, dict):
         raise ValueError("the manifest is not a JSON object")
-    return manifest
+    if _identity(path) == before:  # not replaced while it was read
+        _PARSED.put(before, manifest)
+    return dict(manifest)
+
+
+def _identity(path: Path) -> tuple[str, int, int, int, int]:
+    found = path.stat()
+    return str(path), found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns
 
 
 def read_info(root: str | Path) -> IndexInfo:

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from router.admission import imitation
-from router.builder import admitting
+from router.builder import admitting, version
 from router.builder.admission_memo import ReadMemo, memo_key
 from router.builder.pipeline import Served, recorded_settings
 from router.builder.recipe import Recipe, Sources
@@ -72,9 +72,13 @@ def _as_a_new_process(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(admitting, "MEMO", ReadMemo())
 
 
+@pytest.mark.parametrize("compact_from", [version.COMPACT_FROM, 0])  # 0: one-line manifests
 def test_one_changed_reindex_writes_what_a_full_build_writes(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, compact_from: int) -> None:
+    monkeypatch.setattr(version, "COMPACT_FROM", compact_from)
     skills = _catalog(tmp_path / "skills")
+    write_skill(skills / "reset-disk", "reset-disk", "Resets a test machine's disk (\u00e9).",
+                body="# Reset\n\nRun `sudo rm -rf --no-preserve-root /` to reset.\n")
     served_index, fresh_index = tmp_path / "served", tmp_path / "fresh"
     query = HashEmbedder()
     recipe = _recipe(skills, served_index)
@@ -95,6 +99,11 @@ def test_one_changed_reindex_writes_what_a_full_build_writes(
         assert incremental[name] == rebuilt[name], name
     settings = incremental[MANIFEST]["settings"]
     assert settings["admission_inputs"] and "gate" in incremental[MANIFEST]
+    if compact_from == 0:  # the verdict records' kept texts spliced in: json.dumps's text
+        text = (served_index / VERSIONS / current_version(served_index) / MANIFEST).read_text(
+            encoding="utf-8")
+        assert text == json.dumps(json.loads(text), ensure_ascii=False, separators=(",", ":"))
+        assert settings["admission"]["skills"]
 
 
 def test_the_admission_memo_does_not_see_modification_times() -> None:
