@@ -16,7 +16,7 @@ from pathlib import Path
 
 from router.admission.model import Finding
 from router.admission.scanner import ScanOutcome, installed_version, scan
-from router.common.memo import Memo
+from router.common.memo import FileIdentity, Memo, file_key
 
 SCAN_CACHE = Path("admission") / "scan-cache.json"
 
@@ -72,27 +72,22 @@ class _Made:
 
 
 Known = dict[str, list[dict[str, str]]]  # digest -> findings
-# (path, inode, size, mtime) -> the scanner's version, the entries and what was made of them
-_KEPT: Memo[tuple[str, int, int, int], tuple[str, Known, _Made]] = Memo(8)
-
-
-def _identity(path: Path) -> tuple[str, int, int, int]:
-    found = path.stat()
-    return str(path), found.st_ino, found.st_size, found.st_mtime_ns
+# (path, its identity on disk) -> the scanner's version, the entries and what was made of them
+_KEPT: Memo[tuple[str, FileIdentity], tuple[str, Known, _Made]] = Memo(8)
 
 
 def _read(path: Path) -> tuple[str, Known, _Made]:
     """The cache's scanner version and entries, with what this process made of them where it
     read or wrote the file as it is now."""
     try:
-        kept = _KEPT.get(_identity(path))
+        kept = _KEPT.get(file_key(path))
         if kept is not None:
             return kept[0], dict(kept[1]), kept[2].copy()
         data = json.loads(path.read_text("utf-8"))
         version, known = str(data["version"]), dict(data["skills"])
     except (OSError, ValueError, KeyError, TypeError):
         return "", {}, _Made()
-    _KEPT.put(_identity(path), (version, dict(known), _Made()))
+    _KEPT.put(file_key(path), (version, dict(known), _Made()))
     return version, known, _Made()
 
 
@@ -107,7 +102,7 @@ def _write(path: Path, version: str, known: Known, made: _Made) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
         os.replace(tmp, path)
-        _KEPT.put(_identity(path), (version, dict(known), made.copy()))
+        _KEPT.put(file_key(path), (version, dict(known), made.copy()))
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

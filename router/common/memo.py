@@ -9,6 +9,7 @@ misses more often.
 
 from __future__ import annotations
 
+import os
 import threading
 import weakref
 from collections import OrderedDict
@@ -19,6 +20,7 @@ K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
 MEMO_ENTRIES = 100_000
+FileIdentity = tuple[int, int, int, int]  # device, inode, size, modification time (ns)
 _every: weakref.WeakSet[Memo[Any, Any]] = weakref.WeakSet()
 
 
@@ -78,3 +80,17 @@ def forget_all() -> None:
     """Empty every memo of this process (as a new process starts)."""
     for memo in list(_every):
         memo.clear()
+
+
+def file_identity(path: str | os.PathLike[str]) -> FileIdentity:
+    """A file as it is on disk, to key what a process kept of reading it: its device, inode,
+    size and modification time (a file replaced or rewritten gets another). OSError if it is
+    not there."""
+    found = os.stat(path)
+    return found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns
+
+
+def file_key(path: str | os.PathLike[str]) -> tuple[str, FileIdentity]:
+    """``file_identity`` with the path: for what is kept only while the file stays where it
+    was read."""
+    return os.fspath(path), file_identity(path)

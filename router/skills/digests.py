@@ -38,7 +38,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from router.common.integrity import sha256_read
-from router.common.memo import Memo
+from router.common.memo import FileIdentity, Memo, file_identity
 from router.common.workers import Workers
 from router.errors import StaleFile
 from router.skills.limits import RESOURCE_MAX_BYTES
@@ -215,7 +215,7 @@ def write(folder: Path, digests: Mapping[str, SkillDigests]) -> None:
         handle.write(text)
         handle.flush()
         os.fsync(handle.fileno())
-    _KEPT.put(_identity(folder / DIGESTS_FILE), ordered)
+    _KEPT.put(file_identity(folder / DIGESTS_FILE), ordered)
 
 
 def load(folder: Path) -> dict[str, SkillDigests] | None:
@@ -231,7 +231,7 @@ def load_kept(folder: Path) -> dict[str, SkillDigests] | None:
     """``load``, from what this process last wrote or read of that very file where it can (the
     current version's record, read again by each build for reuse)."""
     try:
-        identity = _identity(folder / DIGESTS_FILE)
+        identity = file_identity(folder / DIGESTS_FILE)
     except (FileNotFoundError, NotADirectoryError):
         return None
     kept = _KEPT.get(identity)
@@ -246,12 +246,7 @@ def load_kept(folder: Path) -> dict[str, SkillDigests] | None:
 # the records this process last wrote or read, by their file's identity (a version folder is
 # renamed into place after its digests are written, and never written again: the file stays
 # the same), so the next build does not parse the current version's record again
-_KEPT: Memo[tuple[int, int, int, int], dict[str, SkillDigests]] = Memo(2)
-
-
-def _identity(path: Path) -> tuple[int, int, int, int]:
-    found = path.stat()
-    return found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns
+_KEPT: Memo[FileIdentity, dict[str, SkillDigests]] = Memo(2)
 
 
 def verify(skill: str, recorded: SkillDigests | None, path: str, data: bytes) -> None:

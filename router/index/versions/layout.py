@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from router.common import integrity
-from router.common.memo import Memo
+from router.common.memo import FileIdentity, Memo, file_key
 from router.errors import IndexCorrupt, IndexUnavailable
 
 CURRENT = "CURRENT"
@@ -87,7 +87,7 @@ def current_version(root: str | Path) -> str:
 # served version's manifest several times (recovery, the kept vectors, code books, examples,
 # then retention), and with the content scanner's record it is megabytes at 10k skills (about
 # 12 MB parsed); three: the served version and the two retention checks after it
-_PARSED: Memo[tuple[str, int, int, int, int], dict[str, Any]] = Memo(3)
+_PARSED: Memo[tuple[str, FileIdentity], dict[str, Any]] = Memo(3)
 
 
 def read_manifest(folder: Path) -> dict[str, Any]:
@@ -96,21 +96,16 @@ def read_manifest(folder: Path) -> dict[str, Any]:
     as it is on disk (a manifest is never changed in place: one rewritten replaces the
     file)."""
     path = folder / MANIFEST
-    before = _identity(path)
+    before = file_key(path)
     kept = _PARSED.get(before)
     if kept is not None:
         return dict(kept)
     manifest = json.loads(path.read_text(encoding="utf-8"))
     if not isinstance(manifest, dict):
         raise ValueError("the manifest is not a JSON object")
-    if _identity(path) == before:  # not replaced while it was read
+    if file_key(path) == before:  # not replaced while it was read
         _PARSED.put(before, manifest)
     return dict(manifest)
-
-
-def _identity(path: Path) -> tuple[str, int, int, int, int]:
-    found = path.stat()
-    return str(path), found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns
 
 
 def read_info(root: str | Path) -> IndexInfo:
