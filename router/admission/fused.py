@@ -5,15 +5,13 @@ show."""
 
 from __future__ import annotations
 
-import logging
 import re
 import sys
 from collections.abc import Callable, Sequence
-from functools import lru_cache
 
 import numpy as np
 
-from router.common.bm25_matrix import Counted, count_terms, score_matrix
+from router.common.bm25_matrix import Counted, count_terms, english_stopwords, score_matrix
 from router.common.memo import Memo
 
 RRF_K = 60  # the usual reciprocal-rank constant
@@ -39,7 +37,7 @@ def fused_scores(documents: Sequence[str], requests: Sequence[str], encode: Enco
 def bm25_scores(documents: Sequence[str], requests: Sequence[str]) -> np.ndarray:
     """requests x documents BM25 scores (bm25s's Lucene BM25, made by
     ``router.common.bm25_matrix``; English stopwords dropped)."""
-    stop = _stopwords()
+    stop = english_stopwords()
 
     def words(text: str) -> tuple[str, ...]:
         return tuple(sys.intern(w) for w in _WORD.findall(text.lower()) if w not in stop)
@@ -54,15 +52,6 @@ def bm25_scores(documents: Sequence[str], requests: Sequence[str]) -> np.ndarray
         if terms:
             out[row] = matrix.scores(terms)
     return out
-
-
-@lru_cache(maxsize=1)
-def _stopwords() -> frozenset[str]:
-    from bm25s.stopwords import STOPWORDS_EN
-
-    # bm25s sets its own logger to DEBUG when imported: the application's logging decides
-    logging.getLogger("bm25s").setLevel(logging.NOTSET)
-    return frozenset(STOPWORDS_EN)
 
 
 def _rrf(scores: np.ndarray) -> np.ndarray:

@@ -15,6 +15,7 @@ walks every document in Python)."""
 
 from __future__ import annotations
 
+import logging
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -25,6 +26,15 @@ import numpy as np
 
 K1 = 1.5
 B = 0.75
+
+
+def english_stopwords() -> frozenset[str]:
+    """bm25s's English stopword list, the one every BM25 here drops. Importing bm25s sets its
+    own logger to DEBUG; that is undone, so the application's logging decides what is shown."""
+    from bm25s.stopwords import STOPWORDS_EN
+
+    logging.getLogger("bm25s").setLevel(logging.NOTSET)
+    return frozenset(STOPWORDS_EN)
 
 
 @dataclass(frozen=True)
@@ -57,13 +67,20 @@ class Matrix:
     size: int
 
     def scores(self, columns: Sequence[int]) -> np.ndarray:
-        """Every document's score for a query of these term columns (a column given twice
-        counts twice), summed in float32 term by term as bm25s's ``get_scores`` sums them."""
-        out = np.zeros(self.size, dtype=np.float32)
-        for column in columns:
-            start, end = self.indptr[column], self.indptr[column + 1]
-            out[self.indices[start:end]] += self.data[start:end]  # a term's documents differ
-        return out
+        """Every document's score for a query of these term columns (``column_sums``)."""
+        return column_sums(self.data, self.indices, self.indptr, self.size, columns)
+
+
+def column_sums(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, size: int,
+                columns: Sequence[int]) -> np.ndarray:
+    """Each of ``size`` documents' score for a query of these term columns of a CSC score
+    matrix (a column given twice counts twice), summed in float32 term by term as bm25s's
+    ``get_scores`` sums them."""
+    out = np.zeros(size, dtype=np.float32)
+    for column in columns:
+        start, end = indptr[column], indptr[column + 1]
+        out[indices[start:end]] += data[start:end]  # a term's documents differ
+    return out
 
 
 def score_matrix(docs: Sequence[Counted], k1: float = K1, b: float = B) -> Matrix:

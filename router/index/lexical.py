@@ -34,7 +34,13 @@ from typing import Any
 
 import numpy as np
 
-from router.common.bm25_matrix import Counted, count_terms, score_matrix
+from router.common.bm25_matrix import (
+    Counted,
+    column_sums,
+    count_terms,
+    english_stopwords,
+    score_matrix,
+)
 from router.common.memo import Memo
 from router.common.workers import Workers
 
@@ -55,11 +61,6 @@ def skill_document(name: str, description: str, body: str = "") -> str:
     ``body``, the excerpt of its instructions indexed with it (``router.index.body``)."""
     words = name.replace("-", " ").replace("_", " ").strip()
     return " ".join(part for part in (words, description.strip(), body.strip()) if part)
-
-
-def english_stopwords() -> frozenset[str]:
-    """bm25s's English stopword list, the one every index is built with."""
-    return frozenset(_bm25s().stopwords.STOPWORDS_EN)
 
 
 def _stemmer() -> Any:
@@ -107,16 +108,6 @@ def _interned(counted: Counted) -> Counted:
 # a document's counted terms (one stopword list), kept: a document split before is not split
 # again, and a build that follows another counts only the documents that changed
 _COUNTED: Memo[str, Counted] = Memo()
-
-
-def _bm25s() -> Any:
-    """Import bm25s, undoing the DEBUG level it sets on its own logger at import time so the
-    application's logging configuration decides what is shown."""
-    import bm25s
-    import bm25s.stopwords
-
-    logging.getLogger("bm25s").setLevel(logging.NOTSET)
-    return bm25s
 
 
 class LexicalIndex:
@@ -170,11 +161,7 @@ class LexicalIndex:
         ids = [self._vocab[t] for t in tokenize(query, self._stopwords) if t in self._vocab]
         if not ids:
             return None
-        scores = np.zeros(self._size, dtype=np.float32)
-        for term in ids:  # a query word said twice counts twice
-            start, end = self._indptr[term], self._indptr[term + 1]
-            scores[self._indices[start:end]] += self._data[start:end]  # a term's rows differ
-        return scores
+        return column_sums(self._data, self._indices, self._indptr, self._size, ids)
 
     def terms(self, text: str) -> frozenset[str]:
         """The terms ``text`` is indexed as here (this index's stopwords removed)."""

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import random
 
+import bm25s
 import numpy as np
 import pytest
+from bm25s.stopwords import STOPWORDS_EN
 
 from router.admission.fused import bm25_scores
 from router.common.bm25_matrix import count_terms, score_matrix
-from router.index.lexical import _bm25s
 
 WORDS = [f"w{i}" for i in range(400)]
 
@@ -25,7 +26,7 @@ def _corpus(rng: random.Random) -> list[list[str]]:
 def _bm25s_index(docs: list[list[str]]) -> tuple[dict[str, int], object]:
     vocab: dict[str, int] = {}
     ids = [[vocab.setdefault(term, len(vocab)) for term in doc] for doc in docs]
-    reference = _bm25s().BM25()
+    reference = bm25s.BM25()
     reference.index((ids, dict(vocab)), show_progress=False)
     return vocab, reference
 
@@ -62,7 +63,7 @@ def test_the_hub_measure_scores_as_bm25s() -> None:
                  "the and of"]
     requests = ["email the weather", "tables in pdf files", "nothing matches", "the"]
     got = bm25_scores(documents, requests)
-    stop = frozenset(_bm25s().stopwords.STOPWORDS_EN)
+    stop = frozenset(STOPWORDS_EN)
 
     def words(text: str) -> list[str]:
         import re

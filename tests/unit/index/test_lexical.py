@@ -9,12 +9,12 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import bm25s
 import numpy as np
 import pytest
 
 from router.index.lexical import (
     LexicalIndex,
-    _bm25s,
     english_stopwords,
     skill_document,
     tokenize,
@@ -106,7 +106,6 @@ def test_save_load_round_trip_gives_identical_results(index: LexicalIndex, tmp_p
 
 
 def test_scores_are_the_ones_bm25s_computes(index: LexicalIndex) -> None:
-    bm25s = _bm25s()
     stop = english_stopwords()
     reference = bm25s.BM25()
     reference.index([tokenize(skill_document(n, d), stop) for n, d in SKILLS.items()],
