@@ -2,7 +2,9 @@
 
 Every call gets a request id, taken from the ``x-request-id`` metadata when the caller sent one
 and generated otherwise; it is echoed in the trailing metadata and written on the call's log
-line (``request_id``, ``method``, ``code``, ``ms`` as structured fields). A call whose deadline
+line (``request_id``, ``method``, ``code``, ``ms`` as structured fields); an answered unary
+call's trailing metadata also carries ``server-timing: handler;dur=<ms>``, the server's own
+time for it, so a caller can tell it from the wire's. A call whose deadline
 has already passed when it reaches the server is answered DEADLINE_EXCEEDED without running.
 A unary request whose bytes do not parse (e.g. a string field holding invalid UTF-8, which
 proto3 forbids) is answered INVALID_ARGUMENT with the parser's reason, and logged and counted
@@ -40,6 +42,7 @@ log = logging.getLogger(__name__)
 
 REQUEST_ID_KEY = "x-request-id"
 TRACEPARENT_KEY = "traceparent"
+SERVER_TIMING_KEY = "server-timing"  # W3C Server-Timing: the server's own time for a call
 
 
 @dataclass
@@ -126,6 +129,12 @@ def _ids_of(context: grpc.ServicerContext) -> tuple[str, str]:
             found = traceparent_of(value)  # W3C's rules: version ff, zero ids refused
             trace_id = found.split("-")[1] if found else ""
     return request_id or uuid.uuid4().hex, trace_id
+
+
+def server_timing(seconds: float) -> str:
+    """The ``server-timing`` value of an answered call: ``handler;dur=<ms>``, the server's
+    own time from taking the call to its answer (W3C Server-Timing; not the wire's)."""
+    return f"handler;dur={seconds * 1000.0:.3f}"
 
 
 def _begin(context: grpc.ServicerContext, request_id: str) -> None:
@@ -233,6 +242,9 @@ class LoggingInterceptor(grpc.ServerInterceptor):  # type: ignore[type-arg]
                 _refuse_unparsable(request, context)
                 response = behaviour(request, context)
                 failed = False
+                context.set_trailing_metadata((
+                    *(context.trailing_metadata() or ()),
+                    (SERVER_TIMING_KEY, server_timing(time.perf_counter() - start))))
                 return response
             finally:
                 CALL_FACTS.reset(noted)

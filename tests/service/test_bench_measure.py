@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from benchmarks.door import split_figures, timed_route_call
 from benchmarks.measure import (
     cold_start,
     free_port,
@@ -49,6 +50,21 @@ def test_the_served_process_answers_route_at_its_json_door_too(tmp_path: Path) -
             close_grpc()
             close_json()
     assert {a["indexVersion"] for a in answers} == {version}
+
+
+def test_a_timed_route_records_the_servers_own_time_within_the_clients(tmp_path: Path) -> None:
+    root = _index(tmp_path)
+    pairs: list[tuple[float, float]] = []
+    with serve_process(root) as address:
+        call, close = timed_route_call(address, pairs)
+        try:
+            replies = [call(f"pdf task {i}") for i in range(8)]
+        finally:
+            close()
+    assert all(r.index_version for r in replies)  # type: ignore[attr-defined]
+    assert len(pairs) == 8 and all(0 < own < elapsed for elapsed, own in pairs)
+    split = split_figures(pairs)
+    assert split["n"] == 5 and split["handler_p50_ms"] > 0 and split["wire_p50_ms"] > 0
 
 
 def test_summary_orders_percentiles() -> None:

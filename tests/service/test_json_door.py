@@ -55,6 +55,8 @@ def test_route_answers_proto3_json_and_takes_either_field_spelling(door: Door) -
         assert reply.status == 200 and reply.headers["content-type"] == "application/json"
         assert "catalogText" in reply.json() and "catalog_text" not in reply.json()
         assert len(reply.headers["trailer-x-request-id"]) == 32
+        timing = reply.headers["trailer-server-timing"]  # the server's own time, in ms
+        assert timing.startswith("handler;dur=") and float(timing.split("=")[1]) > 0
     first, second = (parsed(r, pb.RouteResponse) for r in (camel, snake))
     assert [s.name for s in first.skills] == [s.name for s in second.skills]
     assert any(s.name == "pdf-tools" for s in first.skills)

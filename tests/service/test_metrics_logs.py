@@ -14,7 +14,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from router.engine import Engine
-from router.service.interceptors import REQUEST_ID_KEY
+from router.service.interceptors import REQUEST_ID_KEY, SERVER_TIMING_KEY
 from router.service.metrics import ServiceMetrics, start_metrics_http
 from router.v1 import router_pb2 as pb
 from tests.support.indexes import index_catalog
@@ -86,6 +86,11 @@ def test_call_log_lines_are_json_with_the_echoed_request_id(metered: tuple[Serve
     echoed = [dict(c.trailing_metadata())[REQUEST_ID_KEY] for c in (call, other)]
     assert echoed[0] == "req-42" and len(echoed[1]) == 32
     assert [line["request_id"] for line in lines] == echoed
+    # The answer also carries the server's own time (W3C Server-Timing), as the log line has it.
+    timings = [dict(c.trailing_metadata())[SERVER_TIMING_KEY] for c in (call, other)]
+    for timing, line in zip(timings, lines, strict=True):
+        name, _, dur = timing.partition(";dur=")
+        assert name == "handler" and 0 < float(dur) <= line["ms"]
     for line in lines:
         assert {"ts", "level", "logger", "msg", "request_id", "method", "code", "ms"} <= set(line)
         assert line["method"] == "/router.v1.SkillRouter/Route" and line["code"] == "OK"

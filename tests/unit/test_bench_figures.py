@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from benchmarks import reindex as bench_reindex
-from benchmarks.run import _growth_rows, floor_credit, json_rows
+from benchmarks.door import door_rows, handler_seconds, split_figures
+from benchmarks.run import _growth_rows, floor_credit
 from router.encoders.factory import make_embedder
 from tests.support import REPO
 
@@ -62,12 +63,37 @@ def _size(p99_grpc: float, p99_local: float) -> dict[str, dict[str, float]]:
 
 
 def test_the_json_row_is_its_p50_over_grpcs_against_the_bound() -> None:
-    f = {"route_grpc": {"p50_ms": 3.0}, "route_json": {"p50_ms": 3.4}}
-    assert dict(json_rows("10000", f)) == {
-        "  10000 json p50 - grpc p50": "+0.40 ms (within the 1.0 ms bound)"}
+    f = {"route_in_process": {"p50_ms": 2.0}, "route_grpc": {"p50_ms": 3.0},
+         "route_json": {"p50_ms": 3.4}}
+    json_row = "  10000 json p50 - grpc p50"
+    assert dict(door_rows("10000", f))[json_row] == "+0.40 ms (within the 1.0 ms bound)"
     f["route_json"]["p50_ms"] = 4.5
-    assert "OVER" in dict(json_rows("10000", f))["  10000 json p50 - grpc p50"]
-    assert list(json_rows("10000", {"route_grpc": {"p50_ms": 3.0}})) == []
+    assert "OVER" in dict(door_rows("10000", f))[json_row]
+    del f["route_json"]
+    assert json_row not in dict(door_rows("10000", f))
+
+
+def test_the_door_rows_split_a_grpc_route_into_the_servers_part_and_the_wires() -> None:
+    f = {"route_in_process": {"p50_ms": 2.0}, "route_grpc": {"p50_ms": 3.5},
+         "grpc_split": {"handler_p50_ms": 2.6, "wire_p50_ms": 0.85, "n": 10}}
+    printed = dict(door_rows("10000", f))
+    assert printed["  10000 gRPC p50 over in-process p50"] == (
+        "+1.50 ms (in-process 2.00, gRPC 3.50 ms; target <= +1.00)")
+    assert printed["  10000 gRPC: the server's own p50"] == (
+        "2.60 ms (+0.60 over in-process); wire and gRPC both ways p50 0.85 ms")
+    del f["grpc_split"]  # a run from before the split
+    assert "  10000 gRPC: the server's own p50" not in dict(door_rows("10000", f))
+
+
+def test_the_servers_own_time_is_read_from_server_timing_and_split_per_call() -> None:
+    assert handler_seconds((("x-request-id", "r"), ("server-timing", "handler;dur=2.500"))
+                           ) == 0.0025
+    assert handler_seconds((("x-request-id", "r"),)) is None
+    assert handler_seconds(None) is None
+    # Per call: (client seconds, server's own seconds); the first `warmup` calls are left out.
+    pairs = [(1.0, 0.9)] * 3 + [(0.004, 0.003), (0.005, 0.0035), (0.006, 0.0045)]
+    assert split_figures(pairs) == {"handler_p50_ms": 3.5, "wire_p50_ms": 1.5, "n": 3}
+    assert split_figures(pairs[:3])["n"] == 0
 
 
 def test_p99_growth_is_each_size_over_the_smallest() -> None:
