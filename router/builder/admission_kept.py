@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from router.admission.policy import Verdict
+from router.common.json_text import compact
 from router.common.memo import Memo
 
 # (digest, quarantined, approved, findings) -> the record and its JSON text
@@ -33,13 +34,12 @@ class Records(dict[str, dict[str, Any]]):
             record = {"digest": verdict.digest, "quarantined": verdict.quarantined,
                       "approved": verdict.approved,
                       "findings": [f.to_dict() for f in verdict.findings]}
-            kept = (record, json.dumps(record, ensure_ascii=False, separators=(",", ":")))
+            kept = (record, compact(record))
             _KEPT.put(made, kept)
         self[key], self.texts[key] = kept
 
     def encoded(self) -> str:
-        """``json.dumps(self, ensure_ascii=False, separators=(",", ":"))``, from the kept
-        texts."""
+        """``compact(self)`` (``router.common.json_text``), from the kept texts."""
         return "{" + ",".join(json.dumps(key, ensure_ascii=False) + ":" + self.texts[key]
                               for key in self) + "}"
 
@@ -61,5 +61,5 @@ def compact_manifest(manifest: Mapping[str, Any], admission_key: str) -> str | N
         return None
     placed = {**manifest, "settings": {**settings, admission_key: {**admission,
                                                                     "skills": PLACE}}}
-    text = json.dumps(placed, ensure_ascii=False, separators=(",", ":"))
+    text = compact(placed)
     return text.replace(json.dumps(PLACE), records.encoded(), 1)

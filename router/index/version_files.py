@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from router.common.collector import paused
+from router.common.json_text import compact as compact_json
 from router.encoders.base import Embedder
 from router.index import dense
 from router.index.lexical import LexicalIndex
@@ -61,7 +62,7 @@ def write_json(path: Path, data: Any, *, compact: bool = False,
     indented dump runs the pure-Python encoder, several times slower. ``text``: ``data``'s
     compact text already made (written as it is)."""
     if text is None:
-        text = (json.dumps(data, ensure_ascii=False, separators=(",", ":")) if compact
+        text = (compact_json(data) if compact
                 else json.dumps(data, ensure_ascii=False, indent=1))
     with path.open("w", encoding="utf-8") as handle:
         handle.write(text)

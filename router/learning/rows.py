@@ -27,6 +27,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from router.common.json_text import compact
+
 ROUTE = "route"
 ACTIVATE = "activate"
 FEEDBACK = "feedback"
@@ -85,7 +87,7 @@ class Row:
             "retrieved": list(self.retrieved), "before": self.before, "counts": dict(self.counts),
             "counted": self.counted, "principal": self.principal, "forced": self.forced}
         data.update({k: v for k, v in optional.items() if v})
-        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        return compact(data)
 
 
 def _names(value: Any) -> tuple[str, ...]:

@@ -38,6 +38,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from router.common.integrity import sha256_read
+from router.common.json_text import compact
 from router.common.memo import FileIdentity, Memo, file_identity
 from router.common.workers import Workers
 from router.errors import StaleFile
@@ -195,12 +196,8 @@ def fingerprint(digests: Mapping[str, SkillDigests]) -> str:
 _FRAGMENTS: Memo[SkillDigests, str] = Memo()
 
 
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
 def _record_json(digests: SkillDigests) -> str:
-    return _json(digests.to_dict())
+    return compact(digests.to_dict())
 
 
 def write(folder: Path, digests: Mapping[str, SkillDigests]) -> None:
@@ -209,7 +206,7 @@ def write(folder: Path, digests: Mapping[str, SkillDigests]) -> None:
     # build of the process when its files are the same
     ordered = dict(sorted(digests.items()))  # as ``load`` reads them back
     text = "{\"skills\":{" + ",".join(
-        _json(name) + ":" + _FRAGMENTS.of(d, partial(_record_json, d))
+        compact(name) + ":" + _FRAGMENTS.of(d, partial(_record_json, d))
         for name, d in ordered.items()) + "}}"
     with (folder / DIGESTS_FILE).open("w", encoding="utf-8") as handle:
         handle.write(text)

@@ -22,7 +22,6 @@ a build digests and Activate reads, is ``tool_document``: the listed tool as can
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import shlex
 from collections.abc import Collection, Iterable, Mapping, Sequence
@@ -30,6 +29,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import quote
 
+from router.common.json_text import compact
 from router.errors import InvalidRequest, SkillParseError
 from router.skills.catalogs import check_name
 from router.skills.limits import NAME_LINT_CHARS
@@ -109,8 +109,7 @@ def tool_document(skill: Skill) -> bytes:
               "name": skill.api_name, "description": skill.description,
               "inputSchema": dict(skill.parameters or {}),
               "annotations": dict(skill.annotations)}
-    return json.dumps(record, ensure_ascii=False, sort_keys=True,
-                      separators=(",", ":")).encode("utf-8")
+    return compact(record, sort_keys=True).encode("utf-8")
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ import grpc
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
+from router.common.json_text import compact
 from router.door.api import connect_code
 
 JSON, PROTO = "application/json", "application/proto"
@@ -128,10 +129,10 @@ def encode(codec: str, message: Message) -> bytes:
     if codec == PROTO:
         return message.SerializeToString()
     data = json_format.MessageToDict(message)
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return compact(data).encode("utf-8")
 
 
 def error_body(code: grpc.StatusCode, message: str) -> bytes:
     """A Connect error's JSON body."""
     body = {"code": connect_code(code), "message": message}
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return compact(body).encode("utf-8")
