@@ -10,6 +10,11 @@ answers that the scanner is missing is stopped and forgotten, so the next scan s
 one, as is one whose scanner was installed again since it started (the package's
 ``__init__.py`` changed: ``make scanner`` after an upgrade). The worker reads its requests
 from a pipe: it ends when this process does.
+
+A large scan (a catalog's first build) is asked as several requests at once (``ask_all``):
+they are shared out over up to ``workers`` processes, each taking the next request as it
+finishes one; the processes beyond the first are stopped when the scan is done, so a server
+keeps one between its Reindexes.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -92,37 +98,72 @@ def installed(path: str) -> tuple[int, int] | None:
     return found.st_mtime_ns, found.st_size
 
 
-_workers: dict[str, ScanProcess] = {}
+_workers: dict[str, list[ScanProcess]] = {}  # by scanner folder; the first one is kept
 _lock = threading.Lock()
 
 
 def ask(request: Any, path: str, timeout: float) -> str:
     """``request``'s answer from the worker kept for ``path`` (started when there is none).
     Raises WorkerFailed (or OSError when it cannot start), the worker then forgotten."""
+    return ask_all([request], path, timeout)[0]
+
+
+def ask_all(requests: Sequence[Any], path: str, timeout: float, workers: int = 1
+            ) -> list[str]:
+    """Each of ``requests``' answers, in order, from up to ``workers`` worker processes for
+    ``path`` at once (the kept one first; the others started for this call and stopped after
+    it), each request within ``timeout``. Raises WorkerFailed (or OSError) when any request
+    failed, the failed workers then forgotten."""
     with _lock:
-        worker = _workers.get(path)
-        if worker is not None and worker.installed != installed(path):
+        kept = _workers.get(path, [])
+        if kept and kept[0].installed != installed(path):
             _forget(path)  # installed again since it started
-            worker = None
-        if worker is None:
-            worker = _workers[path] = ScanProcess(path)
-        try:
-            line = worker.ask(request, timeout)
-        except WorkerFailed:
+            kept = []
+        if not kept:
+            kept = _workers[path] = [ScanProcess(path)]
+        pool = kept + [ScanProcess(path) for _ in range(min(workers, len(requests)) - 1)]
+        answers: list[str | None] = [None] * len(requests)
+        failures: list[BaseException] = []
+        taken = iter(range(len(requests)))
+        taking = threading.Lock()
+
+        def serve(worker: ScanProcess) -> None:
+            while True:
+                with taking:
+                    i = next(taken, None)
+                if i is None or failures:
+                    return
+                try:
+                    answers[i] = worker.ask(requests[i], timeout)
+                except (WorkerFailed, OSError) as exc:
+                    failures.append(exc)
+                    return
+
+        threads = [threading.Thread(target=serve, args=(w,), daemon=True) for w in pool]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        for extra in pool[1:]:
+            extra.close()
+        if failures or not all(answers) or not all(map(_usable, answers)):
+            # or the scanner is missing there: a fresh worker next time (it may have been
+            # installed since)
             _forget(path)
-            raise
-        try:
-            usable = bool(json.loads(line).get("version"))
-        except (ValueError, AttributeError):  # unreadable: the caller says so
-            usable = False
-        if not usable:  # or the scanner is missing there: a fresh worker next time (it may
-            _forget(path)  # have been installed since)
-        return line
+        if failures:
+            raise failures[0]
+        return [a for a in answers if a is not None]
+
+
+def _usable(line: str | None) -> bool:
+    try:
+        return bool(json.loads(line or "").get("version"))
+    except (ValueError, AttributeError):  # unreadable: the caller says so
+        return False
 
 
 def _forget(path: str) -> None:
-    worker = _workers.pop(path, None)
-    if worker is not None:
+    for worker in _workers.pop(path, []):
         worker.close()
 
 

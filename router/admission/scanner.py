@@ -7,7 +7,12 @@ The worker runs apart because the scanner pins libraries (protobuf among them) a
 router cannot import beside its own; ``path`` is the folder it was installed into
 (``pip install --target``): ``admission.scanner_path`` in the configuration, else the first of
 ``.scanner`` in the working folder and ``.scanner`` beside the router's package (where
-``make scanner`` installs it) that holds it (``locate``); ``off`` turns the scan off."""
+``make scanner`` installs it) that holds it (``locate``); ``off`` turns the scan off.
+
+A scan is asked in requests of ``CHUNK`` folders, each within the timeout (a catalog of 20k
+real skills takes about ten minutes of one core to scan); from ``PARALLEL_FROM`` folders on
+they are shared out over up to ``MAX_WORKERS`` worker processes, one per core
+(``scan_process.ask_all``)."""
 
 from __future__ import annotations
 
@@ -27,6 +32,9 @@ INSTALL = (f"install it with `make scanner` (in a checkout) or `pip install --ta
 FOLDER = ".scanner"
 SETTING_ENV = "SKILL_ROUTER_ADMISSION_SCANNER_PATH"
 OFF = frozenset({"off", "none", "no", "false"})
+CHUNK = 250  # folders a request asks a worker to scan (a timeout bounds each request)
+PARALLEL_FROM = 1000  # folders from which a scan is shared out over several workers ...
+MAX_WORKERS = 4  # ... at most this many (each starts in about five seconds)
 _SEVERITIES = {"critical": Severity.CRITICAL, "high": Severity.HIGH, "medium": Severity.MEDIUM,
                "low": Severity.LOW, "info": Severity.INFO}
 
@@ -83,28 +91,50 @@ def locate(setting: str, *, env: Mapping[str, str] | None = None,
 def installed_version(path: str = "", timeout: float = 60.0) -> ScanOutcome:
     """The version of the scanner installed under ``path``, with no scan (``version`` empty
     and a warning when it is not there)."""
-    return _run("version", path, timeout)
+    return _run(["version"], path, timeout)
 
 
-def scan(folders: Sequence[str], path: str = "", timeout: float = 600.0) -> ScanOutcome:
+def scan(folders: Sequence[str], path: str = "", timeout: float = 600.0,
+         workers: int = 0) -> ScanOutcome:
     """Scan each skill folder of ``folders`` with the scanner installed under ``path`` (or on
-    the interpreter's own path when empty)."""
+    the interpreter's own path when empty): in requests of ``CHUNK`` folders, each within
+    ``timeout``, shared out over ``workers`` processes (0: ``scan_workers()``) when there are
+    ``PARALLEL_FROM`` folders or more, else asked of one."""
     if not folders:
         return ScanOutcome()
-    return _run(list(folders), path, timeout)
+    chunks = [list(folders[i:i + CHUNK]) for i in range(0, len(folders), CHUNK)]
+    share = 1 if len(folders) < PARALLEL_FROM else (workers or scan_workers())
+    return _run(chunks, path, timeout, share)
 
 
-def _run(request: object, path: str, timeout: float) -> ScanOutcome:
-    """The worker's answer, from the one this process keeps running (``scan_process``)."""
+def scan_workers() -> int:
+    """How many worker processes a large scan uses: this process's cores, at most
+    ``MAX_WORKERS`` (each holds the scanner's analyzers, about 150 MB)."""
     try:
-        line = scan_process.ask(request, path, timeout)
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, MAX_WORKERS))
+
+
+def _run(requests: Sequence[object], path: str, timeout: float, workers: int = 1) -> ScanOutcome:
+    """The workers' answers, merged (``scan_process``: the kept worker, and others for a large
+    scan); the scan did not run when any request failed."""
+    try:
+        lines = scan_process.ask_all(requests, path, timeout, workers)
     except (OSError, scan_process.WorkerFailed) as exc:
         return _not_run(str(exc) if isinstance(exc, scan_process.WorkerFailed)
                         else f"its worker failed: {exc}")
     try:
-        return parse_output(line)
+        outcomes = [parse_output(line) for line in lines]
     except (ValueError, KeyError, TypeError) as exc:
         return _not_run(f"its worker's answer is unreadable: {exc}")
+    for outcome in outcomes:
+        if not outcome.ran:
+            return outcome
+    findings = {folder: found for o in outcomes for folder, found in o.findings.items()}
+    return ScanOutcome(outcomes[0].version, findings,
+                       tuple(w for o in outcomes for w in o.warnings))
 
 
 def parse_output(text: str) -> ScanOutcome:

@@ -109,3 +109,39 @@ def test_one_worker_answers_every_scan_of_a_process_and_a_dead_one_is_replaced(
     finally:
         scan_process.stop_all()
     assert scan_process._workers == {}
+
+
+def test_a_large_scan_is_shared_out_over_workers_and_one_is_kept(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from router.admission import scan_process, scanner
+
+    monkeypatch.setattr(scanner, "CHUNK", 3)
+    monkeypatch.setattr(scanner, "PARALLEL_FROM", 6)
+    started: list[scan_process.ScanProcess] = []
+    made = scan_process.ScanProcess
+
+    def start(path: str) -> scan_process.ScanProcess:
+        started.append(made(path))
+        return started[-1]
+
+    monkeypatch.setattr(scan_process, "ScanProcess", start)
+    path = _fake_scanner(tmp_path / "scanner")
+    folders = [str(tmp_path / f"skill-{i:02d}") for i in range(11)]  # four requests
+    try:
+        small = scan(folders[:5], path=path, workers=3)  # under PARALLEL_FROM: the kept one
+        assert small.ran and len(started) == 1
+        outcome = scan(folders, path=path, workers=3)
+        assert outcome.ran and sorted(outcome.findings) == folders
+        assert all(len(found) == 1 for found in outcome.findings.values())
+        pids = {found[0].message.split(" ")[0] for found in outcome.findings.values()}
+        assert pids <= {str(p._proc.pid) for p in started}
+        assert len(started) == 3  # the kept worker and two more for this scan ...
+        assert scan_process._workers[path] == [started[0]]  # ... which are stopped after it
+        assert [p._proc.poll() is None for p in started] == [True, False, False]
+        failed = scan([*folders[:7], str(tmp_path / "crash"), *folders[7:]], path=path,
+                      workers=2)
+        assert not failed.ran and failed.findings == {}
+        assert "its worker exited 3" in failed.warnings[0]
+        assert path not in scan_process._workers  # forgotten: the next scan starts afresh
+    finally:
+        scan_process.stop_all()
