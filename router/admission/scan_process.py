@@ -121,7 +121,14 @@ def ask_all(requests: Sequence[Any], path: str, timeout: float, workers: int = 1
             kept = []
         if not kept:
             kept = _workers[path] = [ScanProcess(path)]
-        pool = kept + [ScanProcess(path) for _ in range(min(workers, len(requests)) - 1)]
+        pool = list(kept)
+        try:
+            for _ in range(min(workers, len(requests)) - 1):
+                pool.append(ScanProcess(path))
+        except OSError:
+            for extra in pool[1:]:  # the ones started before one could not be
+                extra.close()
+            raise
         answers: list[str | None] = [None] * len(requests)
         failures: list[BaseException] = []
         taken = iter(range(len(requests)))

@@ -145,3 +145,31 @@ def test_a_large_scan_is_shared_out_over_workers_and_one_is_kept(
         assert path not in scan_process._workers  # forgotten: the next scan starts afresh
     finally:
         scan_process.stop_all()
+
+
+def test_a_worker_that_cannot_start_leaves_none_of_the_others_running(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from router.admission import scan_process, scanner
+
+    monkeypatch.setattr(scanner, "PARALLEL_FROM", 2)
+    monkeypatch.setattr(scanner, "CHUNK", 1)
+    started: list[scan_process.ScanProcess] = []
+    made = scan_process.ScanProcess
+
+    def start(path: str) -> scan_process.ScanProcess:
+        if len(started) == 2:
+            raise OSError("too many open files")
+        started.append(made(path))
+        return started[-1]
+
+    monkeypatch.setattr(scan_process, "ScanProcess", start)
+    path = _fake_scanner(tmp_path / "scanner")
+    try:
+        outcome = scan([str(tmp_path / n) for n in "abc"], path=path, workers=3)
+        assert not outcome.ran
+        assert outcome.warnings == ("the content scan did not run: its worker failed: "
+                                    "too many open files",)
+        assert [p._proc.poll() is None for p in started] == [True, False]  # the extra stopped
+        assert scanner.scan([str(tmp_path / "a")], path=path).ran  # the kept one still serves
+    finally:
+        scan_process.stop_all()
