@@ -21,10 +21,11 @@ from router.common.memo import FileIdentity, Memo, file_key
 SCAN_CACHE = Path("admission") / "scan-cache.json"
 
 
-def cached_scan(folders: Mapping[str, str], scanner_path: str, index_dir: str | Path
-                ) -> ScanOutcome:
+def cached_scan(folders: Mapping[str, str], scanner_path: str, index_dir: str | Path,
+                workers: int = 0) -> ScanOutcome:
     """The scan of ``folders`` (folder -> digest), from the cache where it holds the folder's
-    digest for the scanner's version, else by running the scanner."""
+    digest for the scanner's version, else by running the scanner (over ``workers``
+    processes for a large scan: ``scanner.scan``)."""
     path = Path(index_dir) / SCAN_CACHE
     installed = installed_version(scanner_path)
     if not installed.ran:
@@ -33,7 +34,7 @@ def cached_scan(folders: Mapping[str, str], scanner_path: str, index_dir: str | 
     if version != installed.version:  # a new scanner: every skill again
         known, made = {}, _Made()
     todo = [f for f, d in folders.items() if d not in known]
-    outcome = scan(sorted(todo), scanner_path) if todo else installed
+    outcome = scan(sorted(todo), scanner_path, workers=workers) if todo else installed
     if not outcome.ran:
         return outcome
     for folder, found in outcome.findings.items():

@@ -58,9 +58,10 @@ def inputs_digest(found: DiscoveryResult, config: AdmissionConfig, examples: str
                     for s in found.skills)
     data = {"skills": skills, "files": files, "examples": examples,
             # the scanner as found (below), not as its setting spells it: "" and "off" in
-            # two configurations of one build find the same
+            # two configurations of one build find the same; how many processes scan changes
+            # no verdict
             "config": {k: v for k, v in dataclasses.asdict(config).items()
-                       if k != "scanner_path"}, "model": model,
+                       if k not in ("scanner_path", "scan_workers")}, "model": model,
             "approvals": sorted(json.dumps(dataclasses.asdict(a), sort_keys=True, default=str)
                                 for a in approvals),
             "probes": probe_requests(), "scanner": _scanner(scanner),

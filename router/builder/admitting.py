@@ -136,7 +136,7 @@ def _admit(found: DiscoveryResult, config: AdmissionConfig, embedder: Embedder,
         on_disk = {s.base_dir: t for s, t in zip(found.skills, texts, strict=True)
                    if s.kind is not SkillKind.MCP_TOOL and os.path.isdir(s.base_dir)}
         outcome = cached_scan({f: t.digest for f, t in on_disk.items()}, located.path,
-                              index_dir)
+                              index_dir, workers=config.scan_workers)
         version, warnings = outcome.version, list(outcome.warnings)
         for folder, more in outcome.findings.items():
             extra.setdefault(on_disk[folder].key, []).extend(more)

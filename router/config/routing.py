@@ -139,13 +139,20 @@ class AdmissionConfig:
     a folder's only warn); ``rules`` sets one rule's action everywhere, "RULE=quarantine",
     "RULE=warn" or "RULE=ignore" each; ``scanner_path`` is the folder cisco-ai-skill-scanner
     was installed into (empty: ``.scanner`` in the working folder or beside the package, where
-    ``make scanner`` installs it; "off": the content scan does not run); ``hubs`` measures
-    hubs."""
+    ``make scanner`` installs it; "off": the content scan does not run); ``scan_workers`` is
+    how many scanner processes a scan of 1,000 skill folders or more shares its folders out
+    over (0: one per core, at most 4; 1: the one kept); ``hubs`` measures hubs."""
 
     quarantine: tuple[str, ...] = ()
     rules: tuple[str, ...] = ()
     scanner_path: str = ""
+    scan_workers: int = 0
     hubs: bool = True
+
+    def __post_init__(self) -> None:
+        if self.scan_workers < 0:
+            raise InvalidRequest("config admission.scan_workers must be >= 0 (0: one scanner "
+                                 "process per core, at most 4)")
 
 
 @dataclass(frozen=True)

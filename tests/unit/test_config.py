@@ -32,6 +32,10 @@ def test_unknown_keys_and_bad_values_are_actionable(tmp_path: Path) -> None:
         load_config(path, env={})
     with pytest.raises(InvalidRequest, match="SKILL_ROUTER_ROUTING_TOP_K"):
         load_config(env={"SKILL_ROUTER_ROUTING_TOP_K": "many"})
+    assert load_config(env={"SKILL_ROUTER_ADMISSION_SCAN_WORKERS": "1"}
+                       ).admission.scan_workers == 1
+    with pytest.raises(InvalidRequest, match=r"admission\.scan_workers must be >= 0"):
+        load_config(env={"SKILL_ROUTER_ADMISSION_SCAN_WORKERS": "-1"})
 
 
 def test_modes_are_read_into_their_enums_and_keep_their_words(tmp_path: Path) -> None:

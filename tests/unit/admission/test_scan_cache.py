@@ -21,7 +21,7 @@ def scanned(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     """The folders each scan was asked for; a folder named ``risky*`` has one finding."""
     asked: list[list[str]] = []
 
-    def scan(folders: list[str], path: str = "") -> ScanOutcome:
+    def scan(folders: list[str], path: str = "", workers: int = 0) -> ScanOutcome:
         asked.append(list(folders))
         return ScanOutcome(VERSION, {f: [Finding("yara", Severity.HIGH, f"found in {f}",
                                                  "scanner", "run.sh")]
@@ -67,3 +67,18 @@ def test_a_cache_file_replaced_by_another_process_is_read_again(
     outcome = scan_cache.cached_scan(folders, "scanner", tmp_path)
     assert len(scanned) == 1  # the digest was in the new file: no scan
     assert [f.rule for f in outcome.findings["/s/risky-a"]] == ["other"]
+
+
+def test_the_scan_is_asked_of_as_many_workers_as_configured(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[int] = []
+
+    def scan(folders: list[str], path: str = "", workers: int = 0) -> ScanOutcome:
+        seen.append(workers)
+        return ScanOutcome(VERSION, {f: [] for f in folders})
+
+    monkeypatch.setattr(scan_cache, "scan", scan)
+    monkeypatch.setattr(scan_cache, "installed_version", lambda path: ScanOutcome(VERSION))
+    scan_cache.cached_scan({"/s/a": "sha256:1"}, "scanner", tmp_path, workers=3)
+    scan_cache.cached_scan({"/s/b": "sha256:2"}, "scanner", tmp_path)
+    assert seen == [3, 0]

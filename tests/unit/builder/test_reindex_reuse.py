@@ -138,5 +138,8 @@ def test_the_scanner_setting_counts_as_what_it_finds(tmp_path: Path) -> None:
                              "files", "")
 
     assert digest("") == digest("off")  # neither finds a scanner: the same verdicts
+    # how many processes scan changes no verdict
+    assert digest("") == inputs_digest(found, AdmissionConfig(scan_workers=1), "", [], "hash",
+                                       "files", "")
     assert digest("") != inputs_digest(found, AdmissionConfig(hubs=False), "", [], "hash",
                                        "files", "")
