@@ -6,57 +6,18 @@ Every answered call carries the server's own time in its ``server-timing`` trail
 machinery cost both ways (the client's stub, HTTP/2 on loopback, the server's thread hop, the
 serialisation of the answer). The server's own time beside the in-process Route of the same
 run shows what the Engine costs inside the server process, which sits idle between calls.
+The pairs come from ``benchmarks.measure.grpc_route_call(address, pairs)``.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
-from router.service.interceptors import SERVER_TIMING_KEY
-
 JSON_BOUND_MS = 1.0  # Route over the JSON door may cost at most this over gRPC (p50)
 DOOR_BOUND_MS = 1.0  # Route over gRPC may cost at most this over in-process (p50)
-
-
-def handler_seconds(metadata: Sequence[tuple[str, Any]] | None) -> float | None:
-    """The server's own seconds from a call's trailing metadata (None without them)."""
-    for key, value in metadata or ():
-        if key == SERVER_TIMING_KEY and isinstance(value, str):
-            for part in value.split(";")[1:]:
-                name, _, number = part.strip().partition("=")
-                if name == "dur":
-                    return float(number) / 1000.0
-    return None
-
-
-def timed_route_call(address: str, pairs: list[tuple[float, float]]
-                     ) -> tuple[Callable[[str], object], Callable[[], None]]:
-    """A ``Route(message)`` function over one channel to ``address`` that appends each
-    answered call's (client seconds, server's own seconds) to ``pairs``; and a closer."""
-    import grpc
-
-    from router.v1 import router_pb2 as pb
-    from router.v1 import router_pb2_grpc as pb_grpc
-
-    channel = grpc.insecure_channel(address)
-    stub: Any = pb_grpc.SkillRouterStub(channel)  # type: ignore[no-untyped-call]
-
-    def call(text: str) -> object:
-        started = time.perf_counter()
-        response, done = stub.Route.with_call(pb.RouteRequest(message=text), timeout=30,
-                                              wait_for_ready=True)
-        elapsed = time.perf_counter() - started
-        own = handler_seconds(done.trailing_metadata())
-        if own is None:
-            raise RuntimeError("the server's answer carried no server-timing trailing metadata")
-        pairs.append((elapsed, own))
-        return response
-
-    return call, channel.close
 
 
 def split_figures(pairs: Sequence[tuple[float, float]], warmup: int = 3) -> dict[str, float]:

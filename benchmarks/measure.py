@@ -97,8 +97,11 @@ def rate(encode: Callable[[list[str]], object], texts: list[str]) -> float:
     return len(texts) / (time.perf_counter() - started)
 
 
-def grpc_route_call(address: str) -> tuple[Callable[[str], object], Callable[[], None]]:
-    """A ``Route(message)`` function over one channel to ``address``, and a closer."""
+def grpc_route_call(address: str, pairs: list[tuple[float, float]] | None = None,
+                    ) -> tuple[Callable[[str], object], Callable[[], None]]:
+    """A ``Route(message)`` function over one channel to ``address``, and a closer. With
+    ``pairs``, each answered call's (client seconds, server's own seconds: its
+    ``server-timing`` trailer) is appended there (``benchmarks.door``)."""
     import grpc
 
     from router.v1 import router_pb2 as pb
@@ -110,7 +113,35 @@ def grpc_route_call(address: str) -> tuple[Callable[[str], object], Callable[[],
     def call(text: str) -> object:
         return stub.Route(pb.RouteRequest(message=text), timeout=30, wait_for_ready=True)
 
-    return call, channel.close
+    if pairs is None:
+        return call, channel.close
+    recorded = pairs
+
+    def timed(text: str) -> object:
+        started = time.perf_counter()
+        response, done = stub.Route.with_call(pb.RouteRequest(message=text), timeout=30,
+                                              wait_for_ready=True)
+        elapsed = time.perf_counter() - started
+        own = handler_seconds(done.trailing_metadata())
+        if own is None:
+            raise RuntimeError("the server's answer carried no server-timing trailing metadata")
+        recorded.append((elapsed, own))
+        return response
+
+    return timed, channel.close
+
+
+def handler_seconds(metadata: Sequence[tuple[str, Any]] | None) -> float | None:
+    """The server's own seconds from a call's trailing metadata (None without them)."""
+    from router.service.interceptors import SERVER_TIMING_KEY
+
+    for key, value in metadata or ():
+        if key == SERVER_TIMING_KEY and isinstance(value, str):
+            for part in value.split(";")[1:]:
+                name, _, number = part.strip().partition("=")
+                if name == "dur":
+                    return float(number) / 1000.0
+    return None
 
 
 def json_route_call(url: str) -> tuple[Callable[[str], object], Callable[[], None]]:

@@ -169,7 +169,7 @@ def _size_figures(state: _Run, size: int, onnx_dir: Path) -> dict[str, Any]:
                                      http_port=http_port) as address:
         call, close = bench_measure.grpc_route_call(address)
         pairs: list[tuple[float, float]] = []  # each gRPC Route's time and the server's own
-        timed, timed_close = bench_door.timed_route_call(address, pairs)
+        timed, timed_close = bench_measure.grpc_route_call(address, pairs)
         json_call, json_close = bench_measure.json_route_call(f"http://127.0.0.1:{http_port}")
         try:
             calls = {"route_in_process": route, "bare_encode": bare_encode,

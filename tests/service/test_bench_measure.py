@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from benchmarks.door import split_figures, timed_route_call
+from benchmarks.door import split_figures
 from benchmarks.measure import (
     cold_start,
     free_port,
@@ -56,7 +56,7 @@ def test_a_timed_route_records_the_servers_own_time_within_the_clients(tmp_path:
     root = _index(tmp_path)
     pairs: list[tuple[float, float]] = []
     with serve_process(root) as address:
-        call, close = timed_route_call(address, pairs)
+        call, close = grpc_route_call(address, pairs)
         try:
             replies = [call(f"pdf task {i}") for i in range(8)]
         finally:

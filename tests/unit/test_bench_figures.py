@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from benchmarks import reindex as bench_reindex
-from benchmarks.door import door_rows, handler_seconds, split_figures
+from benchmarks.door import door_rows, split_figures
+from benchmarks.measure import handler_seconds
 from benchmarks.run import _growth_rows, floor_credit
 from router.encoders.factory import make_embedder
 from tests.support import REPO
