@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -111,20 +112,32 @@ def test_one_worker_answers_every_scan_of_a_process_and_a_dead_one_is_replaced(
     assert scan_process._workers == {}
 
 
+def _started_workers(monkeypatch: pytest.MonkeyPatch,
+                     refused_after: int | None = None) -> list[Any]:
+    """Every scan worker started from now on, in order; with ``refused_after``, the start
+    after that many raises OSError (as when the process runs out of file descriptors)."""
+    from router.admission import scan_process
+
+    started: list[scan_process.ScanProcess] = []
+    made = scan_process.ScanProcess
+
+    def start(path: str) -> scan_process.ScanProcess:
+        if len(started) == refused_after:
+            raise OSError("too many open files")
+        started.append(made(path))
+        return started[-1]
+
+    monkeypatch.setattr(scan_process, "ScanProcess", start)
+    return started
+
+
 def test_a_large_scan_is_shared_out_over_workers_and_one_is_kept(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from router.admission import scan_process, scanner
 
     monkeypatch.setattr(scanner, "CHUNK", 3)
     monkeypatch.setattr(scanner, "PARALLEL_FROM", 6)
-    started: list[scan_process.ScanProcess] = []
-    made = scan_process.ScanProcess
-
-    def start(path: str) -> scan_process.ScanProcess:
-        started.append(made(path))
-        return started[-1]
-
-    monkeypatch.setattr(scan_process, "ScanProcess", start)
+    started = _started_workers(monkeypatch)
     path = _fake_scanner(tmp_path / "scanner")
     folders = [str(tmp_path / f"skill-{i:02d}") for i in range(11)]  # four requests
     try:
@@ -153,16 +166,7 @@ def test_a_worker_that_cannot_start_leaves_none_of_the_others_running(
 
     monkeypatch.setattr(scanner, "PARALLEL_FROM", 2)
     monkeypatch.setattr(scanner, "CHUNK", 1)
-    started: list[scan_process.ScanProcess] = []
-    made = scan_process.ScanProcess
-
-    def start(path: str) -> scan_process.ScanProcess:
-        if len(started) == 2:
-            raise OSError("too many open files")
-        started.append(made(path))
-        return started[-1]
-
-    monkeypatch.setattr(scan_process, "ScanProcess", start)
+    started = _started_workers(monkeypatch, refused_after=2)
     path = _fake_scanner(tmp_path / "scanner")
     try:
         outcome = scan([str(tmp_path / n) for n in "abc"], path=path, workers=3)
