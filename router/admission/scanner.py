@@ -24,6 +24,7 @@ from pathlib import Path
 
 from router.admission import scan_process
 from router.admission.model import Finding, Severity
+from router.common.workers import usable_cpus
 
 SCANNER = "cisco-ai-skill-scanner"
 PINNED = "2.3.2"  # the version `make scanner` installs
@@ -110,11 +111,7 @@ def scan(folders: Sequence[str], path: str = "", timeout: float = 600.0,
 def scan_workers() -> int:
     """How many worker processes a large scan uses: this process's cores, at most
     ``MAX_WORKERS`` (each holds the scanner's analyzers, about 150 MB)."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(cores, MAX_WORKERS))
+    return max(1, min(usable_cpus(), MAX_WORKERS))
 
 
 def _run(requests: Sequence[object], path: str, timeout: float, workers: int = 1) -> ScanOutcome:
