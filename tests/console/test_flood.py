@@ -6,6 +6,7 @@ malformed requests leave a bounded number of log lines."""
 
 from __future__ import annotations
 
+import subprocess
 import time
 
 import grpc
@@ -23,7 +24,13 @@ FLOOD = 600
 HEADER_TIMEOUT = 2.0
 
 
-def grpc_address(line: str) -> str:
+def grpc_address(proc: subprocess.Popen[str]) -> str:
+    """The gRPC address ``serve`` prints first; its stderr in the failure when it printed
+    nothing (it ended before listening)."""
+    assert proc.stdout is not None and proc.stderr is not None
+    line = proc.stdout.readline()
+    assert "listening on " in line, (
+        f"serve printed {line!r} (exit code {proc.poll()}): {'' if line else proc.stderr.read()}")
     return line.split("listening on ", 1)[1].split()[0]
 
 
@@ -33,8 +40,8 @@ def test_a_flood_of_half_requests_is_closed_and_grpc_keeps_answering(catalog: Ca
     with cli_process("serve", "--index", str(catalog.index), "--port", "0", "--metrics-port",
                      "0", "--poll-seconds", "0", "--ops-port", str(port), env=env,
                      preexec_fn=file_limit(FILES)) as proc:
+        address = grpc_address(proc)
         assert proc.stdout is not None
-        address = grpc_address(proc.stdout.readline())
         assert proc.stdout.readline().startswith("ops console: ")
         started = time.monotonic()
         with half_requests(port, FLOOD) as flood:
